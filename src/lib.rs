@@ -1,9 +1,16 @@
 //! The `paperlens._paperlens` extension module: declares and exports, nothing else.
 
+mod client;
+mod decode;
+mod errors;
+mod events;
+mod runtime;
+
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<client::NativeClient>()?;
     Ok(())
 }

@@ -1,5 +1,58 @@
-"""paperlens: the Python SDK of the paperlens scholarly literature platform."""
+"""paperlens: the Python SDK of the paperlens scholarly literature platform.
 
+>>> import paperlens
+>>> client = paperlens.Client()  # PAPERLENS_API_TOKEN and PAPERLENS_BASE_URL from the environment
+>>> for record in client.iter_meta_search("protein folding", limit=50):
+...     print(record.title)
+"""
+
+from paperlens import types
+from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
+from paperlens.client import AsyncClient, Client
+from paperlens.errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    GatewayTimeoutError,
+    NotFoundError,
+    PaperlensError,
+    PartialResultWarning,
+    PermissionDeniedError,
+    RateLimitError,
+    ResourceWriteError,
+    ResponseDecodeError,
+    ServerError,
+    ValidationError,
+)
+from paperlens.filters import Filter
 
-__all__ = ["__version__"]
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AsyncClient",
+    "AsyncPaginator",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConfigurationError",
+    "Filter",
+    "GatewayTimeoutError",
+    "NotFoundError",
+    "PageCapWarning",
+    "Paginator",
+    "PaperlensError",
+    "PartialResultWarning",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ResourceWriteError",
+    "ResponseDecodeError",
+    "ServerError",
+    "ValidationError",
+    "__version__",
+    "types",
+]

@@ -1,0 +1,229 @@
+//! Client settings: arguments first, then environment variables, then defaults.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use url::{Host, Url};
+
+use crate::error::Error;
+use crate::request::Quota;
+
+pub const TOKEN_ENV: &str = "PAPERLENS_API_TOKEN";
+pub const BASE_URL_ENV: &str = "PAPERLENS_BASE_URL";
+/// The documented default quota of `/meta-search` and of all `/paper-schema` operations.
+pub const DEFAULT_PER_MINUTE: u32 = 30;
+
+/// The API token. Its `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(token: String) -> Secret {
+        Secret(token)
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Settings as the caller gave them; `None` means "take the environment or the default".
+#[derive(Debug, Clone, Default)]
+pub struct ConfigInput {
+    pub api_token: Option<String>,
+    pub base_url: Option<String>,
+    pub timeout: Option<f64>,
+    pub connect_timeout: Option<f64>,
+    pub max_retries: Option<u32>,
+    pub retry_backoff: Option<f64>,
+    pub max_rate_limit_wait: Option<f64>,
+    pub service_source: Option<String>,
+    /// `None`: the documented defaults; `Some(None)`: pacing off; `Some(Some(map))`: overrides.
+    pub rate_limits: Option<Option<HashMap<String, u32>>>,
+    pub validate: Option<bool>,
+    pub user_agent: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    pub token: Secret,
+    pub base_url: Url,
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    pub max_retries: u32,
+    pub retry_backoff: Duration,
+    pub max_rate_limit_wait: Duration,
+    pub service_source: Option<String>,
+    pub rate_limits: HashMap<Quota, u32>,
+    pub validate: bool,
+    pub user_agent: String,
+}
+
+impl ClientConfig {
+    /// Resolves the settings, reading unset ones from `env` (a lookup of environment variables).
+    pub fn resolve(input: ConfigInput, env: impl Fn(&str) -> Option<String>) -> Result<ClientConfig, Error> {
+        let token = non_empty(input.api_token).or_else(|| non_empty(env(TOKEN_ENV))).ok_or_else(|| {
+            Error::Configuration(format!(
+                "no API token: pass api_token= or set the {TOKEN_ENV} environment variable \
+                     (or run against a local paperlens.sandbox.Sandbox())"
+            ))
+        })?;
+        if token.chars().any(|c| c.is_control() || c == ' ') {
+            return Err(Error::Configuration("the API token contains spaces or control characters".into()));
+        }
+        let base_url = non_empty(input.base_url).or_else(|| non_empty(env(BASE_URL_ENV))).ok_or_else(|| {
+            Error::Configuration(format!("no base URL: pass base_url= or set the {BASE_URL_ENV} environment variable"))
+        })?;
+        Ok(ClientConfig {
+            token: Secret::new(token),
+            base_url: parse_base_url(&base_url)?,
+            timeout: seconds("timeout", input.timeout.unwrap_or(30.0))?,
+            connect_timeout: seconds("connect_timeout", input.connect_timeout.unwrap_or(10.0))?,
+            max_retries: input.max_retries.unwrap_or(3),
+            retry_backoff: seconds("retry_backoff", input.retry_backoff.unwrap_or(1.0))?,
+            max_rate_limit_wait: seconds("max_rate_limit_wait", input.max_rate_limit_wait.unwrap_or(60.0))?,
+            service_source: input.service_source.map(check_service_source).transpose()?,
+            rate_limits: rate_limits(input.rate_limits)?,
+            validate: input.validate.unwrap_or(true),
+            user_agent: input.user_agent.unwrap_or_else(|| format!("paperlens/{}", env!("CARGO_PKG_VERSION"))),
+        })
+    }
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+fn parse_base_url(raw: &str) -> Result<Url, Error> {
+    let url = Url::parse(raw).map_err(|e| Error::Configuration(format!("base_url {raw:?} is not a URL: {e}")))?;
+    if !url.username().is_empty() || url.password().is_some() || url.query().is_some() || url.fragment().is_some() {
+        return Err(Error::Configuration("base_url must not carry credentials, a query or a fragment".into()));
+    }
+    match url.scheme() {
+        "https" => Ok(url),
+        "http" if is_loopback(&url) => Ok(url),
+        "http" => Err(Error::Configuration(format!(
+            "base_url {raw:?} uses plain http:// to a non-loopback host: the token would travel unencrypted; use https://"
+        ))),
+        other => Err(Error::Configuration(format!("base_url scheme {other:?} is not supported: use https://"))),
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(Error::Configuration(format!("{name} must be a non-negative number of seconds, got {value}")))
+    }
+}
+
+/// `X-Service-Source` must match `^[A-Za-z0-9_-]{1,64}$`; the server would silently drop anything else.
+pub fn check_service_source(value: String) -> Result<String, Error> {
+    let ok =
+        (1..=64).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(value)
+    } else {
+        Err(Error::Configuration(format!(
+            "service_source must be 1-64 letters, digits, '_' or '-' (the service would silently ignore it), got {value:?}"
+        )))
+    }
+}
+
+fn rate_limits(input: Option<Option<HashMap<String, u32>>>) -> Result<HashMap<Quota, u32>, Error> {
+    let mut limits: HashMap<Quota, u32> = Quota::ALL.iter().map(|q| (*q, DEFAULT_PER_MINUTE)).collect();
+    match input {
+        None => Ok(limits),
+        Some(None) => Ok(HashMap::new()),
+        Some(Some(overrides)) => {
+            for (name, per_minute) in overrides {
+                let quota = Quota::from_name(&name).ok_or_else(|| {
+                    Error::Configuration(format!(
+                        "rate_limits: unknown quota resource {name:?}; known: meta-search, paper-schema"
+                    ))
+                })?;
+                if per_minute == 0 {
+                    limits.remove(&quota);
+                } else {
+                    limits.insert(quota, per_minute);
+                }
+            }
+            Ok(limits)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(token: Option<&str>, url: Option<&str>) -> ConfigInput {
+        ConfigInput { api_token: token.map(Into::into), base_url: url.map(Into::into), ..Default::default() }
+    }
+
+    #[test]
+    fn arguments_win_over_environment() {
+        let env = |name: &str| Some(format!("env-{name}"));
+        let config = ClientConfig::resolve(input(Some("tok"), Some("https://api.example.org")), env).unwrap();
+        assert_eq!(config.token.expose(), "tok");
+        assert_eq!(config.base_url.as_str(), "https://api.example.org/");
+    }
+
+    #[test]
+    fn missing_token_names_the_variable() {
+        let err = ClientConfig::resolve(input(None, Some("https://x.org")), |_| None).unwrap_err();
+        assert!(err.to_string().contains(TOKEN_ENV), "{err}");
+        let err = ClientConfig::resolve(input(Some("t"), None), |_| None).unwrap_err();
+        assert!(err.to_string().contains(BASE_URL_ENV), "{err}");
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback() {
+        for ok in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9"] {
+            assert!(ClientConfig::resolve(input(Some("t"), Some(ok)), |_| None).is_ok(), "{ok}");
+        }
+        let err = ClientConfig::resolve(input(Some("t"), Some("http://api.example.org")), |_| None).unwrap_err();
+        assert!(err.to_string().contains("unencrypted"));
+    }
+
+    #[test]
+    fn service_source_pattern() {
+        assert!(check_service_source("notebook_1-a".into()).is_ok());
+        for bad in ["", "has space", &"x".repeat(65), "é"] {
+            assert!(check_service_source(bad.to_string()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rate_limit_defaults_overrides_and_off() {
+        assert_eq!(rate_limits(None).unwrap()[&Quota::MetaSearch], 30);
+        assert!(rate_limits(Some(None)).unwrap().is_empty());
+        let map = HashMap::from([("meta-search".to_string(), 120)]);
+        let limits = rate_limits(Some(Some(map))).unwrap();
+        assert_eq!((limits[&Quota::MetaSearch], limits[&Quota::PaperSchema]), (120, 30));
+        let bad = HashMap::from([("search".to_string(), 1)]);
+        assert!(rate_limits(Some(Some(bad))).is_err());
+    }
+
+    #[test]
+    fn secret_debug_hides_token() {
+        assert_eq!(format!("{:?}", Secret::new("abc".into())), "Secret(***)");
+    }
+}

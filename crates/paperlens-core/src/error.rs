@@ -1,0 +1,92 @@
+//! One error type for everything that can go wrong in a call.
+
+use std::fmt;
+
+use serde_json::Value;
+
+/// An error answer of the service (any non-2xx status), decoded from its error body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub status: u16,
+    pub code: Option<String>,
+    pub message: String,
+    pub request_id: String,
+    pub details: Option<Value>,
+    /// Seconds to wait before retrying, from `Retry-After` or `details.retry_after` (429).
+    pub retry_after: Option<f64>,
+    /// What the caller can do about it, added by the client (not part of the error body).
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// A missing or invalid client setting.
+    Configuration(String),
+    /// A parameter breaks a bound of the spec; raised before any request is sent.
+    Validation { param: String, rule: String, value: String },
+    /// The service answered with an error status.
+    Api(Box<ApiError>),
+    /// No answer within the configured timeout.
+    Timeout { message: String, request_id: String },
+    /// The connection failed or broke; the message never holds a URL or the token.
+    Connection { message: String, request_id: String },
+    /// A 2xx answer whose body could not be decoded.
+    Decode { message: String, request_id: String, status: u16 },
+    /// Writing a downloaded file failed.
+    Io { message: String, request_id: String },
+}
+
+impl Error {
+    pub fn validation(param: impl Into<String>, rule: impl Into<String>, value: impl fmt::Debug) -> Error {
+        Error::Validation { param: param.into(), rule: rule.into(), value: short_debug(&value) }
+    }
+
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Error::Api(e) => Some(&e.request_id),
+            Error::Timeout { request_id, .. }
+            | Error::Connection { request_id, .. }
+            | Error::Decode { request_id, .. }
+            | Error::Io { request_id, .. } => Some(request_id),
+            Error::Configuration(_) | Error::Validation { .. } => None,
+        }
+    }
+}
+
+fn short_debug(value: &impl fmt::Debug) -> String {
+    let text = format!("{value:?}");
+    if text.chars().count() > 80 {
+        let head: String = text.chars().take(77).collect();
+        format!("{head}...")
+    } else {
+        text
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Configuration(message) => f.write_str(message),
+            Error::Validation { param, rule, value } if value.is_empty() => {
+                write!(f, "{param}: {rule}")
+            }
+            Error::Validation { param, rule, value } => write!(f, "{param}: {rule} (got {value})"),
+            Error::Api(e) => {
+                let code = e.code.as_deref().map(|c| format!(" {c}")).unwrap_or_default();
+                write!(f, "{}{}: {} (request_id={})", e.status, code, e.message, e.request_id)?;
+                match &e.hint {
+                    Some(hint) => write!(f, "; {hint}"),
+                    None => Ok(()),
+                }
+            }
+            Error::Timeout { message, request_id }
+            | Error::Connection { message, request_id }
+            | Error::Io { message, request_id } => write!(f, "{message} (request_id={request_id})"),
+            Error::Decode { message, request_id, status } => {
+                write!(f, "could not decode the {status} response: {message} (request_id={request_id})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,34 @@
+//! What the transport reports while it works, so that waits never look like hangs.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// An attempt is about to be sent.
+    Request { method: String, path: String, request_id: String, attempt: u32 },
+    /// An attempt was answered.
+    Response { status: u16, request_id: String, elapsed: Duration },
+    /// An attempt failed and will be retried after `wait`.
+    Retry {
+        method: String,
+        path: String,
+        request_id: String,
+        attempt: u32,
+        max_retries: u32,
+        wait: Duration,
+        reason: String,
+    },
+    /// Client-side pacing holds a request back to stay within a quota.
+    Paced { quota: &'static str, per_minute: u32, wait: Duration, request_id: String },
+}
+
+pub trait EventSink: Send + Sync {
+    fn emit(&self, event: Event);
+}
+
+/// Drops every event (tests and callers that do not listen).
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    fn emit(&self, _event: Event) {}
+}

@@ -1,0 +1,86 @@
+//! `GET /content`: a document's full text, whole or a page of it by code-point offsets.
+
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::{self as v, Check};
+
+pub const MAX_LIMIT: i64 = 524_288;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Content {
+    pub doc_id: Option<String>,
+    pub source: Option<String>,
+    pub offset: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+impl Operation for Content {
+    fn validate(&self) -> Check {
+        if self.doc_id.is_none() && self.source.is_none() {
+            return Err(Error::validation("doc_id", "at least one of doc_id and source is required", "None"));
+        }
+        if let Some(doc_id) = &self.doc_id {
+            v::chars("doc_id", doc_id, 1, usize::MAX)?;
+            v::safe_path("doc_id", doc_id)?;
+        }
+        if let Some(source) = &self.source {
+            if !["http://", "https://", "s3://"].iter().any(|scheme| source.starts_with(scheme)) {
+                return Err(Error::validation("source", "must be an http://, https:// or s3:// address", source));
+            }
+        }
+        v::at_least("offset", self.offset, 0)?;
+        v::range("limit", self.limit, 1, MAX_LIMIT)
+    }
+
+    fn request(&self) -> ApiRequest {
+        let query = [
+            ("doc_id", self.doc_id.clone()),
+            ("source", self.source.clone()),
+            ("offset", self.offset.map(|n| n.to_string())),
+            ("limit", self.limit.map(|n| n.to_string())),
+        ];
+        ApiRequest::get("/content", present(query), None)
+    }
+}
+
+/// The query pairs whose value is given.
+pub(crate) fn present<const N: usize>(pairs: [(&str, Option<String>); N]) -> Vec<(String, String)> {
+    pairs.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn query_holds_only_given_parameters() {
+        let request = crate::prepare("content", json!({"doc_id": "abc", "offset": 0, "limit": null}), true).unwrap();
+        assert_eq!(request.path, "/content");
+        assert_eq!(request.query, vec![("doc_id".into(), "abc".into()), ("offset".into(), "0".into())]);
+    }
+
+    #[test]
+    fn rules_of_the_spec() {
+        for (params, param) in [
+            (json!({}), "doc_id"),
+            (json!({"doc_id": ""}), "doc_id"),
+            (json!({"doc_id": "a/../b"}), "doc_id"),
+            (json!({"doc_id": "a\\b"}), "doc_id"),
+            (json!({"source": "ftp://x"}), "source"),
+            (json!({"doc_id": "a", "offset": -1}), "offset"),
+            (json!({"doc_id": "a", "offset": 0, "limit": 0}), "limit"),
+            (json!({"doc_id": "a", "offset": 0, "limit": 524_289}), "limit"),
+        ] {
+            match crate::prepare("content", params.clone(), true) {
+                Err(Error::Validation { param: p, .. }) => assert_eq!(p, param, "{params}"),
+                other => panic!("{params}: {other:?}"),
+            }
+        }
+        assert!(crate::prepare("content", json!({"source": "s3://bucket/key"}), true).is_ok());
+    }
+}

@@ -1,0 +1,50 @@
+//! `GET /meta-catalog`: the metadata fields the token may use.
+
+use serde::Deserialize;
+
+use super::content::present;
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::{self as v, Check};
+
+pub const COLLECTIONS: [&str; 3] = ["papers", "authors", "sources"];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetaCatalog {
+    pub collection: Option<String>,
+    pub include_sample_values: Option<bool>,
+    pub include_field_stats: Option<bool>,
+}
+
+impl Operation for MetaCatalog {
+    fn validate(&self) -> Check {
+        v::one_of("collection", self.collection.as_deref(), &COLLECTIONS)
+    }
+
+    fn request(&self) -> ApiRequest {
+        let query = [
+            ("collection", self.collection.clone()),
+            ("include_sample_values", self.include_sample_values.map(|b| b.to_string())),
+            ("include_field_stats", self.include_field_stats.map(|b| b.to_string())),
+        ];
+        ApiRequest::get("/meta-catalog", present(query), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn booleans_are_sent_as_words() {
+        let request =
+            crate::prepare("meta_catalog", json!({"include_field_stats": true, "collection": "authors"}), true)
+                .unwrap();
+        assert_eq!(
+            request.query,
+            vec![("collection".into(), "authors".into()), ("include_field_stats".into(), "true".into())]
+        );
+        assert!(crate::prepare("meta_catalog", json!({"collection": "venues"}), true).is_err());
+    }
+}

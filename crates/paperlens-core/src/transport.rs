@@ -1,0 +1,375 @@
+//! The one way a request leaves the client: pacing, headers, retries, error decoding.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
+use reqwest::redirect;
+use serde_json::Value;
+use tempfile::NamedTempFile;
+
+use crate::config::ClientConfig;
+use crate::error::{ApiError, Error};
+use crate::events::{Event, EventSink};
+use crate::pacing::Pacer;
+use crate::request::{ApiRequest, ApiResponse};
+use crate::retry::{backoff, decide, parse_retry_after, retry_after_from_details, Decision};
+
+const REQUEST_ID: &str = "x-request-id";
+const SERVICE_SOURCE: &str = "x-service-source";
+const MAX_REDIRECTS: usize = 5;
+const EXCERPT_CHARS: usize = 200;
+
+/// Where a successful body goes.
+pub enum BodySink<'a> {
+    Memory,
+    /// A temporary file in this directory, deleted unless the caller persists it.
+    TempFileIn(&'a Path),
+}
+
+/// A successful body, as the sink received it.
+pub enum Body {
+    Bytes(Bytes),
+    File(NamedTempFile),
+}
+
+/// Shares one connection pool and one pacer among all clients derived from it.
+#[derive(Clone)]
+pub struct Transport {
+    http: reqwest::Client,
+    config: Arc<ClientConfig>,
+    pacer: Arc<Pacer>,
+    events: Arc<dyn EventSink>,
+}
+
+/// A failed attempt that may be retried after `wait`.
+struct Retryable {
+    error: Error,
+    wait: Duration,
+}
+
+enum Attempt {
+    Done(ApiResponse, Body),
+    Retry(Retryable),
+}
+
+impl Transport {
+    pub fn new(config: ClientConfig, events: Arc<dyn EventSink>) -> Result<Transport, Error> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .redirect(redirect::Policy::custom(follow_redirect))
+            .tcp_nodelay(true)
+            .pool_max_idle_per_host(128)
+            .build()
+            .map_err(|e| Error::Configuration(format!("could not start the HTTP client: {}", e.without_url())))?;
+        let pacer = Arc::new(Pacer::new(&config.rate_limits));
+        Ok(Transport { http, config: Arc::new(config), pacer, events })
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// A transport with other settings sharing this one's pool, pacer and events.
+    /// Settings of the pool itself (`connect_timeout`) and the quotas stay those of `self`.
+    pub fn with_config(&self, config: ClientConfig) -> Transport {
+        Transport { config: Arc::new(config), ..self.clone() }
+    }
+
+    /// Sends `request` and reads the whole successful body into memory.
+    pub async fn execute(&self, request: &ApiRequest) -> Result<ApiResponse, Error> {
+        let (mut response, body) = self.run(request, &BodySink::Memory).await?;
+        if let Body::Bytes(bytes) = body {
+            response.body = bytes;
+        }
+        Ok(response)
+    }
+
+    /// Sends `request` and streams the successful body into a temporary file in `dir`.
+    /// A failure at any point (a connection dropped mid-body included) leaves no file behind.
+    pub async fn download(&self, request: &ApiRequest, dir: &Path) -> Result<(ApiResponse, NamedTempFile), Error> {
+        match self.run(request, &BodySink::TempFileIn(dir)).await? {
+            (response, Body::File(file)) => Ok((response, file)),
+            (response, Body::Bytes(_)) => {
+                unreachable!("a file sink returned bytes for {}", response.request_id)
+            }
+        }
+    }
+
+    async fn run(&self, request: &ApiRequest, sink: &BodySink<'_>) -> Result<(ApiResponse, Body), Error> {
+        let request_id = uuid::Uuid::new_v4().to_string();
+        let max_retries = self.config.max_retries;
+        for attempt in 0.. {
+            self.pace(request, &request_id).await;
+            let failure = match self.attempt(request, &request_id, sink, attempt).await? {
+                Attempt::Done(response, body) => return Ok((response, body)),
+                Attempt::Retry(failure) => failure,
+            };
+            if attempt >= max_retries {
+                return Err(failure.error);
+            }
+            self.events.emit(Event::Retry {
+                method: request.method.to_string(),
+                path: request.path.clone(),
+                request_id: request_id.clone(),
+                attempt: attempt + 1,
+                max_retries,
+                wait: failure.wait,
+                reason: failure.error.to_string(),
+            });
+            tokio::time::sleep(failure.wait).await;
+        }
+        unreachable!("the retry loop returns")
+    }
+
+    async fn pace(&self, request: &ApiRequest, request_id: &str) {
+        let Some(quota) = request.quota else { return };
+        let wait = self.pacer.reserve(quota);
+        if !wait.is_zero() {
+            let per_minute = self.pacer.per_minute(quota).unwrap_or_default();
+            self.events.emit(Event::Paced { quota: quota.name(), per_minute, wait, request_id: request_id.into() });
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// One attempt. `Err` is final; `Ok(Attempt::Retry)` may be retried.
+    async fn attempt(
+        &self,
+        request: &ApiRequest,
+        request_id: &str,
+        sink: &BodySink<'_>,
+        attempt: u32,
+    ) -> Result<Attempt, Error> {
+        self.events.emit(Event::Request {
+            method: request.method.to_string(),
+            path: request.path.clone(),
+            request_id: request_id.into(),
+            attempt,
+        });
+        let started = Instant::now();
+        let response = match self.build(request, request_id).send().await {
+            Ok(response) => response,
+            Err(e) => return Ok(Attempt::Retry(self.transport_failure(e, request_id, attempt))),
+        };
+        let status = response.status().as_u16();
+        self.events.emit(Event::Response { status, request_id: request_id.into(), elapsed: started.elapsed() });
+        let headers = response.headers().clone();
+        let answered_id = header_str(&headers, REQUEST_ID).unwrap_or(request_id).to_string();
+        if response.status().is_success() {
+            let meta = ApiResponse { status, headers, body: Bytes::new(), request_id: answered_id };
+            return match read_body(response, sink).await {
+                Ok(body) => Ok(Attempt::Done(meta, body)),
+                Err(BodyError::Transport(e)) => Ok(Attempt::Retry(self.transport_failure(e, request_id, attempt))),
+                Err(BodyError::Io(e)) => Err(Error::Io { message: e.to_string(), request_id: meta.request_id }),
+            };
+        }
+        let body = response.bytes().await.unwrap_or_default();
+        let error = api_error(status, &headers, &body, &answered_id, &request.path);
+        match decide(status) {
+            Decision::Fail => Err(Error::Api(Box::new(error))),
+            Decision::Backoff => Ok(Attempt::Retry(Retryable {
+                wait: backoff(self.config.retry_backoff, attempt),
+                error: Error::Api(Box::new(error)),
+            })),
+            Decision::RateLimited => self.rate_limited(error, attempt),
+        }
+    }
+
+    fn rate_limited(&self, mut error: ApiError, attempt: u32) -> Result<Attempt, Error> {
+        let asked = error.retry_after.map(Duration::from_secs_f64);
+        let limit = self.config.max_rate_limit_wait;
+        if let Some(wait) = asked.filter(|wait| *wait > limit) {
+            error.hint = Some(format!(
+                "the service asks to wait {:.0} s, longer than max_rate_limit_wait={:.0} s; a wait this long \
+                 usually means the daily quota is used up until it resets: try again later, or raise max_rate_limit_wait",
+                wait.as_secs_f64(),
+                limit.as_secs_f64()
+            ));
+            return Err(Error::Api(Box::new(error)));
+        }
+        let wait = asked.unwrap_or_else(|| backoff(self.config.retry_backoff, attempt));
+        Ok(Attempt::Retry(Retryable { error: Error::Api(Box::new(error)), wait }))
+    }
+
+    fn transport_failure(&self, error: reqwest::Error, request_id: &str, attempt: u32) -> Retryable {
+        let wait = backoff(self.config.retry_backoff, attempt);
+        Retryable { error: transport_error(&error, request_id, self.config.timeout), wait }
+    }
+
+    fn build(&self, request: &ApiRequest, request_id: &str) -> reqwest::RequestBuilder {
+        let config = &self.config;
+        let mut url = config.base_url.clone();
+        url.set_path(&format!("{}{}", config.base_url.path().trim_end_matches('/'), request.path));
+        if !request.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(&request.query);
+        }
+        let mut headers = HeaderMap::new();
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", config.token.expose()))
+            .expect("the token was checked for control characters");
+        auth.set_sensitive(true);
+        headers.insert(AUTHORIZATION, auth);
+        headers.insert(REQUEST_ID, HeaderValue::from_str(request_id).expect("a uuid is a header value"));
+        if let Ok(agent) = HeaderValue::from_str(&config.user_agent) {
+            headers.insert(USER_AGENT, agent);
+        }
+        if let Some(source) = config.service_source.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+            headers.insert(SERVICE_SOURCE, source);
+        }
+        let accept = if request.path == "/resource" { "*/*" } else { "application/json" };
+        headers.insert(ACCEPT, HeaderValue::from_static(accept));
+        let mut builder = self.http.request(request.method.clone(), url).headers(headers).timeout(config.timeout);
+        if let Some(body) = &request.body {
+            builder = builder.header(CONTENT_TYPE, "application/json").body(body.clone());
+        }
+        builder
+    }
+}
+
+/// Redirects are followed within the limit, never from https down to http. reqwest itself
+/// drops `Authorization` when a redirect leaves the host, so the token never travels along.
+fn follow_redirect(attempt: redirect::Attempt) -> redirect::Action {
+    let downgrade =
+        attempt.previous().last().is_some_and(|p| p.scheme() == "https") && attempt.url().scheme() != "https";
+    if downgrade || attempt.previous().len() > MAX_REDIRECTS {
+        attempt.stop()
+    } else {
+        attempt.follow()
+    }
+}
+
+enum BodyError {
+    Transport(reqwest::Error),
+    Io(std::io::Error),
+}
+
+async fn read_body(mut response: reqwest::Response, sink: &BodySink<'_>) -> Result<Body, BodyError> {
+    match sink {
+        BodySink::Memory => response.bytes().await.map(Body::Bytes).map_err(BodyError::Transport),
+        BodySink::TempFileIn(dir) => {
+            use std::io::Write;
+            let mut file = NamedTempFile::with_prefix_in(".paperlens-", dir).map_err(BodyError::Io)?;
+            while let Some(chunk) = response.chunk().await.map_err(BodyError::Transport)? {
+                file.write_all(&chunk).map_err(BodyError::Io)?;
+            }
+            file.as_file().sync_all().map_err(BodyError::Io)?;
+            Ok(Body::File(file))
+        }
+    }
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok()).filter(|v| !v.is_empty())
+}
+
+/// The error of a failed transport attempt, with no URL (and so no host or query) in its text.
+fn transport_error(error: &reqwest::Error, request_id: &str, timeout: Duration) -> Error {
+    let request_id = request_id.to_string();
+    if error.is_timeout() {
+        let message = format!("no complete answer within the timeout of {:.1} s", timeout.as_secs_f64());
+        return Error::Timeout { message, request_id };
+    }
+    let what = if error.is_body() || error.is_decode() {
+        "the connection broke while reading the response"
+    } else if error.is_connect() {
+        "could not connect to the service"
+    } else {
+        "the request failed"
+    };
+    let mut message = what.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    Error::Connection { message, request_id }
+}
+
+/// Decodes an error answer; a non-JSON body (an HTML page of a proxy) still gives the status
+/// and a short excerpt.
+fn api_error(status: u16, headers: &HeaderMap, body: &[u8], request_id: &str, path: &str) -> ApiError {
+    let parsed: Option<serde_json::Map<String, Value>> = serde_json::from_slice(body).ok();
+    let text = |key: &str| parsed.as_ref().and_then(|m| m.get(key)).and_then(Value::as_str).map(str::to_string);
+    let details = parsed.as_ref().and_then(|m| m.get("details")).filter(|d| !d.is_null()).cloned();
+    let message = text("message").unwrap_or_else(|| match parsed {
+        Some(_) => format!("HTTP {status} with an error body that has no message"),
+        None => format!("HTTP {status} with a non-JSON body: {}", excerpt(body)),
+    });
+    let retry_after = header_str(headers, "retry-after")
+        .and_then(|h| parse_retry_after(h, SystemTime::now()))
+        .or_else(|| retry_after_from_details(details.as_ref()))
+        .map(|d| d.as_secs_f64());
+    let hint = (status == 504 && path.starts_with("/paper-schema")).then(|| {
+        "the structured-paper query timed out: narrow the graph depth, the batch or the result limits, then retry"
+            .to_string()
+    });
+    ApiError {
+        status,
+        code: text("code"),
+        message,
+        request_id: text("request_id").unwrap_or_else(|| request_id.to_string()),
+        details,
+        retry_after,
+        hint,
+    }
+}
+
+fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let folded: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.is_empty() {
+        return "(empty)".into();
+    }
+    let mut out: String = folded.chars().take(EXCERPT_CHARS).collect();
+    if folded.chars().count() > EXCERPT_CHARS {
+        out.push_str("...");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_json_error_body_keeps_status_and_excerpt() {
+        let html = b"<html>\n<body><h1>502 Bad Gateway</h1>   nginx</body></html>";
+        let error = api_error(502, &HeaderMap::new(), html, "rid-1", "/meta-search");
+        assert_eq!(error.status, 502);
+        assert_eq!(error.code, None);
+        assert_eq!(error.request_id, "rid-1");
+        assert!(
+            error.message.contains("non-JSON body: <html> <body><h1>502 Bad Gateway</h1> nginx"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn json_error_body_and_retry_after() {
+        let body = br#"{"code":"RATE_LIMITED","message":"slow down","request_id":"srv-9","details":{"retry_after":4}}"#;
+        let error = api_error(429, &HeaderMap::new(), body, "rid", "/meta-search");
+        assert_eq!(error.code.as_deref(), Some("RATE_LIMITED"));
+        assert_eq!(error.request_id, "srv-9");
+        assert_eq!(error.retry_after, Some(4.0));
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(api_error(429, &headers, body, "rid", "/x").retry_after, Some(2.0));
+    }
+
+    #[test]
+    fn paper_schema_timeout_carries_a_hint() {
+        let error = api_error(504, &HeaderMap::new(), b"{}", "r", "/paper-schema/schemas/s1/citation-graph");
+        assert!(error.hint.unwrap().contains("narrow the graph depth"));
+        assert!(api_error(504, &HeaderMap::new(), b"{}", "r", "/meta-search").hint.is_none());
+    }
+
+    #[test]
+    fn excerpt_is_short() {
+        let long = "x".repeat(1000);
+        assert_eq!(excerpt(long.as_bytes()).chars().count(), EXCERPT_CHARS + 3);
+        assert_eq!(excerpt(b"  "), "(empty)");
+    }
+}

@@ -1,0 +1,263 @@
+"""Paginators: items across pages, lazily, one request per page (sync and async twins).
+
+Each operation's paging rule is a small strategy object; the paginators only loop.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+from paperlens._progress import progress_bar
+
+T = TypeVar("T")
+P = TypeVar("P")
+
+#: ``page * page_size`` may not exceed this in page-numbered ``/meta-search`` paging.
+PAGE_DEPTH_CAP = 10_000
+
+
+class PageCapWarning(UserWarning):
+    """Iteration stopped at the service's 10000-record cap of page-numbered paging."""
+
+
+class Paging(Generic[P]):
+    """How one operation pages: the first request, the next one, and what a page holds."""
+
+    def first(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def after(self, params: dict[str, Any], page: P) -> dict[str, Any] | None:
+        """The parameters of the request after ``page``, or None when it was the last."""
+        raise NotImplementedError
+
+    def items(self, page: P) -> list[Any]:
+        raise NotImplementedError
+
+    def total(self, page: P) -> int | None:
+        return None
+
+    def resume_token(self, params: dict[str, Any] | None) -> Any:
+        """What the caller passes back to continue at ``params`` (None: nothing left)."""
+        return None
+
+
+class MetaSearchPaging(Paging[Any]):
+    """Cursor deep paging; page numbers up to the cap while a boost forbids cursors."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+        self.boosted = boost_active(params)
+
+    def first(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
+        if not page.results:
+            return None
+        if not self.boosted:
+            return {**params, "page": None, "cursor": page.next_cursor} if page.next_cursor else None
+        number, size = params.get("page") or 1, params.get("page_size") or 25
+        more = page.total_pages is not None and number < page.total_pages
+        if (number + 1) * size <= PAGE_DEPTH_CAP:
+            return {**params, "page": number + 1} if more else None
+        if more or (page.total_count or 0) >= PAGE_DEPTH_CAP:
+            warnings.warn(
+                f"iter_meta_search stopped after {number * size} records: a boost is active "
+                f"({boost_names(params)}), the service forbids cursor paging while it is, and page "
+                f"paging ends at page * page_size = {PAGE_DEPTH_CAP}. Drop the boost (or add a sort) "
+                f"to page deeper with cursors.",
+                PageCapWarning,
+                stacklevel=4,
+            )
+        return None
+
+    def items(self, page: Any) -> list[Any]:
+        return page.results
+
+    def total(self, page: Any) -> int | None:
+        return page.total_count
+
+    def resume_token(self, params: dict[str, Any] | None) -> Any:
+        if params is None:
+            return None
+        return params.get("page") if self.boosted else params.get("cursor")
+
+
+class PageNumberPaging(Paging[Any]):
+    """Page numbers until ``total_pages`` (``/meta-paper-relations``)."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def first(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
+        number = params.get("page") or 1
+        if not page.items or page.total_pages is None or number >= page.total_pages:
+            return None
+        return {**params, "page": number + 1}
+
+    def items(self, page: Any) -> list[Any]:
+        return page.items
+
+    def total(self, page: Any) -> int | None:
+        return page.total_count
+
+    def resume_token(self, params: dict[str, Any] | None) -> Any:
+        return None if params is None else params.get("page")
+
+
+class OffsetPaging(Paging[Any]):
+    """``/content`` pages: follows ``next_offset`` until ``more`` is false."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def first(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
+        return {**params, "offset": page.next_offset} if page.more else None
+
+    def items(self, page: Any) -> list[Any]:
+        return [page]
+
+    def total(self, page: Any) -> int | None:
+        return None
+
+    def resume_token(self, params: dict[str, Any] | None) -> Any:
+        return None if params is None else params.get("offset")
+
+
+class _Base(Generic[T]):
+    def __init__(self, paging: Paging[Any], *, limit: int | None, progress: bool, unit: str) -> None:
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        self._paging = paging
+        self._limit = limit
+        self._progress = progress
+        self._unit = unit
+        self._next: Any = None
+
+    @property
+    def next_cursor(self) -> Any:
+        """Where to resume after a partial run: the cursor (or page number, or offset) of the
+        page after the last one fetched; None when nothing is left. Pass it back unchanged."""
+        return self._next
+
+    def _bar(self, page: Any) -> Any:
+        if not self._progress:
+            return None
+        total = self._paging.total(page)
+        if self._limit is not None:
+            total = self._limit if total is None else min(total, self._limit)
+        return progress_bar(total=total, unit=self._unit)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({type(self._paging).__name__}, limit={self._limit})"
+
+
+class Paginator(_Base[T]):
+    """Iterates items across pages; ``pages()`` iterates the pages themselves."""
+
+    def __init__(self, fetch: Callable[[dict[str, Any]], Any], paging: Paging[Any], *,
+                 limit: int | None = None, progress: bool = False, unit: str = "records") -> None:
+        super().__init__(paging, limit=limit, progress=progress, unit=unit)
+        self._fetch = fetch
+
+    def pages(self) -> Iterator[Any]:
+        params: dict[str, Any] | None = self._paging.first()
+        while params is not None:
+            page = self._fetch(params)
+            params = self._paging.after(params, page)
+            self._next = self._paging.resume_token(params)
+            yield page
+
+    def __iter__(self) -> Iterator[T]:
+        count, bar = 0, None
+        try:
+            for page in self.pages():
+                if bar is None:
+                    bar = self._bar(page)
+                for item in self._paging.items(page):
+                    if self._limit is not None and count >= self._limit:
+                        return
+                    count += 1
+                    if bar is not None:
+                        bar.update(1)
+                    yield item
+                if self._limit is not None and count >= self._limit:
+                    return
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def to_list(self) -> list[T]:
+        return list(self)
+
+    def to_pandas(self) -> Any:
+        """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
+        from paperlens.pandas import to_pandas
+
+        return to_pandas(self.to_list())
+
+
+class AsyncPaginator(_Base[T]):
+    """The async twin of :class:`Paginator`: ``async for item in it``."""
+
+    def __init__(self, fetch: Callable[[dict[str, Any]], Awaitable[Any]], paging: Paging[Any], *,
+                 limit: int | None = None, progress: bool = False, unit: str = "records") -> None:
+        super().__init__(paging, limit=limit, progress=progress, unit=unit)
+        self._fetch = fetch
+
+    async def pages(self) -> AsyncIterator[Any]:
+        params: dict[str, Any] | None = self._paging.first()
+        while params is not None:
+            page = await self._fetch(params)
+            params = self._paging.after(params, page)
+            self._next = self._paging.resume_token(params)
+            yield page
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        count, bar = 0, None
+        try:
+            async for page in self.pages():
+                if bar is None:
+                    bar = self._bar(page)
+                for item in self._paging.items(page):
+                    if self._limit is not None and count >= self._limit:
+                        return
+                    count += 1
+                    if bar is not None:
+                        bar.update(1)
+                    yield item
+                if self._limit is not None and count >= self._limit:
+                    return
+        finally:
+            if bar is not None:
+                bar.close()
+
+    async def to_list(self) -> list[T]:
+        return [item async for item in self]
+
+    async def to_pandas(self) -> Any:
+        """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
+        from paperlens.pandas import to_pandas
+
+        return to_pandas(await self.to_list())
+
+
+_BOOSTS = ("freshness_boost", "impact_boost", "language_affinity")
+
+
+def boost_active(params: dict[str, Any]) -> bool:
+    """Boosts re-rank only a relevance ranking (a query and no sort); cursors are then refused."""
+    relevance = bool((params.get("query") or "").strip()) and not params.get("sort")
+    return relevance and any(params.get(b) not in (None, "NONE") for b in _BOOSTS)
+
+
+def boost_names(params: dict[str, Any]) -> str:
+    return ", ".join(f"{b}={params[b]}" for b in _BOOSTS if params.get(b) not in (None, "NONE"))

@@ -1,0 +1,49 @@
+# Hand-kept stub of the Rust extension module `paperlens._paperlens`.
+# Keep it true to src/*.rs (checked by `python -m mypy.stubtest paperlens._paperlens`).
+
+from collections.abc import Awaitable
+from typing import Any
+
+__version__: str
+
+# -- client (src/client.rs) -----------------------------------------------------------------
+
+class NativeClient:
+    def __new__(
+        cls,
+        *,
+        api_token: str | None,
+        base_url: str | None,
+        timeout: float | None,
+        connect_timeout: float | None,
+        max_retries: int | None,
+        retry_backoff: float | None,
+        max_rate_limit_wait: float | None,
+        service_source: str | None,
+        rate_limits: str | dict[str, int] | None,
+        validate: bool | None,
+        user_agent: str | None,
+    ) -> NativeClient: ...
+    def with_options(
+        self,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        retry_backoff: float | None = None,
+        max_rate_limit_wait: float | None = None,
+        validate: bool | None = None,
+    ) -> NativeClient: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def max_retries(self) -> int: ...
+    @property
+    def validate(self) -> bool: ...
+    def call(self, operation: str, params: dict[str, Any]) -> tuple[Any, str]: ...
+    def call_async(self, operation: str, params: dict[str, Any]) -> Awaitable[tuple[Any, str]]: ...
+    def fetch(self, params: dict[str, Any]) -> tuple[bytes, str | None, str | None, str]: ...
+    def fetch_async(self, params: dict[str, Any]) -> Awaitable[tuple[bytes, str | None, str | None, str]]: ...
+    def download(self, params: dict[str, Any], dest: str) -> tuple[str, str]: ...
+    def download_async(self, params: dict[str, Any], dest: str) -> Awaitable[tuple[str, str]]: ...

@@ -1,0 +1,318 @@
+"""``Client`` and ``AsyncClient``: the same methods, sync and async, over one Rust core.
+
+Each method gathers its parameters (``None`` means "not sent"), the core validates them
+against the spec, sends them with retries and pacing, and decodes the answer; the method
+then builds the typed result.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+from typing import Any, TypeVar
+
+from paperlens import types as t
+from paperlens._pagination import (
+    AsyncPaginator,
+    MetaSearchPaging,
+    OffsetPaging,
+    PageNumberPaging,
+    Paginator,
+)
+from paperlens._paperlens import NativeClient, __version__
+from paperlens.errors import PaperlensError, ResponseDecodeError
+from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
+
+__all__ = ["AsyncClient", "Client"]
+
+M = TypeVar("M", bound=t.Response)
+_MAX_PAGE = 524_288
+_USER_AGENT = f"paperlens/{__version__} python/{platform.python_version()}"
+
+
+def _args(scope: dict[str, Any], *drop: str) -> dict[str, Any]:
+    """A method's parameters from its ``locals()``, without ``self`` and the named ones."""
+    return {k: v for k, v in scope.items() if k != "self" and k not in drop}
+
+
+def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
+    return {**params, "filters": filters_to_wire(params["filters"]), "sort": sort_to_wire(params["sort"]),
+            "facets": facets_to_wire(params["facets"])}
+
+
+def _joined_text(pages: list[t.Content]) -> str:
+    text = "".join(page.text for page in pages)
+    expected = pages[-1].text_length if pages else 0
+    if expected is not None and len(text) != expected:
+        raise ResponseDecodeError(
+            f"reassembled {len(text)} code points but the service reports text_length={expected}",
+            request_id=pages[-1].request_id if pages else None,
+        )
+    return text
+
+
+def _resource_model(data: bytes, content_type: str | None, filename: str, disposition: str | None,
+                    request_id: str) -> t.Resource:
+    raw = {"content_type": content_type, "filename": filename, "content_disposition": disposition}
+    resource = t.Resource._from_wire(raw, request_id)
+    resource.__dict__["data"] = data
+    return resource
+
+
+def _disposition_filename(header: str | None) -> str | None:
+    for part in (header or "").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name.lower() == "filename" and value:
+            return value.strip('"')
+    return None
+
+
+class _ClientBase:
+    _native: NativeClient | None
+
+    def __init__(
+        self,
+        *,
+        api_token: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 10.0,
+        max_retries: int = 3,
+        service_source: str | None = None,
+        rate_limits: str | dict[str, int] | None = "default",
+        validate: bool = True,
+        max_rate_limit_wait: float = 60.0,
+        retry_backoff: float = 1.0,
+    ) -> None:
+        self._native = NativeClient(
+            api_token=api_token, base_url=base_url, timeout=timeout, connect_timeout=connect_timeout,
+            max_retries=max_retries, retry_backoff=retry_backoff, max_rate_limit_wait=max_rate_limit_wait,
+            service_source=service_source, rate_limits=rate_limits, validate=validate, user_agent=_USER_AGENT,
+        )
+
+    @property
+    def _core(self) -> NativeClient:
+        if self._native is None:
+            raise PaperlensError(f"this {type(self).__name__} is closed")
+        return self._native
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url
+
+    def _derive(self, native: NativeClient) -> Any:
+        clone = object.__new__(type(self))
+        clone._native = native
+        return clone
+
+    def with_options(self, *, timeout: float | None = None, max_retries: int | None = None,
+                     max_rate_limit_wait: float | None = None, validate: bool | None = None,
+                     retry_backoff: float | None = None) -> Any:
+        """A client with other call settings, sharing this one's connections and pacing."""
+        return self._derive(self._core.with_options(
+            timeout=timeout, max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait,
+            validate=validate, retry_backoff=retry_backoff))
+
+    def __repr__(self) -> str:
+        if self._native is None:
+            return f"paperlens.{type(self).__name__}(closed)"
+        core = self._native
+        return (f"paperlens.{type(self).__name__}(base_url={core.base_url!r}, timeout={core.timeout}, "
+                f"max_retries={core.max_retries})")
+
+
+class Client(_ClientBase):
+    """The synchronous client. Safe to share across threads; the GIL is released while waiting.
+
+    >>> client = paperlens.Client()          # token and base URL from the environment
+    >>> client.meta_search("protein folding", page_size=5).results[0].title
+    """
+
+    def close(self) -> None:
+        """Releases the client; its connections close once no derived client uses them."""
+        self._native = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
+        raw, request_id = self._core.call(operation, params)
+        return model._from_wire(raw, request_id)
+
+    # -- Open Platform --------------------------------------------------------------------
+
+    def agentic_search(self, query: str, *, top_k: int | None = None, retrieval: str | None = None,
+                       sub_queries: int | None = None, filters: dict[str, Any] | None = None,
+                       source_types: list[str] | None = None) -> t.AgenticSearchResult:
+        """Semantic search over paper chunks (``POST /agentic-search``)."""
+        return self._call("agentic_search", t.AgenticSearchResult, _args(locals()))
+
+    def content(self, doc_id: str | None = None, *, source: str | None = None, offset: int | None = None,
+                limit: int | None = None) -> t.Content:
+        """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
+        return self._call("content", t.Content, _args(locals()))
+
+    def iter_content(self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0,
+                     limit: int | None = None) -> Paginator[t.Content]:
+        """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
+        fetch = lambda p: self._call("content", t.Content, p)  # noqa: E731
+        return Paginator(fetch, OffsetPaging(_args(locals(), "fetch")), unit="pages")
+
+    def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
+        """The whole text, reassembled exactly from pages of the largest size."""
+        return _joined_text(list(self.iter_content(doc_id, source=source, limit=_MAX_PAGE)))
+
+    def resource(self, file_name: str) -> t.Resource:
+        """A binary attachment in memory (``GET /resource``)."""
+        return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
+
+    def download_resource(self, file_name: str, dest: str | os.PathLike[str]) -> Path:
+        """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
+        bytes go to a temporary file renamed into place, so a failure leaves nothing behind."""
+        path, _request_id = self._core.download({"file_name": file_name}, os.fspath(dest))
+        return Path(path)
+
+    def meta_catalog(self, *, collection: str | None = None, include_sample_values: bool | None = None,
+                     include_field_stats: bool | None = None) -> t.Catalog:
+        """The metadata fields this token may use (``GET /meta-catalog``)."""
+        return self._call("meta_catalog", t.Catalog, _args(locals()))
+
+    def meta_search(self, query: str | None = None, *, collection: str | None = None,
+                    filters: FilterSpec | list[FilterSpec] | None = None,
+                    sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
+                    page: int | None = None, page_size: int | None = None, cursor: str | None = None,
+                    facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
+                    impact_boost: str | None = None, language_affinity: str | None = None) -> t.MetaSearchPage:
+        """One page of bibliographic metadata search (``POST /meta-search``)."""
+        return self._call("meta_search", t.MetaSearchPage, _meta_search_params(_args(locals())))
+
+    def iter_meta_search(self, query: str | None = None, *, collection: str | None = None,
+                         filters: FilterSpec | list[FilterSpec] | None = None,
+                         sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
+                         page: int | None = None, page_size: int | None = None, cursor: str | None = None,
+                         facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
+                         impact_boost: str | None = None, language_affinity: str | None = None,
+                         limit: int | None = None, progress: bool = False) -> Paginator[t.MetadataRecord]:
+        """Every record of a search: cursor deep paging, or page numbers up to the 10000 cap
+        while a boost is active (the spec forbids cursors then)."""
+        params = _meta_search_params(_args(locals(), "limit", "progress"))
+        fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
+        return Paginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress)
+
+    def paper_relations(self, unique_id: str, relation: str, *, page: int | None = None,
+                        page_size: int | None = None) -> t.RelationsPage:
+        """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
+        return self._call("paper_relations", t.RelationsPage, _args(locals()))
+
+    def iter_paper_relations(self, unique_id: str, relation: str, *, page_size: int | None = None,
+                             limit: int | None = None, progress: bool = False) -> Paginator[t.RelationItem]:
+        """Every relation item, page after page until ``total_pages``."""
+        params = _args(locals(), "limit", "progress")
+        fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
+        return Paginator(fetch, PageNumberPaging(params), limit=limit, progress=progress)
+
+
+class AsyncClient(_ClientBase):
+    """The asyncio client: the methods of :class:`Client` as coroutines, ``iter_*`` as async
+    iterators. Safe to share across tasks.
+
+    >>> async with paperlens.AsyncClient() as client:
+    ...     page = await client.meta_search("protein folding")
+    """
+
+    async def aclose(self) -> None:
+        self._native = None
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
+        raw, request_id = await self._core.call_async(operation, params)
+        return model._from_wire(raw, request_id)
+
+    # -- Open Platform --------------------------------------------------------------------
+
+    async def agentic_search(self, query: str, *, top_k: int | None = None, retrieval: str | None = None,
+                             sub_queries: int | None = None, filters: dict[str, Any] | None = None,
+                             source_types: list[str] | None = None) -> t.AgenticSearchResult:
+        """Semantic search over paper chunks (``POST /agentic-search``)."""
+        return await self._call("agentic_search", t.AgenticSearchResult, _args(locals()))
+
+    async def content(self, doc_id: str | None = None, *, source: str | None = None,
+                      offset: int | None = None, limit: int | None = None) -> t.Content:
+        """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
+        return await self._call("content", t.Content, _args(locals()))
+
+    def iter_content(self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0,
+                     limit: int | None = None) -> AsyncPaginator[t.Content]:
+        """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
+        fetch = lambda p: self._call("content", t.Content, p)  # noqa: E731
+        return AsyncPaginator(fetch, OffsetPaging(_args(locals(), "fetch")), unit="pages")
+
+    async def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
+        """The whole text, reassembled exactly from pages of the largest size."""
+        return _joined_text(await self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
+
+    async def resource(self, file_name: str) -> t.Resource:
+        """A binary attachment in memory (``GET /resource``)."""
+        return _resource_model(*_unpack(await self._core.fetch_async({"file_name": file_name}), file_name))
+
+    async def download_resource(self, file_name: str, dest: str | os.PathLike[str]) -> Path:
+        """Streams an attachment to ``dest`` atomically (see :meth:`Client.download_resource`)."""
+        path, _request_id = await self._core.download_async({"file_name": file_name}, os.fspath(dest))
+        return Path(path)
+
+    async def meta_catalog(self, *, collection: str | None = None, include_sample_values: bool | None = None,
+                           include_field_stats: bool | None = None) -> t.Catalog:
+        """The metadata fields this token may use (``GET /meta-catalog``)."""
+        return await self._call("meta_catalog", t.Catalog, _args(locals()))
+
+    async def meta_search(self, query: str | None = None, *, collection: str | None = None,
+                          filters: FilterSpec | list[FilterSpec] | None = None,
+                          sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
+                          page: int | None = None, page_size: int | None = None, cursor: str | None = None,
+                          facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
+                          impact_boost: str | None = None,
+                          language_affinity: str | None = None) -> t.MetaSearchPage:
+        """One page of bibliographic metadata search (``POST /meta-search``)."""
+        return await self._call("meta_search", t.MetaSearchPage, _meta_search_params(_args(locals())))
+
+    def iter_meta_search(self, query: str | None = None, *, collection: str | None = None,
+                         filters: FilterSpec | list[FilterSpec] | None = None,
+                         sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
+                         page: int | None = None, page_size: int | None = None, cursor: str | None = None,
+                         facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
+                         impact_boost: str | None = None, language_affinity: str | None = None,
+                         limit: int | None = None, progress: bool = False) -> AsyncPaginator[t.MetadataRecord]:
+        """Every record of a search (see :meth:`Client.iter_meta_search`)."""
+        params = _meta_search_params(_args(locals(), "limit", "progress"))
+        fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
+        return AsyncPaginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress)
+
+    async def paper_relations(self, unique_id: str, relation: str, *, page: int | None = None,
+                              page_size: int | None = None) -> t.RelationsPage:
+        """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
+        return await self._call("paper_relations", t.RelationsPage, _args(locals()))
+
+    def iter_paper_relations(self, unique_id: str, relation: str, *, page_size: int | None = None,
+                             limit: int | None = None,
+                             progress: bool = False) -> AsyncPaginator[t.RelationItem]:
+        """Every relation item, page after page until ``total_pages``."""
+        params = _args(locals(), "limit", "progress")
+        fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
+        return AsyncPaginator(fetch, PageNumberPaging(params), limit=limit, progress=progress)
+
+
+def _unpack(answer: tuple[bytes, str | None, str | None, str],
+            file_name: str) -> tuple[bytes, str | None, str, str | None, str]:
+    data, content_type, disposition, request_id = answer
+    filename = _disposition_filename(disposition) or file_name.rsplit("/", 1)[-1]
+    return data, content_type, filename, disposition, request_id
+

@@ -1,0 +1,221 @@
+//! `NativeClient`: every operation is one core future, run here with the GIL released
+//! (sync) or handed to asyncio (async). No logic of its own beyond that.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use paperlens_core::open_platform::download_target;
+use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use pythonize::Depythonizer;
+
+use crate::decode::{BytesAnswer, JsonAnswer};
+use crate::errors::{to_py_err, to_py_err_attached};
+use crate::events::PythonLog;
+use crate::runtime::block_on;
+
+#[pyclass(frozen, module = "paperlens._paperlens")]
+pub struct NativeClient {
+    transport: Transport,
+}
+
+/// `rate_limits` as Python gives it: `"default"`, `None` (off) or a mapping of overrides.
+fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap<String, u32>>>> {
+    if value.is_none() {
+        return Ok(Some(None));
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        if text.to_str()? == "default" {
+            return Ok(None);
+        }
+    }
+    let map: HashMap<String, u32> = value.extract().map_err(|_| {
+        to_py_err(
+            value.py(),
+            Error::Configuration("rate_limits must be \"default\", None or a dict of requests per minute".into()),
+        )
+    })?;
+    Ok(Some(Some(map)))
+}
+
+#[pymethods]
+impl NativeClient {
+    #[new]
+    #[pyo3(signature = (*, api_token, base_url, timeout, connect_timeout, max_retries, retry_backoff,
+                        max_rate_limit_wait, service_source, rate_limits, validate, user_agent))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        api_token: Option<String>,
+        base_url: Option<String>,
+        timeout: Option<f64>,
+        connect_timeout: Option<f64>,
+        max_retries: Option<u32>,
+        retry_backoff: Option<f64>,
+        max_rate_limit_wait: Option<f64>,
+        service_source: Option<String>,
+        rate_limits: &Bound<'_, PyAny>,
+        validate: Option<bool>,
+        user_agent: Option<String>,
+    ) -> PyResult<NativeClient> {
+        let input = ConfigInput {
+            api_token,
+            base_url,
+            timeout,
+            connect_timeout,
+            max_retries,
+            retry_backoff,
+            max_rate_limit_wait,
+            service_source,
+            rate_limits: rate_limits_input(rate_limits)?,
+            validate,
+            user_agent,
+        };
+        let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(|e| to_py_err(py, e))?;
+        let transport = Transport::new(config, Arc::new(PythonLog::new(py)?)).map_err(|e| to_py_err(py, e))?;
+        Ok(NativeClient { transport })
+    }
+
+    /// A client sharing this one's connection pool and pacing, with other call settings.
+    #[pyo3(signature = (*, timeout=None, max_retries=None, retry_backoff=None, max_rate_limit_wait=None, validate=None))]
+    fn with_options(
+        &self,
+        timeout: Option<f64>,
+        max_retries: Option<u32>,
+        retry_backoff: Option<f64>,
+        max_rate_limit_wait: Option<f64>,
+        validate: Option<bool>,
+    ) -> PyResult<NativeClient> {
+        let mut config = self.transport.config().clone();
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && value >= 0.0 {
+                Ok(std::time::Duration::from_secs_f64(value))
+            } else {
+                Err(to_py_err_attached(Error::Configuration(format!(
+                    "{name} must be a non-negative number of seconds"
+                ))))
+            }
+        };
+        if let Some(t) = timeout {
+            config.timeout = seconds("timeout", t)?;
+        }
+        if let Some(b) = retry_backoff {
+            config.retry_backoff = seconds("retry_backoff", b)?;
+        }
+        if let Some(w) = max_rate_limit_wait {
+            config.max_rate_limit_wait = seconds("max_rate_limit_wait", w)?;
+        }
+        config.max_retries = max_retries.unwrap_or(config.max_retries);
+        config.validate = validate.unwrap_or(config.validate);
+        Ok(NativeClient { transport: self.transport.with_config(config) })
+    }
+
+    #[getter]
+    fn base_url(&self) -> String {
+        self.transport.config().base_url.to_string()
+    }
+
+    #[getter]
+    fn timeout(&self) -> f64 {
+        self.transport.config().timeout.as_secs_f64()
+    }
+
+    #[getter]
+    fn max_retries(&self) -> u32 {
+        self.transport.config().max_retries
+    }
+
+    #[getter]
+    fn validate(&self) -> bool {
+        self.transport.config().validate
+    }
+
+    /// Calls a JSON operation; returns `(decoded body, request_id)`.
+    fn call<'py>(&self, py: Python<'py>, operation: &str, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
+        let request = self.prepare(py, operation, params)?;
+        let transport = self.transport.clone();
+        let response = block_on(py, async move { transport.execute(&request).await })?;
+        JsonAnswer(response.map_err(|e| to_py_err(py, e))?).into_pyobject(py)
+    }
+
+    /// The awaitable twin of [`call`]; must be called with a running event loop.
+    fn call_async<'py>(
+        &self,
+        py: Python<'py>,
+        operation: &str,
+        params: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = self.prepare(py, operation, params)?;
+        let transport = self.transport.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            transport.execute(&request).await.map(JsonAnswer).map_err(to_py_err_attached)
+        })
+    }
+
+    /// Fetches a binary resource; returns `(data, content_type, content_disposition, request_id)`.
+    fn fetch<'py>(&self, py: Python<'py>, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
+        let request = self.prepare(py, "resource", params)?;
+        let transport = self.transport.clone();
+        let response = block_on(py, async move { transport.execute(&request).await })?;
+        BytesAnswer(response.map_err(|e| to_py_err(py, e))?).into_pyobject(py)
+    }
+
+    fn fetch_async<'py>(&self, py: Python<'py>, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
+        let request = self.prepare(py, "resource", params)?;
+        let transport = self.transport.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            transport.execute(&request).await.map(BytesAnswer).map_err(to_py_err_attached)
+        })
+    }
+
+    /// Streams a resource to `dest` atomically; returns `(path, request_id)`.
+    fn download(&self, py: Python<'_>, params: &Bound<'_, PyDict>, dest: PathBuf) -> PyResult<(PathBuf, String)> {
+        let (request, file_name) = self.prepare_download(py, params)?;
+        let transport = self.transport.clone();
+        block_on(py, download(transport, request, file_name, dest))?.map_err(|e| to_py_err(py, e))
+    }
+
+    fn download_async<'py>(
+        &self,
+        py: Python<'py>,
+        params: &Bound<'py, PyDict>,
+        dest: PathBuf,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (request, file_name) = self.prepare_download(py, params)?;
+        let transport = self.transport.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            download(transport, request, file_name, dest).await.map_err(to_py_err_attached)
+        })
+    }
+}
+
+impl NativeClient {
+    fn prepare(&self, py: Python<'_>, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
+        let mut params = Depythonizer::from_object(params.as_any());
+        prepare(operation, &mut params, self.transport.config().validate).map_err(|e| to_py_err(py, e))
+    }
+
+    fn prepare_download(&self, py: Python<'_>, params: &Bound<'_, PyDict>) -> PyResult<(ApiRequest, String)> {
+        let file_name: String = params.get_item("file_name")?.map(|f| f.extract()).transpose()?.unwrap_or_default();
+        Ok((self.prepare(py, "resource", params)?, file_name))
+    }
+}
+
+async fn download(
+    transport: Transport,
+    request: ApiRequest,
+    file_name: String,
+    dest: PathBuf,
+) -> Result<(PathBuf, String), Error> {
+    let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
+    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    let (response, file) = transport.download(&request, &dir).await?;
+    let target = download_target(&dest, &file_name, response.header("content-disposition"));
+    file.persist(&target).map_err(|e| Error::Io {
+        message: format!("could not move the download into {}: {}", target.display(), e.error),
+        request_id: response.request_id.clone(),
+    })?;
+    Ok((target, response.request_id))
+}

@@ -1,0 +1,59 @@
+//! The one conversion from core errors to the exceptions of `paperlens.errors`.
+
+use paperlens_core::Error;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Builds the Python exception for `error`; `paperlens.errors._from_native` picks the class.
+pub fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
+    match build(py, &error) {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(failed) => failed,
+    }
+}
+
+/// For code that runs without the GIL (async tasks).
+pub fn to_py_err_attached(error: Error) -> PyErr {
+    Python::attach(|py| to_py_err(py, error))
+}
+
+fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {
+    let fields = PyDict::new(py);
+    let kind = match error {
+        Error::Configuration(_) => "configuration",
+        Error::Validation { param, rule, value } => {
+            fields.set_item("param", param)?;
+            fields.set_item("rule", rule)?;
+            fields.set_item("value", value)?;
+            "validation"
+        }
+        Error::Api(api) => {
+            fields.set_item("status", api.status)?;
+            fields.set_item("code", &api.code)?;
+            fields.set_item("api_message", &api.message)?;
+            fields.set_item("request_id", &api.request_id)?;
+            fields.set_item("details", pythonize::pythonize(py, &api.details)?)?;
+            fields.set_item("retry_after", api.retry_after)?;
+            "api"
+        }
+        Error::Timeout { request_id, .. } => {
+            fields.set_item("request_id", request_id)?;
+            "timeout"
+        }
+        Error::Connection { request_id, .. } => {
+            fields.set_item("request_id", request_id)?;
+            "connection"
+        }
+        Error::Decode { request_id, status, .. } => {
+            fields.set_item("request_id", request_id)?;
+            fields.set_item("status", status)?;
+            "decode"
+        }
+        Error::Io { request_id, .. } => {
+            fields.set_item("request_id", request_id)?;
+            "io"
+        }
+    };
+    let from_native = py.import("paperlens.errors")?.getattr("_from_native")?;
+    from_native.call1((kind, error.to_string(), fields))
+}

@@ -1,0 +1,38 @@
+//! The one tokio runtime of the process, and the bridge from sync Python calls to it.
+
+use std::future::Future;
+use std::time::Duration;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use tokio::runtime::Runtime;
+
+/// How often a blocked sync call wakes up to let Python handle Ctrl-C.
+const SIGNAL_CHECK: Duration = Duration::from_millis(200);
+
+/// The runtime shared by every client and the sandbox (the one asyncio calls run on, too).
+pub fn runtime() -> &'static Runtime {
+    pyo3_async_runtimes::tokio::get_runtime()
+}
+
+/// Runs `future` on the runtime with the GIL released, returning when it completes.
+/// A KeyboardInterrupt while waiting cancels the work and is raised at once.
+pub fn block_on<F, T>(py: Python<'_>, future: F) -> PyResult<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let mut handle = runtime().spawn(future);
+    loop {
+        let polled = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, &mut handle).await }));
+        match polled {
+            Ok(joined) => return joined.map_err(|e| PyRuntimeError::new_err(format!("paperlens task failed: {e}"))),
+            Err(_still_running) => {
+                if let Err(interrupt) = py.check_signals() {
+                    handle.abort();
+                    return Err(interrupt);
+                }
+            }
+        }
+    }
+}
