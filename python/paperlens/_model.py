@@ -108,8 +108,9 @@ def _converter(hint: Any, name: str, owner: str) -> Any:
 
         def models(value: Any, request_id: str | None) -> list[Any]:
             if not isinstance(value, list):
-                raise ResponseDecodeError(f"{owner}.{name} must be a list, got {type(value).__name__}",
-                                          request_id=request_id)
+                raise ResponseDecodeError(
+                    f"{owner}.{name} must be a list, got {type(value).__name__}", request_id=request_id
+                )
             return [item._from_wire(v) for v in value]
 
         return models

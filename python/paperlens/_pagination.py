@@ -163,8 +163,15 @@ class _Base(Generic[T]):
 class Paginator(_Base[T]):
     """Iterates items across pages; ``pages()`` iterates the pages themselves."""
 
-    def __init__(self, fetch: Callable[[dict[str, Any]], Any], paging: Paging[Any], *,
-                 limit: int | None = None, progress: bool = False, unit: str = "records") -> None:
+    def __init__(
+        self,
+        fetch: Callable[[dict[str, Any]], Any],
+        paging: Paging[Any],
+        *,
+        limit: int | None = None,
+        progress: bool = False,
+        unit: str = "records",
+    ) -> None:
         super().__init__(paging, limit=limit, progress=progress, unit=unit)
         self._fetch = fetch
 
@@ -208,8 +215,15 @@ class Paginator(_Base[T]):
 class AsyncPaginator(_Base[T]):
     """The async twin of :class:`Paginator`: ``async for item in it``."""
 
-    def __init__(self, fetch: Callable[[dict[str, Any]], Awaitable[Any]], paging: Paging[Any], *,
-                 limit: int | None = None, progress: bool = False, unit: str = "records") -> None:
+    def __init__(
+        self,
+        fetch: Callable[[dict[str, Any]], Awaitable[Any]],
+        paging: Paging[Any],
+        *,
+        limit: int | None = None,
+        progress: bool = False,
+        unit: str = "records",
+    ) -> None:
         super().__init__(paging, limit=limit, progress=progress, unit=unit)
         self._fetch = fetch
 

@@ -37,8 +37,12 @@ def _args(scope: dict[str, Any], *drop: str) -> dict[str, Any]:
 
 
 def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
-    return {**params, "filters": filters_to_wire(params["filters"]), "sort": sort_to_wire(params["sort"]),
-            "facets": facets_to_wire(params["facets"])}
+    return {
+        **params,
+        "filters": filters_to_wire(params["filters"]),
+        "sort": sort_to_wire(params["sort"]),
+        "facets": facets_to_wire(params["facets"]),
+    }
 
 
 def _joined_text(pages: list[t.Content]) -> str:
@@ -52,8 +56,9 @@ def _joined_text(pages: list[t.Content]) -> str:
     return text
 
 
-def _resource_model(data: bytes, content_type: str | None, filename: str, disposition: str | None,
-                    request_id: str) -> t.Resource:
+def _resource_model(
+    data: bytes, content_type: str | None, filename: str, disposition: str | None, request_id: str
+) -> t.Resource:
     raw = {"content_type": content_type, "filename": filename, "content_disposition": disposition}
     resource = t.Resource._from_wire(raw, request_id)
     resource.__dict__["data"] = data
@@ -86,9 +91,17 @@ class _ClientBase:
         retry_backoff: float = 1.0,
     ) -> None:
         self._native = NativeClient(
-            api_token=api_token, base_url=base_url, timeout=timeout, connect_timeout=connect_timeout,
-            max_retries=max_retries, retry_backoff=retry_backoff, max_rate_limit_wait=max_rate_limit_wait,
-            service_source=service_source, rate_limits=rate_limits, validate=validate, user_agent=_USER_AGENT,
+            api_token=api_token,
+            base_url=base_url,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            max_rate_limit_wait=max_rate_limit_wait,
+            service_source=service_source,
+            rate_limits=rate_limits,
+            validate=validate,
+            user_agent=_USER_AGENT,
         )
 
     @property
@@ -106,20 +119,34 @@ class _ClientBase:
         clone._native = native
         return clone
 
-    def with_options(self, *, timeout: float | None = None, max_retries: int | None = None,
-                     max_rate_limit_wait: float | None = None, validate: bool | None = None,
-                     retry_backoff: float | None = None) -> Any:
+    def with_options(
+        self,
+        *,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        max_rate_limit_wait: float | None = None,
+        validate: bool | None = None,
+        retry_backoff: float | None = None,
+    ) -> Any:
         """A client with other call settings, sharing this one's connections and pacing."""
-        return self._derive(self._core.with_options(
-            timeout=timeout, max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait,
-            validate=validate, retry_backoff=retry_backoff))
+        return self._derive(
+            self._core.with_options(
+                timeout=timeout,
+                max_retries=max_retries,
+                max_rate_limit_wait=max_rate_limit_wait,
+                validate=validate,
+                retry_backoff=retry_backoff,
+            )
+        )
 
     def __repr__(self) -> str:
         if self._native is None:
             return f"paperlens.{type(self).__name__}(closed)"
         core = self._native
-        return (f"paperlens.{type(self).__name__}(base_url={core.base_url!r}, timeout={core.timeout}, "
-                f"max_retries={core.max_retries})")
+        return (
+            f"paperlens.{type(self).__name__}(base_url={core.base_url!r}, timeout={core.timeout}, "
+            f"max_retries={core.max_retries})"
+        )
 
 
 class Client(_ClientBase):
@@ -145,19 +172,33 @@ class Client(_ClientBase):
 
     # -- Open Platform --------------------------------------------------------------------
 
-    def agentic_search(self, query: str, *, top_k: int | None = None, retrieval: str | None = None,
-                       sub_queries: int | None = None, filters: dict[str, Any] | None = None,
-                       source_types: list[str] | None = None) -> t.AgenticSearchResult:
+    def agentic_search(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        retrieval: str | None = None,
+        sub_queries: int | None = None,
+        filters: dict[str, Any] | None = None,
+        source_types: list[str] | None = None,
+    ) -> t.AgenticSearchResult:
         """Semantic search over paper chunks (``POST /agentic-search``)."""
         return self._call("agentic_search", t.AgenticSearchResult, _args(locals()))
 
-    def content(self, doc_id: str | None = None, *, source: str | None = None, offset: int | None = None,
-                limit: int | None = None) -> t.Content:
+    def content(
+        self,
+        doc_id: str | None = None,
+        *,
+        source: str | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> t.Content:
         """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
         return self._call("content", t.Content, _args(locals()))
 
-    def iter_content(self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0,
-                     limit: int | None = None) -> Paginator[t.Content]:
+    def iter_content(
+        self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0, limit: int | None = None
+    ) -> Paginator[t.Content]:
         """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
         fetch = lambda p: self._call("content", t.Content, p)  # noqa: E731
         return Paginator(fetch, OffsetPaging(_args(locals(), "fetch")), unit="pages")
@@ -176,40 +217,74 @@ class Client(_ClientBase):
         path, _request_id = self._core.download({"file_name": file_name}, os.fspath(dest))
         return Path(path)
 
-    def meta_catalog(self, *, collection: str | None = None, include_sample_values: bool | None = None,
-                     include_field_stats: bool | None = None) -> t.Catalog:
+    def meta_catalog(
+        self,
+        *,
+        collection: str | None = None,
+        include_sample_values: bool | None = None,
+        include_field_stats: bool | None = None,
+    ) -> t.Catalog:
         """The metadata fields this token may use (``GET /meta-catalog``)."""
         return self._call("meta_catalog", t.Catalog, _args(locals()))
 
-    def meta_search(self, query: str | None = None, *, collection: str | None = None,
-                    filters: FilterSpec | list[FilterSpec] | None = None,
-                    sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
-                    page: int | None = None, page_size: int | None = None, cursor: str | None = None,
-                    facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
-                    impact_boost: str | None = None, language_affinity: str | None = None) -> t.MetaSearchPage:
+    def meta_search(
+        self,
+        query: str | None = None,
+        *,
+        collection: str | None = None,
+        filters: FilterSpec | list[FilterSpec] | None = None,
+        sort: SortSpec | list[SortSpec] | None = None,
+        fields: list[str] | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        facets: FacetSpec | list[FacetSpec] | None = None,
+        freshness_boost: str | None = None,
+        impact_boost: str | None = None,
+        language_affinity: str | None = None,
+    ) -> t.MetaSearchPage:
         """One page of bibliographic metadata search (``POST /meta-search``)."""
         return self._call("meta_search", t.MetaSearchPage, _meta_search_params(_args(locals())))
 
-    def iter_meta_search(self, query: str | None = None, *, collection: str | None = None,
-                         filters: FilterSpec | list[FilterSpec] | None = None,
-                         sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
-                         page: int | None = None, page_size: int | None = None, cursor: str | None = None,
-                         facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
-                         impact_boost: str | None = None, language_affinity: str | None = None,
-                         limit: int | None = None, progress: bool = False) -> Paginator[t.MetadataRecord]:
+    def iter_meta_search(
+        self,
+        query: str | None = None,
+        *,
+        collection: str | None = None,
+        filters: FilterSpec | list[FilterSpec] | None = None,
+        sort: SortSpec | list[SortSpec] | None = None,
+        fields: list[str] | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        facets: FacetSpec | list[FacetSpec] | None = None,
+        freshness_boost: str | None = None,
+        impact_boost: str | None = None,
+        language_affinity: str | None = None,
+        limit: int | None = None,
+        progress: bool = False,
+    ) -> Paginator[t.MetadataRecord]:
         """Every record of a search: cursor deep paging, or page numbers up to the 10000 cap
         while a boost is active (the spec forbids cursors then)."""
         params = _meta_search_params(_args(locals(), "limit", "progress"))
         fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
         return Paginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress)
 
-    def paper_relations(self, unique_id: str, relation: str, *, page: int | None = None,
-                        page_size: int | None = None) -> t.RelationsPage:
+    def paper_relations(
+        self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
+    ) -> t.RelationsPage:
         """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
         return self._call("paper_relations", t.RelationsPage, _args(locals()))
 
-    def iter_paper_relations(self, unique_id: str, relation: str, *, page_size: int | None = None,
-                             limit: int | None = None, progress: bool = False) -> Paginator[t.RelationItem]:
+    def iter_paper_relations(
+        self,
+        unique_id: str,
+        relation: str,
+        *,
+        page_size: int | None = None,
+        limit: int | None = None,
+        progress: bool = False,
+    ) -> Paginator[t.RelationItem]:
         """Every relation item, page after page until ``total_pages``."""
         params = _args(locals(), "limit", "progress")
         fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
@@ -239,19 +314,33 @@ class AsyncClient(_ClientBase):
 
     # -- Open Platform --------------------------------------------------------------------
 
-    async def agentic_search(self, query: str, *, top_k: int | None = None, retrieval: str | None = None,
-                             sub_queries: int | None = None, filters: dict[str, Any] | None = None,
-                             source_types: list[str] | None = None) -> t.AgenticSearchResult:
+    async def agentic_search(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        retrieval: str | None = None,
+        sub_queries: int | None = None,
+        filters: dict[str, Any] | None = None,
+        source_types: list[str] | None = None,
+    ) -> t.AgenticSearchResult:
         """Semantic search over paper chunks (``POST /agentic-search``)."""
         return await self._call("agentic_search", t.AgenticSearchResult, _args(locals()))
 
-    async def content(self, doc_id: str | None = None, *, source: str | None = None,
-                      offset: int | None = None, limit: int | None = None) -> t.Content:
+    async def content(
+        self,
+        doc_id: str | None = None,
+        *,
+        source: str | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> t.Content:
         """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
         return await self._call("content", t.Content, _args(locals()))
 
-    def iter_content(self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0,
-                     limit: int | None = None) -> AsyncPaginator[t.Content]:
+    def iter_content(
+        self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0, limit: int | None = None
+    ) -> AsyncPaginator[t.Content]:
         """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
         fetch = lambda p: self._call("content", t.Content, p)  # noqa: E731
         return AsyncPaginator(fetch, OffsetPaging(_args(locals(), "fetch")), unit="pages")
@@ -269,50 +358,82 @@ class AsyncClient(_ClientBase):
         path, _request_id = await self._core.download_async({"file_name": file_name}, os.fspath(dest))
         return Path(path)
 
-    async def meta_catalog(self, *, collection: str | None = None, include_sample_values: bool | None = None,
-                           include_field_stats: bool | None = None) -> t.Catalog:
+    async def meta_catalog(
+        self,
+        *,
+        collection: str | None = None,
+        include_sample_values: bool | None = None,
+        include_field_stats: bool | None = None,
+    ) -> t.Catalog:
         """The metadata fields this token may use (``GET /meta-catalog``)."""
         return await self._call("meta_catalog", t.Catalog, _args(locals()))
 
-    async def meta_search(self, query: str | None = None, *, collection: str | None = None,
-                          filters: FilterSpec | list[FilterSpec] | None = None,
-                          sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
-                          page: int | None = None, page_size: int | None = None, cursor: str | None = None,
-                          facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
-                          impact_boost: str | None = None,
-                          language_affinity: str | None = None) -> t.MetaSearchPage:
+    async def meta_search(
+        self,
+        query: str | None = None,
+        *,
+        collection: str | None = None,
+        filters: FilterSpec | list[FilterSpec] | None = None,
+        sort: SortSpec | list[SortSpec] | None = None,
+        fields: list[str] | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        facets: FacetSpec | list[FacetSpec] | None = None,
+        freshness_boost: str | None = None,
+        impact_boost: str | None = None,
+        language_affinity: str | None = None,
+    ) -> t.MetaSearchPage:
         """One page of bibliographic metadata search (``POST /meta-search``)."""
         return await self._call("meta_search", t.MetaSearchPage, _meta_search_params(_args(locals())))
 
-    def iter_meta_search(self, query: str | None = None, *, collection: str | None = None,
-                         filters: FilterSpec | list[FilterSpec] | None = None,
-                         sort: SortSpec | list[SortSpec] | None = None, fields: list[str] | None = None,
-                         page: int | None = None, page_size: int | None = None, cursor: str | None = None,
-                         facets: FacetSpec | list[FacetSpec] | None = None, freshness_boost: str | None = None,
-                         impact_boost: str | None = None, language_affinity: str | None = None,
-                         limit: int | None = None, progress: bool = False) -> AsyncPaginator[t.MetadataRecord]:
+    def iter_meta_search(
+        self,
+        query: str | None = None,
+        *,
+        collection: str | None = None,
+        filters: FilterSpec | list[FilterSpec] | None = None,
+        sort: SortSpec | list[SortSpec] | None = None,
+        fields: list[str] | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        facets: FacetSpec | list[FacetSpec] | None = None,
+        freshness_boost: str | None = None,
+        impact_boost: str | None = None,
+        language_affinity: str | None = None,
+        limit: int | None = None,
+        progress: bool = False,
+    ) -> AsyncPaginator[t.MetadataRecord]:
         """Every record of a search (see :meth:`Client.iter_meta_search`)."""
         params = _meta_search_params(_args(locals(), "limit", "progress"))
         fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
         return AsyncPaginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress)
 
-    async def paper_relations(self, unique_id: str, relation: str, *, page: int | None = None,
-                              page_size: int | None = None) -> t.RelationsPage:
+    async def paper_relations(
+        self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
+    ) -> t.RelationsPage:
         """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
         return await self._call("paper_relations", t.RelationsPage, _args(locals()))
 
-    def iter_paper_relations(self, unique_id: str, relation: str, *, page_size: int | None = None,
-                             limit: int | None = None,
-                             progress: bool = False) -> AsyncPaginator[t.RelationItem]:
+    def iter_paper_relations(
+        self,
+        unique_id: str,
+        relation: str,
+        *,
+        page_size: int | None = None,
+        limit: int | None = None,
+        progress: bool = False,
+    ) -> AsyncPaginator[t.RelationItem]:
         """Every relation item, page after page until ``total_pages``."""
         params = _args(locals(), "limit", "progress")
         fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
         return AsyncPaginator(fetch, PageNumberPaging(params), limit=limit, progress=progress)
 
 
-def _unpack(answer: tuple[bytes, str | None, str | None, str],
-            file_name: str) -> tuple[bytes, str | None, str, str | None, str]:
+def _unpack(
+    answer: tuple[bytes, str | None, str | None, str], file_name: str
+) -> tuple[bytes, str | None, str, str | None, str]:
     data, content_type, disposition, request_id = answer
     filename = _disposition_filename(disposition) or file_name.rsplit("/", 1)[-1]
     return data, content_type, filename, disposition, request_id
-

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,9 @@ def operator_name(op: str, *, param: str = "operator") -> str:
         known = " ".join(_SYMBOLS)
         raise ValidationError(
             f"{param}: unknown operator {op!r}; use one of {known}, the catalog names (GTE...) or FILTER_OP_*",
-            param=param, rule="unknown operator", value=repr(op),
+            param=param,
+            rule="unknown operator",
+            value=repr(op),
         )
     return "FILTER_OP_" + name
 
@@ -53,8 +55,7 @@ class Filter:
     value: Any
 
     def to_wire(self, param: str = "filters[0]") -> dict[str, Any]:
-        return {"field": self.field, "operator": operator_name(self.op, param=f"{param}.operator"),
-                "value": self.value}
+        return {"field": self.field, "operator": operator_name(self.op, param=f"{param}.operator"), "value": self.value}
 
 
 FilterSpec = Filter | tuple[str, str, Any] | dict[str, Any]
@@ -62,76 +63,61 @@ SortSpec = str | tuple[str, str] | dict[str, Any]
 FacetSpec = str | tuple[str, int] | dict[str, Any]
 
 
-def _items(spec: Any, is_single: Any) -> list[Any]:
+def _shape_error(param: str, expected: str, item: Any) -> ValidationError:
+    return ValidationError(
+        f"{param}: expected {expected}, got {item!r}", param=param, rule=f"expected {expected}", value=repr(item)
+    )
+
+
+def _filter_item(item: Any, param: str) -> dict[str, Any] | None:
+    if isinstance(item, Filter):
+        return item.to_wire(param)
+    if isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], str):
+        return Filter(*item).to_wire(param)
+    return item if isinstance(item, dict) else None
+
+
+def _sort_item(item: Any, param: str) -> dict[str, Any] | None:
+    if isinstance(item, str):
+        return {"field": item}
+    if isinstance(item, tuple) and len(item) == 2 and str(item[1]).lower() in _ORDERS:
+        return {"field": item[0], "order": _ORDERS[str(item[1]).lower()]}
+    return item if isinstance(item, dict) else None
+
+
+def _facet_item(item: Any, param: str) -> dict[str, Any] | None:
+    if isinstance(item, str):
+        return {"field": item}
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], int):
+        return {"field": item[0], "size": item[1]}
+    return item if isinstance(item, dict) else None
+
+
+def _to_wire(spec: Any, name: str, convert: Callable[[Any, str], dict[str, Any] | None], expected: str) -> Any:
+    """One item or a list of items, each in a short form or already a wire dict."""
     if spec is None:
-        return []
-    if is_single(spec):
-        return [spec]
-    if isinstance(spec, Iterable):
-        return list(spec)
-    return [spec]
-
-
-def filters_to_wire(filters: FilterSpec | Iterable[FilterSpec] | None) -> list[dict[str, Any]] | None:
-    if filters is None:
         return None
-    single = lambda f: isinstance(f, (Filter, dict)) or (isinstance(f, tuple) and len(f) == 3  # noqa: E731
-                                                         and isinstance(f[0], str))
+    single = convert(spec, f"{name}[0]") if not isinstance(spec, list) else None
+    if single is not None:
+        return [single]
+    if not isinstance(spec, (list, tuple)):
+        raise _shape_error(name, f"a list of {expected}", spec)
     wire = []
-    for i, item in enumerate(_items(filters, single)):
-        param = f"filters[{i}]"
-        if isinstance(item, Filter):
-            wire.append(item.to_wire(param))
-        elif isinstance(item, tuple) and len(item) == 3:
-            wire.append(Filter(*item).to_wire(param))
-        elif isinstance(item, dict):
-            wire.append(item)
-        else:
-            raise ValidationError(f"{param}: expected a Filter, a (field, op, value) tuple or a dict, got {item!r}",
-                                  param=param, rule="filter shape", value=repr(item))
+    for i, item in enumerate(spec):
+        converted = convert(item, f"{name}[{i}]")
+        if converted is None:
+            raise _shape_error(f"{name}[{i}]", expected, item)
+        wire.append(converted)
     return wire
 
 
-def sort_to_wire(sort: SortSpec | Iterable[SortSpec] | None) -> list[dict[str, Any]] | None:
-    if sort is None:
-        return None
-    single = lambda s: isinstance(s, (str, dict)) or (isinstance(s, tuple) and len(s) == 2  # noqa: E731
-                                                      and str(s[1]).lower() in _ORDERS)
-    wire = []
-    for i, item in enumerate(_items(sort, single)):
-        param = f"sort[{i}]"
-        if isinstance(item, str):
-            wire.append({"field": item})
-        elif isinstance(item, tuple) and len(item) == 2:
-            order = str(item[1])
-            wire_order = _ORDERS.get(order.lower(), order.upper())
-            if wire_order not in _ORDERS.values():
-                raise ValidationError(f"{param}.order: must be 'asc' or 'desc', got {order!r}",
-                                      param=f"{param}.order", rule="sort order", value=repr(order))
-            wire.append({"field": item[0], "order": wire_order})
-        elif isinstance(item, dict):
-            wire.append(item)
-        else:
-            raise ValidationError(f"{param}: expected a field name, a (field, order) tuple or a dict, got {item!r}",
-                                  param=param, rule="sort shape", value=repr(item))
-    return wire
+def filters_to_wire(filters: FilterSpec | list[FilterSpec] | None) -> list[dict[str, Any]] | None:
+    return _to_wire(filters, "filters", _filter_item, "a Filter, a (field, op, value) tuple or a dict")
 
 
-def facets_to_wire(facets: FacetSpec | Iterable[FacetSpec] | None) -> list[dict[str, Any]] | None:
-    if facets is None:
-        return None
-    single = lambda f: isinstance(f, (str, dict)) or (isinstance(f, tuple) and len(f) == 2  # noqa: E731
-                                                      and isinstance(f[1], int))
-    wire = []
-    for i, item in enumerate(_items(facets, single)):
-        param = f"facets[{i}]"
-        if isinstance(item, str):
-            wire.append({"field": item})
-        elif isinstance(item, tuple) and len(item) == 2:
-            wire.append({"field": item[0], "size": item[1]})
-        elif isinstance(item, dict):
-            wire.append(item)
-        else:
-            raise ValidationError(f"{param}: expected a field name, a (field, size) tuple or a dict, got {item!r}",
-                                  param=param, rule="facet shape", value=repr(item))
-    return wire
+def sort_to_wire(sort: SortSpec | list[SortSpec] | None) -> list[dict[str, Any]] | None:
+    return _to_wire(sort, "sort", _sort_item, "a field name, a (field, 'asc'|'desc') tuple or a dict")
+
+
+def facets_to_wire(facets: FacetSpec | list[FacetSpec] | None) -> list[dict[str, Any]] | None:
+    return _to_wire(facets, "facets", _facet_item, "a field name, a (field, size) tuple or a dict")
