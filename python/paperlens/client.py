@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import warnings
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,7 @@ from paperlens._pagination import (
     Paginator,
 )
 from paperlens._paperlens import NativeClient, __version__
-from paperlens.errors import PaperlensError, ResponseDecodeError
+from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
 
 __all__ = ["AsyncClient", "Client"]
@@ -43,6 +44,18 @@ def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
         "sort": sort_to_wire(params["sort"]),
         "facets": facets_to_wire(params["facets"]),
     }
+
+
+def _checked(result: M) -> M:
+    """Warns about a ``partial=true`` answer: usable, but not a complete success."""
+    if getattr(result, "partial", False):
+        notes = "; ".join(getattr(result, "warnings", None) or []) or "no warnings given"
+        warnings.warn(
+            f"{type(result).__name__} is partial (request_id={result.request_id}): {notes}",
+            PartialResultWarning,
+            stacklevel=3,
+        )
+    return result
 
 
 def _joined_text(pages: list[t.Content]) -> str:
@@ -168,7 +181,7 @@ class Client(_ClientBase):
 
     def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
         raw, request_id = self._core.call(operation, params)
-        return model._from_wire(raw, request_id)
+        return _checked(model._from_wire(raw, request_id))
 
     # -- Open Platform --------------------------------------------------------------------
 
@@ -310,7 +323,7 @@ class AsyncClient(_ClientBase):
 
     async def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
         raw, request_id = await self._core.call_async(operation, params)
-        return model._from_wire(raw, request_id)
+        return _checked(model._from_wire(raw, request_id))
 
     # -- Open Platform --------------------------------------------------------------------
 
