@@ -1,0 +1,50 @@
+"""Shared fixtures: clients aimed at a real loopback HTTP server (pytest-httpserver)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import paperlens
+
+TOKEN = "sk-test-3f9c1d2e-very-secret"
+
+
+@pytest.fixture
+def make_client(httpserver: HTTPServer) -> Callable[..., paperlens.Client]:
+    def make(**options: Any) -> paperlens.Client:
+        settings: dict[str, Any] = {
+            "api_token": TOKEN,
+            "base_url": httpserver.url_for(""),
+            "rate_limits": None,
+            "retry_backoff": 0.01,
+        }
+        settings.update(options)
+        return paperlens.Client(**settings)
+
+    return make
+
+
+@pytest.fixture
+def client(make_client: Callable[..., paperlens.Client]) -> paperlens.Client:
+    return make_client()
+
+
+@pytest.fixture
+def aclient(httpserver: HTTPServer) -> paperlens.AsyncClient:
+    return paperlens.AsyncClient(
+        api_token=TOKEN, base_url=httpserver.url_for(""), rate_limits=None, retry_backoff=0.01
+    )
+
+
+def sent_json(httpserver: HTTPServer, index: int = -1) -> Any:
+    request, _response = httpserver.log[index]
+    return json.loads(request.get_data())
+
+
+def error_body(code: str, message: str = "nope", **extra: Any) -> dict[str, Any]:
+    return {"code": code, "message": message, "request_id": "srv-req-1", **extra}
