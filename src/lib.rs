@@ -2,8 +2,11 @@
 
 use pyo3::prelude::*;
 
+mod sandbox;
+
 #[pymodule]
 fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<sandbox::NativeSandbox>()?;
     Ok(())
 }
