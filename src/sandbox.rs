@@ -90,6 +90,11 @@ impl NativeSandbox {
         delay: Option<f64>,
     ) -> PyResult<()> {
         let kind = fault_kind(kind, status, delay)?;
+        if path.contains('?') {
+            return Err(PyValueError::new_err(
+                "path must not include a query string: faults match the path alone",
+            ));
+        }
         if times == 0 {
             return Err(PyValueError::new_err("times must be at least 1"));
         }
@@ -120,7 +125,13 @@ impl NativeSandbox {
             .into_iter()
             .map(|request| {
                 let body = PyBytes::new(py, &request.body);
-                (request.method, request.path, request.query, request.headers, body)
+                (
+                    request.method,
+                    request.path,
+                    request.query,
+                    request.headers,
+                    body,
+                )
             })
             .collect())
     }

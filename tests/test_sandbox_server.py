@@ -15,7 +15,7 @@ from dataclasses import FrozenInstanceError
 from typing import Any
 
 import pytest
-from paperlens.cli import format_table
+from paperlens.cli import format_table, main
 from paperlens.sandbox import RecordedRequest, Sandbox
 
 PAPERS = 50
@@ -170,13 +170,15 @@ def test_delay_fault_times_out_a_client_and_then_answers_normally(sandbox: Sandb
         ({"status": 503, "kind": "teapot"}, "unknown fault kind"),
         ({"status": 503, "times": 0}, "at least 1"),
         ({"delay": -1.0}, "delay"),
+        ({"status": 503, "path": "/content?doc_id=x"}, "query string"),
     ],
 )
 def test_invalid_faults_are_refused(
     sandbox: Sandbox, arguments: dict[str, Any], message: str
 ) -> None:
+    arguments = {"path": "/meta-search", **arguments}
     with pytest.raises(ValueError, match=message):
-        sandbox.inject_fault("/meta-search", **arguments)
+        sandbox.inject_fault(**arguments)
 
 
 def test_requests_are_recorded_without_authorization(sandbox: Sandbox) -> None:
@@ -250,6 +252,13 @@ def test_cli_sandbox_prints_its_address_first_and_stops_cleanly(stop_signal: int
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_cli_sandbox_reports_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sandbox", "--papers", "0"]) == 1
+    assert "papers must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sandbox", "--rate-limit", "content=3"])
 
 
 def test_format_table_aligns_and_truncates() -> None:

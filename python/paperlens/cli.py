@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+import paperlens
 from paperlens.sandbox import Sandbox
 
 __all__ = ["main", "run_demo"]
@@ -76,21 +77,26 @@ def _rate_limit(text: str) -> tuple[str, int]:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    try:
+        sandbox = Sandbox(
+            papers=args.papers,
+            seed=args.seed,
+            rate_limits=dict(args.rate_limit) or None,
+            token=args.token,
+            host=args.host,
+            port=args.port,
+        )
+    except (ValueError, OSError, OverflowError) as error:
+        print(f"paperlens sandbox: {error}", file=sys.stderr)
+        return 1
     stop = threading.Event()
 
     def request_stop(_signum: int, _frame: object) -> None:
         stop.set()
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, request_stop)
-    with Sandbox(
-        papers=args.papers,
-        seed=args.seed,
-        rate_limits=dict(args.rate_limit) or None,
-        token=args.token,
-        host=args.host,
-        port=args.port,
-    ) as sandbox:
+    stop_signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, request_stop) for signum in stop_signals}
+    with sandbox:
         print(f"base_url={sandbox.base_url} token={sandbox.token}", flush=True)
         print(f"restricted_token={sandbox.restricted_token}", flush=True)
         print(
@@ -101,6 +107,8 @@ def _serve(args: argparse.Namespace) -> int:
         # A timed wait keeps the main thread responsive to signals on every platform.
         while not stop.wait(0.5):
             pass
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
     print("paperlens sandbox: stopped", file=sys.stderr, flush=True)
     return 0
 
@@ -115,7 +123,6 @@ def run_demo(out: TextIO = sys.stdout) -> int:
     Agentic search, the context around the best hit, a figure downloaded, a metadata
     search with facets, then the citations of the most cited paper found. Returns 0.
     """
-    import paperlens
 
     def say(text: str = "") -> None:
         print(text, file=out, flush=True)
