@@ -143,7 +143,7 @@ impl Sandbox {
         self.shell.faults.push(fault);
     }
 
-    /// The requests received so far (the most recent [`recorder::CAPACITY`]), oldest first.
+    /// The requests received so far (the most recent 10,000), oldest first.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shell.recorder.snapshot()
     }
