@@ -5,6 +5,7 @@ mod decode;
 mod errors;
 mod events;
 mod runtime;
+mod sandbox;
 
 use pyo3::prelude::*;
 
@@ -12,5 +13,6 @@ use pyo3::prelude::*;
 fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<sandbox::NativeSandbox>()?;
     Ok(())
 }

@@ -36,9 +36,7 @@ def client(make_client: Callable[..., paperlens.Client]) -> paperlens.Client:
 
 @pytest.fixture
 def aclient(httpserver: HTTPServer) -> paperlens.AsyncClient:
-    return paperlens.AsyncClient(
-        api_token=TOKEN, base_url=httpserver.url_for(""), rate_limits=None, retry_backoff=0.01
-    )
+    return paperlens.AsyncClient(api_token=TOKEN, base_url=httpserver.url_for(""), rate_limits=None, retry_backoff=0.01)
 
 
 def sent_json(httpserver: HTTPServer, index: int = -1) -> Any:

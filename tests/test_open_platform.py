@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TOKEN, error_body, sent_json
-from fixtures import CATALOG, RELATIONS, agentic_result, meta_search_page
 from pytest_httpserver import HTTPServer
 
 import paperlens
 from paperlens import types as t
+
+from conftest import TOKEN, error_body, sent_json
+from fixtures import CATALOG, RELATIONS, agentic_result, meta_search_page
 
 
 async def run(client: paperlens.Client | paperlens.AsyncClient, method: str, *args, **kwargs):
@@ -202,7 +203,12 @@ async def test_every_listed_status_maps_to_its_exception(any_client, httpserver:
         await run(client, method, *args, **kwargs)
     error = caught.value
     assert type(error) is EXCEPTIONS[status]
-    assert (error.status, error.code, error.message, error.request_id) == (status, f"CODE_{status}", "nope", "srv-req-1")
+    assert (error.status, error.code, error.message, error.request_id) == (
+        status,
+        f"CODE_{status}",
+        "nope",
+        "srv-req-1",
+    )
     assert error.details == details
     assert str(status) in str(error)
 

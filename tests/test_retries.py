@@ -6,12 +6,13 @@ import logging
 import time
 
 import pytest
-from conftest import error_body
-from fixtures import meta_search_page
 from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
 import paperlens
+
+from conftest import error_body
+from fixtures import meta_search_page
 
 
 def request_ids(httpserver: HTTPServer) -> list[str]:

@@ -1,0 +1,182 @@
+//! The HTTP shell around [`crate::Service`]: authentication, request ids, rate limits,
+//! fault injection, request recording and `/openapi.json`.
+//!
+//! [`Sandbox::start`] is async and must run inside a tokio runtime (multi-thread or
+//! current-thread): the server task is spawned on that runtime and lives until
+//! [`Sandbox::shutdown`] or until the [`Sandbox`] is dropped.
+
+mod auth;
+mod errors;
+mod faults;
+mod openapi;
+mod rate_limit;
+mod recorder;
+mod shell;
+mod trace;
+
+#[cfg(test)]
+mod tests;
+
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::serve::ListenerExt;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::service::{Service, ServiceConfig};
+
+pub use faults::{Fault, FaultKind};
+pub use recorder::RecordedRequest;
+
+use auth::Tokens;
+use faults::FaultQueue;
+use rate_limit::RateLimiter;
+use recorder::Recorder;
+use shell::Shell;
+
+/// How long [`Sandbox::shutdown`] lets in-flight requests finish before aborting.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    pub papers: usize,
+    pub seed: u64,
+    /// The full-access token; generated when None.
+    pub token: Option<String>,
+    /// Requests per minute per quota resource (`meta-search`, `paper-schema`); None: unlimited.
+    pub rate_limits: Option<Vec<(String, u32)>>,
+    pub int64_as_string: bool,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            host: "127.0.0.1".into(),
+            port: 0,
+            papers: 2000,
+            seed: 0,
+            token: None,
+            rate_limits: None,
+            int64_as_string: false,
+        }
+    }
+}
+
+/// A running sandbox server.
+pub struct Sandbox {
+    base_url: String,
+    shell: Arc<Shell>,
+    stop: watch::Sender<bool>,
+    server: JoinHandle<()>,
+}
+
+impl Sandbox {
+    /// Builds the corpus (on a blocking thread), binds `host:port` and starts serving.
+    pub async fn start(config: SandboxConfig) -> io::Result<Sandbox> {
+        let limiter = RateLimiter::from_config(config.rate_limits.as_deref().unwrap_or(&[]))
+            .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
+        let tokens = Tokens::new(config.token.clone())
+            .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
+        let service_config = ServiceConfig {
+            papers: config.papers,
+            seed: config.seed,
+            int64_as_string: config.int64_as_string,
+        };
+        let build = tokio::task::spawn_blocking(move || Service::build(service_config));
+        let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
+        let base_url = base_url_for(listener.local_addr()?);
+        let service = build.await.map_err(io::Error::other)?;
+
+        let (stop, stopped) = watch::channel(false);
+        let shell = Arc::new(Shell {
+            service,
+            tokens,
+            limiter,
+            faults: FaultQueue::default(),
+            recorder: Recorder::default(),
+            stopped: stopped.clone(),
+        });
+        let listener = listener.tap_io(|stream| {
+            // Small JSON answers: do not let Nagle hold them back.
+            let _ = stream.set_nodelay(true);
+        });
+        let router = shell::router(shell.clone());
+        let server = tokio::spawn(async move {
+            let mut stopped = stopped;
+            let signal = async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            };
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(signal)
+                .await;
+        });
+        Ok(Sandbox {
+            base_url,
+            shell,
+            stop,
+            server,
+        })
+    }
+
+    /// `http://HOST:PORT`, without a trailing slash; a wildcard bind is reached on loopback.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub fn token(&self) -> &str {
+        &self.shell.tokens.full
+    }
+
+    pub fn restricted_token(&self) -> &str {
+        &self.shell.tokens.restricted
+    }
+
+    /// Queues a fault for the next `fault.times` authenticated requests to `fault.path`.
+    pub fn inject_fault(&self, fault: Fault) {
+        self.shell.faults.push(fault);
+    }
+
+    /// The requests received so far (the most recent 10,000), oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shell.recorder.snapshot()
+    }
+
+    pub fn clear_requests(&self) {
+        self.shell.recorder.clear();
+    }
+
+    /// Stops accepting connections, cuts injected delays short, lets in-flight requests
+    /// finish (aborting after a short grace period) and waits for the server to stop.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        let server = &mut self.server;
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut *server)
+            .await
+            .is_err()
+        {
+            server.abort();
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+fn base_url_for(address: SocketAddr) -> String {
+    let ip = match address.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, address.port()))
+}

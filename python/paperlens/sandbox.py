@@ -1,0 +1,172 @@
+"""A local, contract-faithful paperlens service for examples, tests and benchmarks.
+
+>>> import paperlens
+>>> from paperlens.sandbox import Sandbox
+>>> with Sandbox(papers=200) as sandbox:
+...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+
+The server runs inside this process (Rust, on the extension's shared runtime) on a
+loopback port; it implements all 24 operations over a generated corpus, deterministic
+for ``papers`` and ``seed``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal
+
+from paperlens._paperlens import NativeSandbox
+
+__all__ = ["FaultKind", "RecordedRequest", "Sandbox"]
+
+FaultKind = Literal["status", "drop", "non_json"]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the sandbox received it (the ``Authorization`` header removed)."""
+
+    method: str
+    """HTTP method, e.g. ``"POST"``."""
+    path: str
+    """Path without the query string, e.g. ``"/meta-search"``."""
+    query: tuple[tuple[str, str], ...]
+    """Decoded query parameters in order; a repeated name appears once per value."""
+    headers: Mapping[str, str]
+    """Headers by lower-case name (repeated headers joined with ``", "``)."""
+    body: bytes
+    """The raw request body."""
+
+    def json(self) -> Any:
+        """The body decoded as JSON; raises ``ValueError`` if it is not JSON."""
+        return json.loads(self.body)
+
+
+class Sandbox:
+    """A paperlens service on ``host`` (loopback by default), started on construction.
+
+    Args:
+        papers: number of papers in the generated corpus.
+        seed: corpus seed; the same ``papers`` and ``seed`` give the same corpus.
+        rate_limits: requests per minute per quota resource, e.g.
+            ``{"meta-search": 30, "paper-schema": 30}``; exceeding answers 429 with
+            ``Retry-After``. ``None`` (the default) means unlimited.
+        token: the full-access API token; generated when ``None``.
+        int64_as_string: serialize int64 counts (``total_count``, facet ``doc_count``)
+            as JSON strings, as the real service may.
+        host: interface to bind; ``"0.0.0.0"`` exposes the sandbox beyond this machine.
+        port: TCP port; ``0`` picks a free one.
+
+    Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        papers: int = 2000,
+        seed: int = 0,
+        rate_limits: Mapping[str, int] | None = None,
+        *,
+        token: str | None = None,
+        int64_as_string: bool = False,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        if papers < 1:
+            raise ValueError(f"papers must be at least 1, got {papers}")
+        limits = None if rate_limits is None else list(rate_limits.items())
+        self._native = NativeSandbox(papers, seed, limits, token, int64_as_string, host, port)
+
+    @property
+    def base_url(self) -> str:
+        """``http://HOST:PORT``, to pass as ``base_url`` to a client."""
+        return self._native.base_url
+
+    @property
+    def token(self) -> str:
+        """The full-access API token."""
+        return self._native.token
+
+    @property
+    def restricted_token(self) -> str:
+        """A token with limited field permissions: some fields and full texts answer 403."""
+        return self._native.restricted_token
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return self._native.closed
+
+    def inject_fault(
+        self,
+        path: str,
+        status: int | None = None,
+        times: int = 1,
+        retry_after: float | None = None,
+        delay: float | None = None,
+        kind: FaultKind = "status",
+    ) -> None:
+        """Make the next ``times`` authenticated requests to ``path`` misbehave.
+
+        Args:
+            path: exact request path, e.g. ``"/meta-search"`` (no query string).
+            status: with ``kind="status"``, answer this status with the contract's JSON
+                error body (``UPSTREAM_UNAVAILABLE`` for 502/503, ``PAPER_SCHEMA_TIMEOUT``
+                for 504 under ``/paper-schema``, ``RATE_LIMITED`` for 429); with
+                ``kind="non_json"``, answer it with an HTML page, as a proxy would.
+            times: how many requests the fault applies to.
+            retry_after: seconds, sent as ``Retry-After`` (rounded up to whole seconds)
+                and ``details.retry_after``.
+            delay: seconds to wait before answering; without a status the normal answer
+                is delayed, which is how client timeouts are tested.
+            kind: ``"status"``, ``"non_json"``, or ``"drop"`` (send the headers and half
+                of the normal body, then drop the connection).
+
+        Faults for one path are served in the order they were injected.
+        """
+        self._native.inject_fault(path, kind, status, times, retry_after, delay)
+
+    def requests(self) -> list[RecordedRequest]:
+        """What the sandbox received, oldest first (the most recent 10,000 requests)."""
+        return [
+            RecordedRequest(
+                method=method,
+                path=path,
+                query=tuple(query),
+                headers=_header_map(headers),
+                body=body,
+            )
+            for method, path, query, headers, body in self._native.requests()
+        ]
+
+    def clear_requests(self) -> None:
+        """Forget the recorded requests."""
+        self._native.clear_requests()
+
+    def close(self) -> None:
+        """Stop the server; in-flight requests get a short grace period. Idempotent."""
+        self._native.close()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "running"
+        return f"<Sandbox {self.base_url} {state}>"
+
+
+def _header_map(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for name, value in pairs:
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers

@@ -1,0 +1,199 @@
+//! `NativeSandbox`: the Python handle on a running [`paperlens_sandbox::Sandbox`], served on
+//! the shared tokio runtime. `paperlens.sandbox.Sandbox` is the public face.
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use paperlens_sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+type RecordedTuple<'py> = (
+    String,
+    String,
+    Vec<(String, String)>,
+    Vec<(String, String)>,
+    Bound<'py, PyBytes>,
+);
+
+#[pyclass(frozen, module = "paperlens._paperlens")]
+pub struct NativeSandbox {
+    base_url: String,
+    token: String,
+    restricted_token: String,
+    running: Mutex<Option<Sandbox>>,
+}
+
+#[pymethods]
+impl NativeSandbox {
+    #[new]
+    #[pyo3(signature = (papers, seed, rate_limits, token, int64_as_string, host, port))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        papers: usize,
+        seed: u64,
+        rate_limits: Option<Vec<(String, u32)>>,
+        token: Option<String>,
+        int64_as_string: bool,
+        host: String,
+        port: u16,
+    ) -> PyResult<Self> {
+        let config = SandboxConfig {
+            host,
+            port,
+            papers,
+            seed,
+            token,
+            rate_limits,
+            int64_as_string,
+        };
+        let runtime = pyo3_async_runtimes::tokio::get_runtime();
+        let sandbox = py
+            .detach(|| runtime.block_on(Sandbox::start(config)))
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::InvalidInput => PyValueError::new_err(error.to_string()),
+                _ => PyOSError::new_err(format!("sandbox could not start: {error}")),
+            })?;
+        Ok(NativeSandbox {
+            base_url: sandbox.base_url().to_string(),
+            token: sandbox.token().to_string(),
+            restricted_token: sandbox.restricted_token().to_string(),
+            running: Mutex::new(Some(sandbox)),
+        })
+    }
+
+    #[getter]
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    #[getter]
+    fn token(&self) -> &str {
+        &self.token
+    }
+
+    #[getter]
+    fn restricted_token(&self) -> &str {
+        &self.restricted_token
+    }
+
+    #[pyo3(signature = (path, kind, status, times, retry_after, delay))]
+    fn inject_fault(
+        &self,
+        path: String,
+        kind: &str,
+        status: Option<u16>,
+        times: u32,
+        retry_after: Option<f64>,
+        delay: Option<f64>,
+    ) -> PyResult<()> {
+        let kind = fault_kind(kind, status, delay)?;
+        if path.contains('?') {
+            return Err(PyValueError::new_err(
+                "path must not include a query string: faults match the path alone",
+            ));
+        }
+        if times == 0 {
+            return Err(PyValueError::new_err("times must be at least 1"));
+        }
+        if retry_after.is_some_and(|seconds| !seconds.is_finite() || seconds < 0.0) {
+            return Err(PyValueError::new_err("retry_after must be >= 0 seconds"));
+        }
+        let delay = delay
+            .map(|seconds| {
+                Duration::try_from_secs_f64(seconds)
+                    .map_err(|_| PyValueError::new_err("delay must be >= 0 seconds"))
+            })
+            .transpose()?;
+        self.with_running(|sandbox| {
+            sandbox.inject_fault(Fault {
+                path,
+                kind,
+                times,
+                retry_after,
+                delay,
+            })
+        })
+    }
+
+    /// `(method, path, query pairs, header pairs, body)` of each request, oldest first.
+    fn requests<'py>(&self, py: Python<'py>) -> PyResult<Vec<RecordedTuple<'py>>> {
+        let recorded = self.with_running(|sandbox| sandbox.requests())?;
+        Ok(recorded
+            .into_iter()
+            .map(|request| {
+                let body = PyBytes::new(py, &request.body);
+                (
+                    request.method,
+                    request.path,
+                    request.query,
+                    request.headers,
+                    body,
+                )
+            })
+            .collect())
+    }
+
+    fn clear_requests(&self) -> PyResult<()> {
+        self.with_running(|sandbox| sandbox.clear_requests())
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.lock().is_none()
+    }
+
+    /// Stops the server; in-flight requests get a short grace period. Idempotent.
+    fn close(&self, py: Python<'_>) {
+        let Some(sandbox) = self.lock().take() else {
+            return;
+        };
+        let runtime = pyo3_async_runtimes::tokio::get_runtime();
+        py.detach(|| runtime.block_on(sandbox.shutdown()));
+    }
+}
+
+impl NativeSandbox {
+    fn lock(&self) -> MutexGuard<'_, Option<Sandbox>> {
+        self.running
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn with_running<T>(&self, f: impl FnOnce(&Sandbox) -> T) -> PyResult<T> {
+        match self.lock().as_ref() {
+            Some(sandbox) => Ok(f(sandbox)),
+            None => Err(PyRuntimeError::new_err("the sandbox is closed")),
+        }
+    }
+}
+
+fn fault_kind(kind: &str, status: Option<u16>, delay: Option<f64>) -> PyResult<FaultKind> {
+    let checked_status = |status: u16| {
+        if (400..=599).contains(&status) {
+            Ok(status)
+        } else {
+            Err(PyValueError::new_err(format!(
+                "status must be an HTTP error status 400-599, got {status}"
+            )))
+        }
+    };
+    match (kind, status) {
+        ("status", Some(status)) => Ok(FaultKind::Status(checked_status(status)?)),
+        ("status", None) if delay.is_some() => Ok(FaultKind::Normal),
+        ("status", None) => Err(PyValueError::new_err(
+            "a status fault needs a status, a delay, or both",
+        )),
+        ("non_json", Some(status)) => Ok(FaultKind::NonJson(checked_status(status)?)),
+        ("non_json", None) => Err(PyValueError::new_err("a non_json fault needs a status")),
+        ("drop", None) => Ok(FaultKind::DropMidBody),
+        ("drop", Some(_)) => Err(PyValueError::new_err(
+            "a drop fault takes no status: the normal answer is cut short",
+        )),
+        (other, _) => Err(PyValueError::new_err(format!(
+            "unknown fault kind {other:?}: expected \"status\", \"drop\" or \"non_json\""
+        ))),
+    }
+}
