@@ -2,12 +2,14 @@
 # Keep it true to src/*.rs (checked by `python -m mypy.stubtest paperlens._paperlens`).
 
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, final
 
+__all__ = ["NativeClient", "NativeSandbox", "__version__"]
 __version__: str
 
 # -- client (src/client.rs) -----------------------------------------------------------------
 
+@final
 class NativeClient:
     def __new__(
         cls,
@@ -50,11 +52,12 @@ class NativeClient:
 
 # -- sandbox (src/sandbox.rs) --------------------------------------------------------------
 
+@final
 class NativeSandbox:
     """A running sandbox server; ``paperlens.sandbox.Sandbox`` is the public face."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         papers: int,
         seed: int,
         rate_limits: list[tuple[str, int]] | None,
@@ -62,7 +65,7 @@ class NativeSandbox:
         int64_as_string: bool,
         host: str,
         port: int,
-    ) -> None: ...
+    ) -> NativeSandbox: ...
     @property
     def base_url(self) -> str: ...
     @property
