@@ -144,7 +144,7 @@ async def test_meta_search(any_client, httpserver: HTTPServer):
     assert isinstance(page, t.MetaSearchPage)
     assert page.total_count == 12345  # a string on the wire
     assert page.facets[0].buckets[0].doc_count == 812
-    assert page.to_dict()["total_count"] == "12345"
+    assert page.to_dict()["total_count"] == 12345  # JSON back, int64 strings as ints
     assert len(page.results) == 200
     record = page.results[0]
     assert isinstance(record, t.MetadataRecord)

@@ -1,12 +1,17 @@
-"""The base of every result type: frozen dataclasses built straight from wire dicts."""
+"""The base of every result type: frozen dataclasses built straight from wire dicts.
+
+The decoded wire object becomes the instance's ``__dict__`` as it is (no copy): a field
+the answer did not carry falls back to the dataclass default (``None``), and nested
+resources are replaced by their typed instances in place. This keeps a 200-record page
+cheap to build; the Rust core has already decoded the JSON into these dicts.
+"""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from paperlens.errors import ResponseDecodeError
@@ -17,22 +22,28 @@ _REPR_TEXT = 60
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Model:
-    """A resource of the spec. Fields are the wire fields (``None`` when absent); properties
-    the spec does not name are kept in ``extra``; ``to_dict()`` gives the wire JSON back."""
-
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    """A resource of the spec. Fields are the wire fields (``None`` when absent);
+    properties the spec does not name are in ``extra``; ``to_dict()`` gives the JSON back."""
 
     _plan: ClassVar[_Plan | None] = None
+    #: Fields that are int64 on the wire and may arrive as JSON strings.
+    _int64: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Properties of the answer that the spec does not name (kept, never dropped)."""
+        names = _plan(type(self)).names
+        return {k: v for k, v in self.__dict__.items() if k not in names}
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object this result was decoded from (a deep copy)."""
-        return copy.deepcopy(self.__dict__["_raw"])
+        """The JSON object of this result (a fresh copy; int64 strings as ints)."""
+        return {k: _plain(v) for k, v in self.__dict__.items() if k != "request_id"}
 
     def __repr__(self) -> str:
         shown = []
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if value is None or f.name in ("extra", "request_id"):
+            if value is None or f.name == "request_id":
                 continue
             text = repr(value)
             if len(text) > _REPR_TEXT:
@@ -42,29 +53,22 @@ class Model:
 
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
-        if not isinstance(raw, dict):
+        if type(raw) is not dict:
             raise ResponseDecodeError(
-                f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}",
-                request_id=request_id,
+                f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}", request_id=request_id
             )
-        plan = cls.__dict__.get("_plan") or _Plan.of(cls)
-        values = dict(plan.defaults)
-        extra = {}
-        for key, value in raw.items():
-            if key in plan.names:
-                convert = plan.convert.get(key)
-                values[key] = convert(value, request_id) if convert is not None and value is not None else value
-            else:
-                extra[key] = value
-        for name, factory in plan.factories.items():
-            if values[name] is None:
-                values[name] = factory()
-        values["extra"] = extra
-        values["_raw"] = raw
+        plan = cls.__dict__.get("_plan") or _plan(cls)
+        for name, convert in plan.convert:
+            value = raw.get(name)
+            if value is not None:
+                raw[name] = convert(value, request_id)
+        for name, factory in plan.factories:
+            if raw.get(name) is None:
+                raw[name] = factory()
         if request_id is not None:
-            values["request_id"] = request_id
+            raw["request_id"] = request_id
         obj = object.__new__(cls)
-        obj.__dict__.update(values)
+        object.__setattr__(obj, "__dict__", raw)
         return obj
 
 
@@ -72,7 +76,7 @@ class Model:
 class Response(Model):
     """A whole response; carries the request id of the call that produced it."""
 
-    request_id: str | None = field(default=None, compare=False)
+    request_id: str | None = dataclasses.field(default=None, compare=False)
 
 
 class _Plan:
@@ -80,44 +84,41 @@ class _Plan:
 
     def __init__(self, cls: type[Model]) -> None:
         hints = typing.get_type_hints(cls)
-        fields = [f for f in dataclasses.fields(cls) if f.name != "extra"]
+        fields = dataclasses.fields(cls)
         self.names = frozenset(f.name for f in fields)
-        self.defaults = {f.name: None if f.default is dataclasses.MISSING else f.default for f in fields}
-        self.factories = {f.name: f.default_factory for f in fields if f.default_factory is not dataclasses.MISSING}
-        self.convert: dict[str, Any] = {}
-        for f in fields:
-            convert = _converter(hints[f.name], f.name, cls.__name__)
-            if convert is not None:
-                self.convert[f.name] = convert
+        self.factories = [(f.name, f.default_factory) for f in fields if f.default_factory is not dataclasses.MISSING]
+        convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
+        convert += [(name, _int64) for name in cls._int64]
+        self.convert = [(name, c) for name, c in convert if c is not None]
 
-    @staticmethod
-    def of(cls: type[Model]) -> _Plan:
+
+def _plan(cls: type[Model]) -> _Plan:
+    plan = cls.__dict__.get("_plan")
+    if plan is None:
         plan = _Plan(cls)
         cls._plan = plan
-        return plan
+    return plan
 
 
 def _converter(hint: Any, name: str, owner: str) -> Any:
-    """A function turning the wire value of a field into its Python value, or None if as is."""
+    """A function turning the wire value of a nested resource field into typed instances."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType) and len(args) == 1:
         return _converter(args[0], name, owner)
     if origin is list and args and _is_model(args[0]):
-        item = args[0]
+        build = args[0]._from_wire
 
         def models(value: Any, request_id: str | None) -> list[Any]:
-            if not isinstance(value, list):
+            if type(value) is not list:
                 raise ResponseDecodeError(
                     f"{owner}.{name} must be a list, got {type(value).__name__}", request_id=request_id
                 )
-            return [item._from_wire(v) for v in value]
+            return [build(v, request_id) for v in value]
 
         return models
     if _is_model(hint):
-        return lambda value, request_id: hint._from_wire(value)
-    if hint is int:
-        return _int64
+        return hint._from_wire
     return None
 
 
@@ -132,4 +133,14 @@ def _int64(value: Any, request_id: str | None) -> Any:
             return int(value)
         except ValueError:
             raise ResponseDecodeError(f"expected an integer, got {value!r}", request_id=request_id) from None
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Model):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     return value

@@ -77,6 +77,8 @@ class AgenticSearchResult(Response):
 class Content(Response):
     """A document's full text, or one page of it (offsets count Unicode code points)."""
 
+    _int64 = ("text_length", "next_offset")
+
     text: str = ""
     bytes_returned: int | None = None
     text_length: int | None = None
@@ -96,6 +98,8 @@ class Resource(Response):
 
 @_frozen
 class CatalogField(Model):
+    _int64 = ("cardinality_estimate",)
+
     name: str | None = None
     type: str | None = None
     filterable: bool | None = None
@@ -169,6 +173,8 @@ class MetadataRecord(Model):
 
 @_frozen
 class FacetBucket(Model):
+    _int64 = ("doc_count",)
+
     key: str | int | float | bool | None = None
     doc_count: int | None = None
 
@@ -183,6 +189,8 @@ class FacetResult(Model):
 class MetaSearchPage(Response):
     """One page of ``meta_search``; ``total_count`` is capped at 10000 (a value at the cap
     means 10000 or more); ``next_cursor`` is ``""`` when nothing follows."""
+
+    _int64 = ("total_count",)
 
     results: list[MetadataRecord] = _list()
     total_count: int | None = None
@@ -203,6 +211,8 @@ class RelationItem(Model):
 
 @_frozen
 class RelationsPage(Response):
+    _int64 = ("total_count",)
+
     items: list[RelationItem] = _list()
     total_count: int | None = None
     page: int | None = None

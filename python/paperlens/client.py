@@ -72,10 +72,8 @@ def _joined_text(pages: list[t.Content]) -> str:
 def _resource_model(
     data: bytes, content_type: str | None, filename: str, disposition: str | None, request_id: str
 ) -> t.Resource:
-    raw = {"content_type": content_type, "filename": filename, "content_disposition": disposition}
-    resource = t.Resource._from_wire(raw, request_id)
-    resource.__dict__["data"] = data
-    return resource
+    raw = {"data": data, "content_type": content_type, "filename": filename, "content_disposition": disposition}
+    return t.Resource._from_wire(raw, request_id)
 
 
 def _disposition_filename(header: str | None) -> str | None:
