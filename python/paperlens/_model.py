@@ -65,7 +65,7 @@ class Model:
         for name, factory in plan.factories:
             if raw.get(name) is None:
                 raw[name] = factory()
-        if request_id is not None:
+        if request_id is not None and plan.is_response:
             raw["request_id"] = request_id
         obj = object.__new__(cls)
         object.__setattr__(obj, "__dict__", raw)
@@ -86,6 +86,7 @@ class _Plan:
         hints = typing.get_type_hints(cls)
         fields = dataclasses.fields(cls)
         self.names = frozenset(f.name for f in fields)
+        self.is_response = "request_id" in self.names
         self.factories = [(f.name, f.default_factory) for f in fields if f.default_factory is not dataclasses.MISSING]
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
         convert += [(name, _int64) for name in cls._int64]
