@@ -6,8 +6,8 @@
 //! - [`server`]: the HTTP shell (axum) around it: authentication, request ids, rate
 //!   limits, fault injection, request recording and `/openapi.json`.
 
-pub mod service;
 pub mod server;
+pub mod service;
 
 pub use server::{Fault, FaultKind, RecordedRequest, Sandbox, SandboxConfig};
 pub use service::{Access, Service, ServiceConfig, ServiceRequest, ServiceResponse};
