@@ -5,7 +5,7 @@ use super::model::*;
 use super::names::{EDITOR_ROLES, FAMILY_NAMES, GIVEN_NAMES, LICENSES, PLACES};
 use super::people::{script_of, People};
 use super::phrases::{fill, phrases, Slots};
-use super::text::{term, TextSource};
+use super::text::{term, term_pair, terms, TextSource};
 use super::topics::TOPICS;
 use super::venues::Venues;
 use crate::service::rng::Rng;
@@ -39,13 +39,14 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         MetadataType::Paper
     };
     let ebook = metadata_type == MetadataType::Ebook;
+    let (term_a, term_b) = term_pair(&mut rng, terms(topic, language).len());
     let focus = Focus {
         method: rng.below(topic.methods.len()) as u8,
         dataset: rng.below(topic.datasets.len()) as u8,
         metric: rng.below(topic.metrics.len()) as u8,
         problem: rng.below(topic.problems.len()) as u8,
-        term_a: rng.below(64) as u8,
-        term_b: rng.below(64) as u8,
+        term_a: term_a as u8,
+        term_b: term_b as u8,
         improvement: (10.0 + rng.unit() * 300.0).round() as f32 / 10.0,
     };
 
@@ -318,9 +319,11 @@ fn write_title_abstract_keywords(rng: &mut Rng, paper: &mut Paper) {
     }
     for _ in 0..1 + rng.below(2) {
         let mut s = String::new();
+        let (a, b) = term_pair(rng, terms(topic, paper.language).len());
         let extra = Slots {
-            a: term(topic, paper.language, rng.below(64)),
-            b: term(topic, paper.language, rng.below(64)),
+            a: term(topic, paper.language, a),
+            b: term(topic, paper.language, b),
+            n: 1 + rng.below(40) as u32,
             ..slots.clone()
         };
         fill(rng.pick(words.filler(5)), &extra, &mut s);

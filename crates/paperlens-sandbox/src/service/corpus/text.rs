@@ -64,14 +64,24 @@ pub struct TextSource<'a> {
     pub paper: &'a Paper,
 }
 
-pub fn term(topic: &'static Topic, language: Language, index: usize) -> &'static str {
-    let list = match language {
+pub fn terms(topic: &'static Topic, language: Language) -> &'static [&'static str] {
+    match language {
         Language::Zh => topic.zh,
         Language::Ja => topic.ja,
         Language::Ko => topic.ko,
         Language::En | Language::Und => topic.terms,
-    };
+    }
+}
+
+pub fn term(topic: &'static Topic, language: Language, index: usize) -> &'static str {
+    let list = terms(topic, language);
     list[index % list.len()]
+}
+
+/// Two different term indexes of a list of `len` terms.
+pub fn term_pair(rng: &mut Rng, len: usize) -> (usize, usize) {
+    let a = rng.below(len);
+    (a, (a + 1 + rng.below(len - 1)) % len)
 }
 
 impl<'a> TextSource<'a> {
@@ -234,9 +244,10 @@ impl<'a> TextSource<'a> {
                 out.push_str(joiner);
             }
             first = false;
+            let (a, b) = term_pair(&mut rng, terms(topic, self.language()).len());
             let slots = Slots {
-                a: term(topic, self.language(), rng.below(64)),
-                b: term(topic, self.language(), rng.below(64)),
+                a: term(topic, self.language(), a),
+                b: term(topic, self.language(), b),
                 m2: rng.pick(topic.methods),
                 n: 1 + rng.below(40) as u32,
                 who: rng.pick(FAMILY_NAMES),

@@ -163,7 +163,10 @@ impl Serialize for Value<'_> {
                 let mut seq = s.serialize_seq(None)?;
                 seq.serialize_element(&Location {
                     source_name: &source.name,
-                    landing_page_url: &paper.source,
+                    landing_page_url: format!(
+                        "https://sandbox.paperlens.dev/works/{}",
+                        paper.unique_id
+                    ),
                     pdf_url: access.url.as_deref(),
                     is_oa: access.is_oa,
                     license: access.license,
@@ -208,7 +211,7 @@ struct CitationRef<'a> {
 #[derive(Serialize)]
 struct Location<'a> {
     source_name: &'a str,
-    landing_page_url: &'a str,
+    landing_page_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pdf_url: Option<&'a str>,
     is_oa: bool,
