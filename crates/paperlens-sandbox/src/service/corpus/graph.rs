@@ -132,8 +132,13 @@ fn derive_metrics(seed: u64, papers: &mut [Paper]) {
         } else {
             0.0
         };
+        // Share of the other works of the group that this one out-cites.
         let below = group.partition_point(|&x| x < c) as f64;
-        let value = round(below / group.len() as f64, 4);
+        let value = if group.len() > 1 {
+            round(below / (group.len() - 1) as f64, 4)
+        } else {
+            0.0
+        };
         p.citation_normalized_percentile = CitationPercentile {
             value,
             is_in_top_10_percent: c > 0 && value >= 0.9,
