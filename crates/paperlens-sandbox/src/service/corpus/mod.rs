@@ -164,21 +164,29 @@ impl Corpus {
             .collect()
     }
 
-    pub fn external_reference(&self, paper: &Paper, k: usize) -> ExternalWork {
+    /// Year and DOI of external reference `k` (cheap: records list these DOIs).
+    pub fn external_doi(&self, paper: &Paper, k: usize) -> (u16, String) {
         let mut rng = Rng::new(&[self.seed, 0x6578_7472, paper.index as u64, k as u64]);
-        let topic = paper.primary_topic();
         let year = paper
             .date
             .year
             .saturating_sub(1 + rng.below(15) as u16)
             .max(1950);
+        let doi = format!(
+            "10.{}/ext.{}.{}",
+            9000 + rng.below(900),
+            year,
+            rng.below(1_000_000)
+        );
+        (year, doi)
+    }
+
+    pub fn external_reference(&self, paper: &Paper, k: usize) -> ExternalWork {
+        let (year, doi) = self.external_doi(paper, k);
+        let mut rng = Rng::new(&[self.seed, 0x6578_7473, paper.index as u64, k as u64]);
+        let topic = paper.primary_topic();
         ExternalWork {
-            doi: format!(
-                "10.{}/ext.{}.{}",
-                9000 + rng.below(900),
-                year,
-                rng.below(1_000_000)
-            ),
+            doi,
             title: format!(
                 "{} in {}: {}",
                 capitalize(rng.pick(topic.terms)),

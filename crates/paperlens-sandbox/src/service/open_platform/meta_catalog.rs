@@ -20,9 +20,12 @@ use crate::service::{Access, Service, ServiceRequest, ServiceResponse};
 
 const SAMPLE_VALUES: usize = 10;
 
+/// (collection, full access, sample values, field stats).
+type CatalogKey = (&'static str, bool, bool, bool);
+
 #[derive(Default)]
 pub struct CatalogCache {
-    answers: Mutex<HashMap<(&'static str, bool, bool, bool), Bytes>>,
+    answers: Mutex<HashMap<CatalogKey, Bytes>>,
 }
 
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {

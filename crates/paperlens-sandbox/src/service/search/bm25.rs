@@ -91,7 +91,8 @@ impl Bm25 {
         distinct.sort();
         distinct.dedup();
         let n = self.len() as f32;
-        let mut scores: HashMap<u32, (f32, u16)> = HashMap::new();
+        let mut scores: Vec<(f32, u16)> = vec![(0.0, 0); self.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for token in distinct {
             let Some(&term) = self.terms.get(token) else {
                 continue;
@@ -107,13 +108,17 @@ impl Bm25 {
                 let length = self.doc_lengths[doc as usize] as f32;
                 let part =
                     idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / self.average));
-                let entry = scores.entry(doc).or_insert((0.0, 0));
+                let entry = &mut scores[doc as usize];
+                if entry.1 == 0 {
+                    touched.push(doc);
+                }
                 entry.0 += part;
                 entry.1 += 1;
             }
         }
-        let mut matches: Vec<Match> = scores
+        let mut matches: Vec<Match> = touched
             .into_iter()
+            .map(|doc| (doc, scores[doc as usize]))
             .filter(|(_, (_, matched))| *matched as usize >= min_matched)
             .map(|(doc, (score, matched))| Match {
                 doc,

@@ -188,3 +188,52 @@ fn structured_data_points_back_to_its_paragraphs() {
     assert!(checked > 10);
     assert_eq!(statuses.len(), 3, "{statuses:?}");
 }
+
+/// Scale and speed report, for release builds:
+/// `cargo test --release -p paperlens-sandbox scale_and_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn scale_and_speed_report() {
+    use serde_json::json;
+    for papers in [2_000, 100_000] {
+        let started = Instant::now();
+        let service = Service::build(ServiceConfig {
+            papers,
+            seed: 0,
+            int64_as_string: false,
+        });
+        println!(
+            "build({papers}): {:?}, {} chunks",
+            started.elapsed(),
+            service.indexes().chunks.len()
+        );
+        let cases = [
+            ("/meta-search", json!({"page_size": 200})),
+            (
+                "/meta-search",
+                json!({"query": "climate precipitation", "page_size": 200, "facets": [{"field": "language"}]}),
+            ),
+            (
+                "/agentic-search",
+                json!({"query": "quantum error correction on superconducting qubits"}),
+            ),
+            (
+                "/agentic-search",
+                json!({"query": "loss aversion nudges", "top_k": 10, "sub_queries": 2}),
+            ),
+        ];
+        for (path, body) in cases {
+            let request = super::request("POST", path, &[], &body.to_string(), Access::Full);
+            let rounds = 200;
+            let started = Instant::now();
+            let mut bytes = 0;
+            for _ in 0..rounds {
+                let response = service.handle(&request);
+                assert_eq!(response.status, 200);
+                bytes = response.body.len();
+            }
+            let per_request = started.elapsed() / rounds;
+            println!("  {path} {body}: {per_request:?} per request, {bytes} bytes");
+        }
+    }
+}

@@ -258,6 +258,9 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
     Ok(plan)
 }
 
+/// Sort keys of a hit (None: missing value) and the hit.
+type SortableHit = (Vec<Option<f64>>, (u32, f64));
+
 /// Matching records in result order, with their relevance score.
 fn execute<C: Collection>(corpus: &Corpus, service: &Service, plan: &Plan) -> Vec<(u32, f64)> {
     let records = C::records(corpus);
@@ -286,7 +289,7 @@ fn execute<C: Collection>(corpus: &Corpus, service: &Service, plan: &Plan) -> Ve
             .collect()
     };
     if !plan.sort.is_empty() {
-        let keyed: Vec<(Vec<Option<f64>>, (u32, f64))> = hits
+        let mut keyed: Vec<SortableHit> = hits
             .into_iter()
             .map(|hit| {
                 let record = &records[hit.0 as usize];
@@ -298,7 +301,6 @@ fn execute<C: Collection>(corpus: &Corpus, service: &Service, plan: &Plan) -> Ve
                 (keys, hit)
             })
             .collect();
-        let mut keyed = keyed;
         keyed.sort_by(|(ka, a), (kb, b)| {
             for (k, &(_, descending)) in plan.sort.iter().enumerate() {
                 let ordering = match (ka[k], kb[k]) {

@@ -142,7 +142,7 @@ impl Serialize for Value<'_> {
                     seq.serialize_element(&corpus.papers[r as usize].unique_id)?;
                 }
                 for k in 0..total.saturating_sub(paper.references.len()) {
-                    seq.serialize_element(&corpus.external_reference(paper, k).doi)?;
+                    seq.serialize_element(&corpus.external_doi(paper, k).1)?;
                 }
                 seq.end()
             }
