@@ -1,0 +1,148 @@
+//! The door between the HTTP shell and the service logic.
+
+pub mod corpus;
+pub mod error;
+pub mod indexes;
+pub mod open_platform;
+pub mod rng;
+pub mod search;
+
+#[cfg(test)]
+mod tests;
+
+use bytes::Bytes;
+
+use corpus::Corpus;
+use error::ApiError;
+use indexes::Indexes;
+use open_platform::meta_catalog::CatalogCache;
+
+/// What the token of a request may see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Every field and every full text.
+    Full,
+    /// Limited field permissions: some fields and full texts answer 403.
+    Restricted,
+}
+
+/// How the corpus is generated and how responses are serialized.
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    pub papers: usize,
+    pub seed: u64,
+    /// Serialize int64 counts (`total_count`, facet `doc_count`) as JSON strings.
+    pub int64_as_string: bool,
+}
+
+/// One authenticated request, as the HTTP shell hands it over.
+#[derive(Debug, Clone)]
+pub struct ServiceRequest {
+    pub method: String,
+    /// Path without the query string, e.g. `/meta-search`.
+    pub path: String,
+    /// Decoded query parameters in order (repeated names allowed).
+    pub query: Vec<(String, String)>,
+    pub body: Bytes,
+    pub access: Access,
+    /// Echoed as `request_id` in error bodies.
+    pub request_id: String,
+}
+
+/// The answer: status, extra headers (Content-Type included) and body bytes.
+#[derive(Debug, Clone)]
+pub struct ServiceResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+}
+
+/// The service over one generated corpus: immutable after `build`, so `handle` runs
+/// concurrently from any number of threads.
+pub struct Service {
+    config: ServiceConfig,
+    corpus: Corpus,
+    indexes: Indexes,
+    catalog_cache: CatalogCache,
+}
+
+impl Service {
+    pub fn build(config: ServiceConfig) -> Service {
+        let corpus = Corpus::generate(config.papers, config.seed);
+        let indexes = Indexes::build(&corpus);
+        Service {
+            config,
+            corpus,
+            indexes,
+            catalog_cache: CatalogCache::default(),
+        }
+    }
+
+    pub fn config(&self) -> &ServiceConfig {
+        &self.config
+    }
+
+    /// The generated corpus (records, full texts, figures, structured paper data).
+    pub fn corpus(&self) -> &Corpus {
+        &self.corpus
+    }
+
+    pub fn indexes(&self) -> &Indexes {
+        &self.indexes
+    }
+
+    fn catalog_cache(&self) -> &CatalogCache {
+        &self.catalog_cache
+    }
+
+    pub fn handle(&self, request: &ServiceRequest) -> ServiceResponse {
+        let method = request.method.to_ascii_uppercase();
+        let read = method == "GET" || method == "HEAD";
+        let post = method == "POST";
+        let (allowed, result) = match request.path.as_str() {
+            "/agentic-search" => (
+                "POST",
+                post.then(|| open_platform::agentic_search::handle(self, request)),
+            ),
+            "/content" => (
+                "GET",
+                read.then(|| open_platform::content::handle(self, request)),
+            ),
+            "/resource" => (
+                "GET",
+                read.then(|| open_platform::resource::handle(self, request)),
+            ),
+            "/meta-catalog" => (
+                "GET",
+                read.then(|| open_platform::meta_catalog::handle(self, request)),
+            ),
+            "/meta-search" => (
+                "POST",
+                post.then(|| open_platform::meta_search::handle(self, request)),
+            ),
+            "/meta-paper-relations" => (
+                "POST",
+                post.then(|| open_platform::paper_relations::handle(self, request)),
+            ),
+            path => {
+                return ApiError::not_found(format!("no operation at path '{path}'"))
+                    .into_response(&request.request_id)
+            }
+        };
+        match result {
+            Some(Ok(response)) => response,
+            Some(Err(error)) => error.into_response(&request.request_id),
+            None => {
+                let mut response = ApiError {
+                    status: 405,
+                    code: "METHOD_NOT_ALLOWED",
+                    message: format!("{} does not accept {method}; use {allowed}", request.path),
+                    details: None,
+                }
+                .into_response(&request.request_id);
+                response.headers.push(("allow".into(), allowed.into()));
+                response
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Strict reading of JSON bodies and query strings: every type error, unknown property
+//! and bound violation becomes a 400 that names the parameter and the rule.
+
+use serde_json::{Map, Value};
+
+use crate::service::error::{Dialect, Result};
+
+pub fn parse_object(body: &[u8], dialect: Dialect) -> Result<Map<String, Value>> {
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(dialect.invalid("request body is required: a JSON object"));
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(dialect.invalid("request body must be a JSON object")),
+        Err(e) => Err(dialect.invalid(format!("request body is not valid JSON: {e}"))),
+    }
+}
+
+/// A JSON object being validated; `path` prefixes parameter names in messages.
+pub struct Fields<'a> {
+    pub map: &'a Map<String, Value>,
+    pub path: String,
+    pub dialect: Dialect,
+}
+
+impl<'a> Fields<'a> {
+    pub fn new(map: &'a Map<String, Value>, path: &str, dialect: Dialect) -> Fields<'a> {
+        Fields {
+            map,
+            path: path.to_string(),
+            dialect,
+        }
+    }
+
+    pub fn name(&self, field: &str) -> String {
+        if self.path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{}.{field}", self.path)
+        }
+    }
+
+    pub fn invalid(
+        &self,
+        field: &str,
+        rule: impl std::fmt::Display,
+    ) -> crate::service::error::ApiError {
+        let name = self.name(field);
+        self.dialect
+            .invalid_param(&name, format!("'{name}' {rule}"))
+    }
+
+    pub fn allow_only(&self, allowed: &[&str]) -> Result<()> {
+        if let Some(unknown) = self.map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            let name = self.name(unknown);
+            return Err(self.dialect.invalid_param(
+                &name,
+                format!(
+                    "unknown property '{name}'; allowed properties: {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The value, with JSON null read as absent.
+    pub fn get(&self, field: &str) -> Option<&'a Value> {
+        self.map.get(field).filter(|v| !v.is_null())
+    }
+
+    pub fn string(&self, field: &str) -> Result<Option<&'a str>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.invalid(field, "must be a string")),
+        }
+    }
+
+    pub fn required_string(&self, field: &str) -> Result<&'a str> {
+        self.string(field)?
+            .ok_or_else(|| self.invalid(field, "is required"))
+    }
+
+    pub fn integer(&self, field: &str, min: i64, max: i64) -> Result<Option<i64>> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        let number = value.as_i64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        });
+        match number {
+            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            Some(n) => {
+                Err(self.invalid(field, format!("must be between {min} and {max} (got {n})")))
+            }
+            None => Err(self.invalid(field, "must be an integer")),
+        }
+    }
+
+    pub fn one_of(&self, field: &str, allowed: &[&'static str]) -> Result<Option<&'static str>> {
+        let Some(value) = self.string(field)? else {
+            return Ok(None);
+        };
+        allowed
+            .iter()
+            .find(|a| **a == value)
+            .copied()
+            .map(Some)
+            .ok_or_else(|| {
+                self.invalid(
+                    field,
+                    format!("must be one of {} (got '{value}')", allowed.join(", ")),
+                )
+            })
+    }
+
+    pub fn array(&self, field: &str) -> Result<Option<&'a Vec<Value>>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::Array(items)) => Ok(Some(items)),
+            Some(_) => Err(self.invalid(field, "must be an array")),
+        }
+    }
+
+    pub fn object(&self, field: &str) -> Result<Option<Fields<'a>>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(Fields::new(map, &self.name(field), self.dialect))),
+            Some(_) => Err(self.invalid(field, "must be an object")),
+        }
+    }
+}
+
+/// The first value of a query parameter.
+pub fn query_param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    query
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+pub fn query_bool(query: &[(String, String)], name: &str, dialect: Dialect) -> Result<bool> {
+    match query_param(query, name).map(|v| v.to_ascii_lowercase()) {
+        None => Ok(false),
+        Some(v) if v == "true" || v == "1" => Ok(true),
+        Some(v) if v == "false" || v == "0" || v.is_empty() => Ok(false),
+        Some(v) => {
+            Err(dialect.invalid_param(name, format!("'{name}' must be true or false (got '{v}')")))
+        }
+    }
+}
+
+pub fn query_int(
+    query: &[(String, String)],
+    name: &str,
+    min: i64,
+    max: i64,
+    dialect: Dialect,
+) -> Result<Option<i64>> {
+    let Some(raw) = query_param(query, name) else {
+        return Ok(None);
+    };
+    match raw.trim().parse::<i64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
+        Ok(n) => Err(dialect.invalid_param(
+            name,
+            format!("'{name}' must be between {min} and {max} (got {n})"),
+        )),
+        Err(_) => {
+            Err(dialect.invalid_param(name, format!("'{name}' must be an integer (got '{raw}')")))
+        }
+    }
+}
