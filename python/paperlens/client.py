@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 import warnings
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +25,7 @@ from paperlens._pagination import (
 from paperlens._paperlens import NativeClient, __version__
 from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
+from paperlens.schema import AsyncSchema, Schema
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -183,6 +185,11 @@ class Client(_ClientBase):
         raw, request_id = self._core.call(operation, params)
         return _checked(model._from_wire(raw, request_id))
 
+    @cached_property
+    def schema(self) -> Schema:
+        """The Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``."""
+        return Schema(self)
+
     # -- Open Platform --------------------------------------------------------------------
 
     def agentic_search(
@@ -324,6 +331,11 @@ class AsyncClient(_ClientBase):
     async def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
         raw, request_id = await self._core.call_async(operation, params)
         return _checked(model._from_wire(raw, request_id))
+
+    @cached_property
+    def schema(self) -> AsyncSchema:
+        """The Structured Paper operations (``/paper-schema``): ``await client.schema.search(...)``."""
+        return AsyncSchema(self)
 
     # -- Open Platform --------------------------------------------------------------------
 
