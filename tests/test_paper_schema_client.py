@@ -867,8 +867,9 @@ def test_partial_result_warns_and_keeps_flags(client: paperlens.Client, httpserv
         "warnings": ["provenance index degraded: some locations missing"],
     }
     httpserver.expect_request("/paper-schema/evidence/search").respond_with_json(answer)
-    with pytest.warns(paperlens.PartialResultWarning, match="provenance index degraded"):
+    with pytest.warns(paperlens.PartialResultWarning, match="provenance index degraded") as record:
         page = client.schema.search_evidence(["formula"], key="k")
+    assert record[0].filename == __file__  # the caller's line, so each call site warns under the default filter
     assert (page.partial, page.truncated) == (True, True)
     assert page.warnings == ["provenance index degraded: some locations missing"]
 
@@ -876,8 +877,9 @@ def test_partial_result_warns_and_keeps_flags(client: paperlens.Client, httpserv
 async def test_partial_result_warns_async(aclient: paperlens.AsyncClient, httpserver: HTTPServer) -> None:
     answer = {"items": [{"hydration_method": "none", "segments": [], "reason": "timeout"}], "partial": True}
     httpserver.expect_request("/paper-schema/hydrate-items").respond_with_json(answer)
-    with pytest.warns(paperlens.PartialResultWarning, match="no warnings given"):
+    with pytest.warns(paperlens.PartialResultWarning, match="no warnings given") as record:
         result = await aclient.schema.hydrate_items([_ITEM])
+    assert record[0].filename == __file__
     assert result.partial is True and result.warnings == []
     assert result.failed[0].reason == "timeout"
 

@@ -48,14 +48,14 @@ def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _checked(result: M) -> M:
+def _checked(result: M, stacklevel: int = 3) -> M:
     """Warns about a ``partial=true`` answer: usable, but not a complete success."""
     if getattr(result, "partial", False):
         notes = "; ".join(getattr(result, "warnings", None) or []) or "no warnings given"
         warnings.warn(
             f"{type(result).__name__} is partial (request_id={result.request_id}): {notes}",
             PartialResultWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return result
 
@@ -181,9 +181,9 @@ class Client(_ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
+    def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
         raw, request_id = self._core.call(operation, params)
-        return _checked(model._from_wire(raw, request_id))
+        return _checked(model._from_wire(raw, request_id), stacklevel)
 
     @cached_property
     def schema(self) -> Schema:
@@ -328,9 +328,9 @@ class AsyncClient(_ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
+    async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
         raw, request_id = await self._core.call_async(operation, params)
-        return _checked(model._from_wire(raw, request_id))
+        return _checked(model._from_wire(raw, request_id), stacklevel)
 
     @cached_property
     def schema(self) -> AsyncSchema:

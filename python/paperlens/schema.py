@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["AsyncSchema", "Schema"]
 
 M = TypeVar("M", bound=t.Response)
+# Frames from the warning up to the user: _checked, client._call, schema._call, the method.
+_CALLER = 5
 
 
 def _params(scope: dict[str, Any], *drop: str) -> dict[str, Any]:
@@ -40,7 +42,9 @@ class Schema:
         self._capabilities_lock = threading.Lock()
 
     def _call(self, method: str, model: type[M], params: dict[str, Any]) -> M:
-        return self._client._call(f"schema.{method}", model, params)
+        # A PartialResultWarning points at the caller of the public method, so that each
+        # call site warns once under the default filter (not once for all 18 operations).
+        return self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
 
     def _pages(self, method: str, model: type[Any], scope: dict[str, Any], unit: str) -> Paginator[Any]:
         params = _params(scope, "limit", "progress")
@@ -390,7 +394,7 @@ class AsyncSchema:
         self._capabilities_lock = asyncio.Lock()
 
     async def _call(self, method: str, model: type[M], params: dict[str, Any]) -> M:
-        return await self._client._call(f"schema.{method}", model, params)
+        return await self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
 
     def _pages(self, method: str, model: type[Any], scope: dict[str, Any], unit: str) -> AsyncPaginator[Any]:
         params = _params(scope, "limit", "progress")
