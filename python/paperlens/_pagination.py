@@ -132,6 +132,35 @@ class OffsetPaging(Paging[Any]):
         return None if params is None else params.get("offset")
 
 
+class CursorPaging(Paging[Any]):
+    """Opaque ``next_cursor`` tokens passed back unchanged until a null or empty one
+    (the ``/paper-schema`` list operations)."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def first(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
+        cursor = page.next_cursor
+        # The same cursor again would fetch the same page forever.
+        if not cursor or cursor == params.get("cursor"):
+            return None
+        return {**params, "cursor": cursor}
+
+    def items(self, page: Any) -> list[Any]:
+        return page.items
+
+    def total(self, page: Any) -> int | None:
+        total = getattr(page, "total", None)
+        total = getattr(total, "value", total)
+        return total if isinstance(total, int) else None
+
+    def resume_token(self, params: dict[str, Any] | None) -> Any:
+        return None if params is None else params.get("cursor")
+
+
 class _Base(Generic[T]):
     def __init__(self, paging: Paging[Any], *, limit: int | None, progress: bool, unit: str) -> None:
         if limit is not None and limit < 0:

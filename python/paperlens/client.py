@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 import warnings
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +25,7 @@ from paperlens._pagination import (
 from paperlens._paperlens import NativeClient, __version__
 from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
+from paperlens.schema import AsyncSchema, Schema
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -46,14 +48,14 @@ def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _checked(result: M) -> M:
+def _checked(result: M, stacklevel: int = 3) -> M:
     """Warns about a ``partial=true`` answer: usable, but not a complete success."""
     if getattr(result, "partial", False):
         notes = "; ".join(getattr(result, "warnings", None) or []) or "no warnings given"
         warnings.warn(
             f"{type(result).__name__} is partial (request_id={result.request_id}): {notes}",
             PartialResultWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return result
 
@@ -177,9 +179,14 @@ class Client(_ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
+    def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
         raw, request_id = self._core.call(operation, params)
-        return _checked(model._from_wire(raw, request_id))
+        return _checked(model._from_wire(raw, request_id), stacklevel)
+
+    @cached_property
+    def schema(self) -> Schema:
+        """The Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``."""
+        return Schema(self)
 
     # -- Open Platform --------------------------------------------------------------------
 
@@ -319,9 +326,14 @@ class AsyncClient(_ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _call(self, operation: str, model: type[M], params: dict[str, Any]) -> M:
+    async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
         raw, request_id = await self._core.call_async(operation, params)
-        return _checked(model._from_wire(raw, request_id))
+        return _checked(model._from_wire(raw, request_id), stacklevel)
+
+    @cached_property
+    def schema(self) -> AsyncSchema:
+        """The Structured Paper operations (``/paper-schema``): ``await client.schema.search(...)``."""
+        return AsyncSchema(self)
 
     # -- Open Platform --------------------------------------------------------------------
 

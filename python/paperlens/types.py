@@ -8,5 +8,7 @@ every response carries the ``request_id`` of its call.
 from paperlens._model import Model, Response
 from paperlens._types_open_platform import *  # noqa: F403
 from paperlens._types_open_platform import __all__ as _open_platform
+from paperlens._types_paper_schema import *  # noqa: F403
+from paperlens._types_paper_schema import __all__ as _paper_schema
 
-__all__ = ["Model", "Response", *_open_platform]
+__all__ = ["Model", "Response", *_open_platform, *_paper_schema]

@@ -12,6 +12,7 @@ pub mod events;
 pub mod open_platform;
 pub mod operation;
 pub mod pacing;
+pub mod paper_schema;
 pub mod request;
 pub mod retry;
 pub mod transport;

@@ -5,6 +5,7 @@ use serde::Deserializer;
 
 use crate::error::Error;
 use crate::open_platform as op;
+use crate::paper_schema as ps;
 use crate::request::ApiRequest;
 
 /// A request type of one operation: deserialized from the caller's parameters (unknown
@@ -24,6 +25,24 @@ pub fn prepare<'de, D: Deserializer<'de>>(name: &str, params: D, validate: bool)
         "meta_catalog" => build::<op::MetaCatalog, D>(params, validate),
         "meta_search" => build::<op::MetaSearch, D>(params, validate),
         "paper_relations" => build::<op::PaperRelations, D>(params, validate),
+        "schema.capabilities" => build::<ps::Capabilities, D>(params, validate),
+        "schema.search" => build::<ps::Search, D>(params, validate),
+        "schema.entity_related_papers" => build::<ps::EntityRelatedPapers, D>(params, validate),
+        "schema.related_papers" => build::<ps::RelatedPapers, D>(params, validate),
+        "schema.search_entities" => build::<ps::SearchEntities, D>(params, validate),
+        "schema.entities" => build::<ps::Entities, D>(params, validate),
+        "schema.entity" => build::<ps::Entity, D>(params, validate),
+        "schema.search_relations" => build::<ps::SearchRelations, D>(params, validate),
+        "schema.relation" => build::<ps::Relation, D>(params, validate),
+        "schema.citation_summary" => build::<ps::CitationSummary, D>(params, validate),
+        "schema.citations" => build::<ps::Citations, D>(params, validate),
+        "schema.citation_graph" => build::<ps::CitationGraph, D>(params, validate),
+        "schema.search_evidence" => build::<ps::SearchEvidence, D>(params, validate),
+        "schema.evidence" => build::<ps::Evidence, D>(params, validate),
+        "schema.resolve_provenance" => build::<ps::ResolveProvenance, D>(params, validate),
+        "schema.search_in_paper" => build::<ps::SearchInPaper, D>(params, validate),
+        "schema.hydrate_items" => build::<ps::HydrateItems, D>(params, validate),
+        "schema.materials" => build::<ps::Materials, D>(params, validate),
         _ => Err(Error::Configuration(format!("unknown operation {name:?}"))),
     }
 }

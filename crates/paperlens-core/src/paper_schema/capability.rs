@@ -1,0 +1,38 @@
+//! `GET /paper-schema`: the capability contract (version, taxonomies, evidence groups, limits).
+
+use serde::Deserialize;
+
+use super::{get, Query, BASE};
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::Check;
+
+/// Takes no parameters besides the token.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {}
+
+impl Operation for Capabilities {
+    fn validate(&self) -> Check {
+        Ok(())
+    }
+
+    fn request(&self) -> ApiRequest {
+        get(BASE.to_string(), Query::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::paper_schema::testing::prepare;
+
+    #[test]
+    fn plain_get_of_the_root() {
+        let request = prepare("schema.capabilities", json!({}));
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("GET", "/paper-schema"));
+        assert!(request.query.is_empty() && request.body.is_none());
+        assert!(crate::prepare("schema.capabilities", json!({"verbose": true}), true).is_err());
+    }
+}

@@ -1,0 +1,130 @@
+//! External citations of one paper: counts, the complete list, the resolved graph.
+
+use serde::Deserialize;
+
+use super::{get, path_id, schema_path, size, Query};
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::{self as v, Check};
+
+/// `GET /paper-schema/schemas/{schema_id}/citation-summary`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CitationSummary {
+    pub schema_id: String,
+}
+
+impl Operation for CitationSummary {
+    fn validate(&self) -> Check {
+        path_id("schema_id", &self.schema_id)
+    }
+
+    fn request(&self) -> ApiRequest {
+        get(schema_path(&self.schema_id, &["citation-summary"]), Query::default())
+    }
+}
+
+/// `GET /paper-schema/schemas/{schema_id}/citations`: every reference, resolved or not.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Citations {
+    pub schema_id: String,
+    pub size: Option<i64>,
+    pub cursor: Option<String>,
+}
+
+impl Operation for Citations {
+    fn validate(&self) -> Check {
+        path_id("schema_id", &self.schema_id)?;
+        size(self.size, 100)
+    }
+
+    fn request(&self) -> ApiRequest {
+        let query = Query::default().value("size", self.size).value("cursor", self.cursor.as_ref());
+        get(schema_path(&self.schema_id, &["citations"]), query)
+    }
+}
+
+/// `GET /paper-schema/schemas/{schema_id}/citation-graph`: resolved edges expanded from a root.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CitationGraph {
+    pub schema_id: String,
+    pub direction: Option<String>,
+    pub depth: Option<i64>,
+    pub max_nodes: Option<i64>,
+    pub max_edges: Option<i64>,
+}
+
+impl Operation for CitationGraph {
+    fn validate(&self) -> Check {
+        path_id("schema_id", &self.schema_id)?;
+        v::one_of("direction", self.direction.as_deref(), &["outbound", "inbound"])?;
+        v::range("depth", self.depth, 1, 3)?;
+        v::range("max_nodes", self.max_nodes, 2, 500)?;
+        v::range("max_edges", self.max_edges, 1, 500)
+    }
+
+    fn request(&self) -> ApiRequest {
+        let query = Query::default()
+            .value("direction", self.direction.as_ref())
+            .value("depth", self.depth)
+            .value("max_nodes", self.max_nodes)
+            .value("max_edges", self.max_edges);
+        get(schema_path(&self.schema_id, &["citation-graph"]), query)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::paper_schema::testing::{assert_rules, pairs, prepare};
+
+    #[test]
+    fn summary_and_list() {
+        let summary = prepare("schema.citation_summary", json!({"schema_id": "s1"}));
+        assert_eq!(
+            (summary.method.as_str(), summary.path.as_str()),
+            ("GET", "/paper-schema/schemas/s1/citation-summary")
+        );
+        let list = prepare("schema.citations", json!({"schema_id": "s1", "size": 100, "cursor": "abc=="}));
+        assert_eq!(list.path, "/paper-schema/schemas/s1/citations");
+        assert_eq!(pairs(&list), [("size", "100"), ("cursor", "abc==")]);
+        assert_rules("schema.citation_summary", &[(json!({"schema_id": ""}), "schema_id")]);
+        assert_rules(
+            "schema.citations",
+            &[
+                (json!({"schema_id": ""}), "schema_id"),
+                (json!({"schema_id": "s", "size": 0}), "size"),
+                (json!({"schema_id": "s", "size": 101}), "size"),
+            ],
+        );
+    }
+
+    #[test]
+    fn graph() {
+        let request = prepare(
+            "schema.citation_graph",
+            json!({"schema_id": "s1", "direction": "inbound", "depth": 3, "max_nodes": 2, "max_edges": 500}),
+        );
+        assert_eq!(request.path, "/paper-schema/schemas/s1/citation-graph");
+        assert_eq!(
+            pairs(&request),
+            [("direction", "inbound"), ("depth", "3"), ("max_nodes", "2"), ("max_edges", "500")]
+        );
+        assert_rules(
+            "schema.citation_graph",
+            &[
+                (json!({"schema_id": ""}), "schema_id"),
+                (json!({"schema_id": "s", "direction": "both"}), "direction"),
+                (json!({"schema_id": "s", "depth": 0}), "depth"),
+                (json!({"schema_id": "s", "depth": 4}), "depth"),
+                (json!({"schema_id": "s", "max_nodes": 1}), "max_nodes"),
+                (json!({"schema_id": "s", "max_nodes": 501}), "max_nodes"),
+                (json!({"schema_id": "s", "max_edges": 0}), "max_edges"),
+                (json!({"schema_id": "s", "max_edges": 501}), "max_edges"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,191 @@
+//! Entities: search across papers, the paged entity set of one paper, one entity.
+
+use serde::{Deserialize, Serialize};
+
+use super::{get, given_list, path_id, post, query_text, schema_path, segment, size, Query, BASE};
+use crate::error::Error;
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::{self as v, Check};
+
+/// `POST /paper-schema/entities/search`: entities by keyword, within papers or across them.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchEntities {
+    pub query: Option<String>,
+    pub filters: Option<EntityFilters>,
+    pub hydrate_schema_papers: Option<bool>,
+    pub size: Option<i64>,
+    pub cursor: Option<String>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntityFilters {
+    pub schema_ids: Option<Vec<String>>,
+    pub entity_types: Option<Vec<String>>,
+    pub entity_subtypes: Option<Vec<String>>,
+    pub sections: Option<Vec<String>>,
+}
+
+impl Operation for SearchEntities {
+    fn validate(&self) -> Check {
+        query_text("query", self.query.as_deref())?;
+        let scoped = self.filters.as_ref().is_some_and(|f| given_list(&f.schema_ids));
+        if self.query.is_none() && !scoped {
+            return Err(Error::validation("query", "is required unless filters.schema_ids is given", "None"));
+        }
+        if let Some(filters) = &self.filters {
+            v::max_items("filters.schema_ids", filters.schema_ids.as_deref(), 100)?;
+            v::max_items("filters.sections", filters.sections.as_deref(), 50)?;
+        }
+        size(self.size, 100)
+    }
+
+    fn request(&self) -> ApiRequest {
+        post(format!("{BASE}/entities/search"), self)
+    }
+}
+
+/// `GET /paper-schema/schemas/{schema_id}/entities`: the paged entity set of one paper.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entities {
+    pub schema_id: String,
+    pub entity_types: Option<Vec<String>>,
+    pub entity_subtypes: Option<Vec<String>>,
+    pub sections: Option<Vec<String>>,
+    pub size: Option<i64>,
+    pub cursor: Option<String>,
+}
+
+impl Operation for Entities {
+    fn validate(&self) -> Check {
+        path_id("schema_id", &self.schema_id)?;
+        v::max_items("sections", self.sections.as_deref(), 50)?;
+        size(self.size, 100)
+    }
+
+    fn request(&self) -> ApiRequest {
+        let query = Query::default()
+            .list("entity_types", self.entity_types.as_deref())
+            .list("entity_subtypes", self.entity_subtypes.as_deref())
+            .list("sections", self.sections.as_deref())
+            .value("size", self.size)
+            .value("cursor", self.cursor.as_ref());
+        get(schema_path(&self.schema_id, &["entities"]), query)
+    }
+}
+
+/// `GET /paper-schema/schemas/{schema_id}/entities/{entity_id}`: one entity of one paper.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entity {
+    pub schema_id: String,
+    pub entity_id: String,
+    pub include_relations: Option<bool>,
+    pub relation_limit: Option<i64>,
+}
+
+impl Operation for Entity {
+    fn validate(&self) -> Check {
+        path_id("schema_id", &self.schema_id)?;
+        path_id("entity_id", &self.entity_id)?;
+        v::range("relation_limit", self.relation_limit, 1, 100)
+    }
+
+    fn request(&self) -> ApiRequest {
+        let query = Query::default()
+            .value("include_relations", self.include_relations)
+            .value("relation_limit", self.relation_limit);
+        get(schema_path(&self.schema_id, &["entities", &segment(&self.entity_id)]), query)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::paper_schema::testing::{assert_rules, body, pairs, prepare};
+
+    #[test]
+    fn search_entities() {
+        let request = prepare(
+            "schema.search_entities",
+            json!({"filters": {"schema_ids": ["s1"], "sections": ["Method"]}, "hydrate_schema_papers": true}),
+        );
+        assert_eq!(request.path, "/paper-schema/entities/search");
+        assert_eq!(
+            body(&request),
+            json!({"filters": {"schema_ids": ["s1"], "sections": ["Method"]}, "hydrate_schema_papers": true})
+        );
+        prepare("schema.search_entities", json!({"query": "dataset"}));
+        let many = |n: usize| (0..n).map(|i| format!("x{i}")).collect::<Vec<_>>();
+        assert_rules(
+            "schema.search_entities",
+            &[
+                (json!({}), "query"),
+                (json!({"filters": {"entity_types": ["Problem"]}}), "query"),
+                (json!({"filters": {"schema_ids": []}}), "query"),
+                (json!({"query": ""}), "query"),
+                (json!({"query": "x".repeat(501)}), "query"),
+                (json!({"filters": {"schema_ids": many(101)}}), "filters.schema_ids"),
+                (json!({"query": "q", "filters": {"sections": many(51)}}), "filters.sections"),
+                (json!({"query": "q", "size": 0}), "size"),
+                (json!({"query": "q", "size": 101}), "size"),
+            ],
+        );
+    }
+
+    #[test]
+    fn entity_list_repeats_array_parameters() {
+        let request = prepare(
+            "schema.entities",
+            json!({"schema_id": "s 1", "entity_types": ["Problem", "Component"], "sections": ["Intro"], "size": 100, "cursor": "c/2"}),
+        );
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("GET", "/paper-schema/schemas/s%201/entities"));
+        assert_eq!(
+            pairs(&request),
+            [
+                ("entity_types", "Problem"),
+                ("entity_types", "Component"),
+                ("sections", "Intro"),
+                ("size", "100"),
+                ("cursor", "c/2")
+            ]
+        );
+        let many: Vec<String> = (0..51).map(|i| format!("x{i}")).collect();
+        assert_rules(
+            "schema.entities",
+            &[
+                (json!({"schema_id": ""}), "schema_id"),
+                (json!({"schema_id": "s", "sections": many}), "sections"),
+                (json!({"schema_id": "s", "size": 0}), "size"),
+                (json!({"schema_id": "s", "size": 101}), "size"),
+            ],
+        );
+    }
+
+    #[test]
+    fn one_entity() {
+        let request = prepare(
+            "schema.entity",
+            json!({"schema_id": "s1", "entity_id": "e/7", "include_relations": true, "relation_limit": 100}),
+        );
+        assert_eq!(request.path, "/paper-schema/schemas/s1/entities/e%2F7");
+        assert_eq!(pairs(&request), [("include_relations", "true"), ("relation_limit", "100")]);
+        assert!(prepare("schema.entity", json!({"schema_id": "s1", "entity_id": "e1"})).query.is_empty());
+        assert_rules(
+            "schema.entity",
+            &[
+                (json!({"schema_id": "", "entity_id": "e"}), "schema_id"),
+                (json!({"schema_id": "s", "entity_id": ""}), "entity_id"),
+                (json!({"schema_id": "s", "entity_id": "."}), "entity_id"),
+                (json!({"schema_id": "s", "entity_id": "e", "relation_limit": 0}), "relation_limit"),
+                (json!({"schema_id": "s", "entity_id": "e", "relation_limit": 101}), "relation_limit"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! Structured evidence: search in the named evidence groups, and one evidence.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Number;
+
+use super::{get, given_list, given_text, path_id, post, schema_path, segment, size, Query, BASE};
+use crate::error::Error;
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::{self as v, Check};
+
+pub const EVIDENCE_GROUPS: [&str; 10] = [
+    "evidence_score",
+    "schema_unit",
+    "reference_semantics",
+    "reference_core",
+    "comparison_detail",
+    "citation_signal",
+    "formula",
+    "core_claim_result",
+    "table_evidence",
+    "resource",
+];
+
+/// `POST /paper-schema/evidence/search`: `groups` plus at least one further condition.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchEvidence {
+    pub groups: Vec<String>,
+    pub group_operator: Option<String>,
+    pub schema_ids: Option<Vec<String>>,
+    pub query: Option<String>,
+    pub key: Option<String>,
+    pub path_bucket: Option<String>,
+    /// Kept as given (an integer stays an integer on the wire).
+    pub value_number_min: Option<Number>,
+    pub value_number_max: Option<Number>,
+    pub value_bool: Option<bool>,
+    pub hydrate_schema_papers: Option<bool>,
+    pub size: Option<i64>,
+    pub cursor: Option<String>,
+}
+
+impl SearchEvidence {
+    fn has_condition(&self) -> bool {
+        given_list(&self.schema_ids)
+            || [&self.query, &self.key, &self.path_bucket].into_iter().any(given_text)
+            || self.value_number_min.is_some()
+            || self.value_number_max.is_some()
+            || self.value_bool.is_some()
+    }
+}
+
+impl Operation for SearchEvidence {
+    fn validate(&self) -> Check {
+        v::items_between("groups", Some(&self.groups), 1, 5)?;
+        for (i, group) in self.groups.iter().enumerate() {
+            v::one_of(&format!("groups[{i}]"), Some(group), &EVIDENCE_GROUPS)?;
+        }
+        v::one_of("group_operator", self.group_operator.as_deref(), &["any", "all"])?;
+        if !self.has_condition() {
+            return Err(Error::validation(
+                "groups",
+                "need at least one further condition: schema_ids, query, key, path_bucket, \
+                 value_number_min, value_number_max or value_bool",
+                &self.groups,
+            ));
+        }
+        v::max_items("schema_ids", self.schema_ids.as_deref(), 100)?;
+        size(self.size, 100)
+    }
+
+    fn request(&self) -> ApiRequest {
+        post(format!("{BASE}/evidence/search"), self)
+    }
+}
+
+/// `GET /paper-schema/schemas/{schema_id}/evidence/{evidence_id}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    pub schema_id: String,
+    pub evidence_id: String,
+}
+
+impl Operation for Evidence {
+    fn validate(&self) -> Check {
+        path_id("schema_id", &self.schema_id)?;
+        path_id("evidence_id", &self.evidence_id)
+    }
+
+    fn request(&self) -> ApiRequest {
+        get(schema_path(&self.schema_id, &["evidence", &segment(&self.evidence_id)]), Query::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::paper_schema::testing::{assert_rules, body, prepare};
+
+    #[test]
+    fn search_evidence_body() {
+        let request = prepare(
+            "schema.search_evidence",
+            json!({"groups": ["table_evidence", "evidence_score"], "group_operator": "all", "key": "accuracy",
+                   "value_number_min": 90, "value_number_max": 99.5, "size": 100}),
+        );
+        assert_eq!(request.path, "/paper-schema/evidence/search");
+        assert_eq!(
+            body(&request),
+            json!({"groups": ["table_evidence", "evidence_score"], "group_operator": "all", "key": "accuracy",
+                   "value_number_min": 90, "value_number_max": 99.5, "size": 100})
+        );
+        for condition in [
+            json!({"schema_ids": ["s"]}),
+            json!({"query": "q"}),
+            json!({"path_bucket": "results"}),
+            json!({"value_number_max": 0}),
+            json!({"value_bool": false}),
+        ] {
+            let mut params = json!({"groups": ["formula"]});
+            params.as_object_mut().unwrap().extend(condition.as_object().unwrap().clone());
+            prepare("schema.search_evidence", params);
+        }
+    }
+
+    #[test]
+    fn search_evidence_rules() {
+        let six: Vec<&str> = super::EVIDENCE_GROUPS[..6].to_vec();
+        let many: Vec<String> = (0..101).map(|i| format!("s{i}")).collect();
+        assert_rules(
+            "schema.search_evidence",
+            &[
+                (json!({"groups": [], "key": "k"}), "groups"),
+                (json!({"groups": six, "key": "k"}), "groups"),
+                (json!({"groups": ["tables"], "key": "k"}), "groups[0]"),
+                (json!({"groups": ["formula"]}), "groups"),
+                (json!({"groups": ["formula"], "query": "", "schema_ids": []}), "groups"),
+                (json!({"groups": ["formula"], "hydrate_schema_papers": true}), "groups"),
+                (json!({"groups": ["formula"], "key": "k", "group_operator": "none"}), "group_operator"),
+                (json!({"groups": ["formula"], "schema_ids": many}), "schema_ids"),
+                (json!({"groups": ["formula"], "key": "k", "size": 0}), "size"),
+                (json!({"groups": ["formula"], "key": "k", "size": 101}), "size"),
+            ],
+        );
+        assert!(crate::prepare(
+            "schema.search_evidence",
+            json!({"groups": ["formula"], "value_number_min": "1"}),
+            false
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn one_evidence() {
+        let request = prepare("schema.evidence", json!({"schema_id": "s1", "evidence_id": "ev 1"}));
+        assert_eq!(
+            (request.method.as_str(), request.path.as_str()),
+            ("GET", "/paper-schema/schemas/s1/evidence/ev%201")
+        );
+        assert_rules(
+            "schema.evidence",
+            &[
+                (json!({"schema_id": "", "evidence_id": "e"}), "schema_id"),
+                (json!({"schema_id": "s", "evidence_id": ""}), "evidence_id"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! Back to the source paragraphs: locators resolved, keyword search inside one paper, and
+//! batch hydration of structure items.
+
+use serde::{Deserialize, Serialize};
+
+use super::{given_list, given_text, post, query_text, BASE};
+use crate::error::Error;
+use crate::operation::Operation;
+use crate::request::ApiRequest;
+use crate::validate::{self as v, Check};
+
+const MAX_LOCATORS: usize = 100;
+const WINDOW: (i64, i64) = (0, 5);
+
+/// `POST /paper-schema/resolve-provenance`: exactly one locator mode, `schema_id` with
+/// `marker_nums`, or `paragraph_ids`.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveProvenance {
+    pub schema_id: Option<String>,
+    pub marker_nums: Option<Vec<i64>>,
+    pub paragraph_ids: Option<Vec<String>>,
+    pub window: Option<i64>,
+    pub max_segments: Option<i64>,
+}
+
+impl ResolveProvenance {
+    fn check_mode(&self) -> Check {
+        let markers = self.schema_id.is_some() || self.marker_nums.is_some();
+        match (markers, self.paragraph_ids.is_some()) {
+            (true, true) => Err(Error::validation(
+                "paragraph_ids",
+                "use exactly one locator mode: schema_id with marker_nums, or paragraph_ids, not both",
+                "both modes",
+            )),
+            (false, false) => Err(Error::validation(
+                "paragraph_ids",
+                "one locator mode is required: schema_id with marker_nums, or paragraph_ids",
+                "None",
+            )),
+            (true, false) if self.schema_id.is_none() => {
+                Err(Error::validation("schema_id", "is required with marker_nums", "None"))
+            }
+            (true, false) if self.marker_nums.is_none() => {
+                Err(Error::validation("marker_nums", "is required with schema_id", "None"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Operation for ResolveProvenance {
+    fn validate(&self) -> Check {
+        self.check_mode()?;
+        if let Some(schema_id) = &self.schema_id {
+            v::chars("schema_id", schema_id, 1, usize::MAX)?;
+        }
+        v::items_between("marker_nums", self.marker_nums.as_deref(), 1, MAX_LOCATORS)?;
+        v::items_between("paragraph_ids", self.paragraph_ids.as_deref(), 1, MAX_LOCATORS)?;
+        v::range("window", self.window, WINDOW.0, WINDOW.1)?;
+        v::range("max_segments", self.max_segments, 1, 100)
+    }
+
+    fn request(&self) -> ApiRequest {
+        post(format!("{BASE}/resolve-provenance"), self)
+    }
+}
+
+/// `POST /paper-schema/search-in-schema`: keyword search in the body of one paper.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchInPaper {
+    pub schema_id: String,
+    pub query: String,
+    pub section_hint: Option<String>,
+    pub prefer_url: Option<bool>,
+    pub prefer_code: Option<bool>,
+    pub top_k: Option<i64>,
+    pub window: Option<i64>,
+}
+
+impl Operation for SearchInPaper {
+    fn validate(&self) -> Check {
+        v::chars("schema_id", &self.schema_id, 1, usize::MAX)?;
+        query_text("query", Some(&self.query))?;
+        if let Some(hint) = &self.section_hint {
+            v::chars("section_hint", hint, 0, 300)?;
+        }
+        v::range("top_k", self.top_k, 1, 20)?;
+        v::range("window", self.window, WINDOW.0, WINDOW.1)
+    }
+
+    fn request(&self) -> ApiRequest {
+        post(format!("{BASE}/search-in-schema"), self)
+    }
+}
+
+/// `POST /paper-schema/hydrate-items`: source paragraphs for 1-50 structure items.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HydrateItems {
+    pub items: Vec<HydrateItem>,
+    pub window: Option<i64>,
+    pub max_segments_per_item: Option<i64>,
+    pub prefer_url_or_code: Option<bool>,
+}
+
+/// One item: its paper, and exact locators or a query for a search inside that paper.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HydrateItem {
+    pub schema_id: Option<String>,
+    pub paragraph_ids: Option<Vec<String>>,
+    pub marker_nums: Option<Vec<i64>>,
+    pub hydration_query: Option<String>,
+}
+
+impl HydrateItem {
+    fn validate(&self, param: &str) -> Check {
+        if !given_text(&self.schema_id) {
+            return Err(Error::validation(format!("{param}.schema_id"), "is required", &self.schema_id));
+        }
+        let located = given_list(&self.paragraph_ids) || given_list(&self.marker_nums);
+        if !located && !given_text(&self.hydration_query) {
+            return Err(Error::validation(
+                param,
+                "needs paragraph_ids, marker_nums or hydration_query",
+                self.schema_id.as_deref().unwrap_or_default(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Operation for HydrateItems {
+    fn validate(&self) -> Check {
+        v::items_between("items", Some(&self.items), 1, 50)?;
+        for (i, item) in self.items.iter().enumerate() {
+            item.validate(&format!("items[{i}]"))?;
+        }
+        v::range("window", self.window, WINDOW.0, WINDOW.1)?;
+        v::range("max_segments_per_item", self.max_segments_per_item, 1, 20)
+    }
+
+    fn request(&self) -> ApiRequest {
+        post(format!("{BASE}/hydrate-items"), self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::paper_schema::testing::{assert_rules, body, prepare};
+
+    #[test]
+    fn resolve_provenance_modes() {
+        let markers = prepare(
+            "schema.resolve_provenance",
+            json!({"schema_id": "s1", "marker_nums": [3, 17], "window": 5, "max_segments": 100}),
+        );
+        assert_eq!(markers.path, "/paper-schema/resolve-provenance");
+        assert_eq!(
+            body(&markers),
+            json!({"schema_id": "s1", "marker_nums": [3, 17], "window": 5, "max_segments": 100})
+        );
+        let paragraphs = prepare("schema.resolve_provenance", json!({"paragraph_ids": ["p1"], "schema_id": null}));
+        assert_eq!(body(&paragraphs), json!({"paragraph_ids": ["p1"]}));
+        let ids = |n: usize| (0..n).map(|i| format!("p{i}")).collect::<Vec<_>>();
+        assert_rules(
+            "schema.resolve_provenance",
+            &[
+                (json!({}), "paragraph_ids"),
+                (json!({"window": 1}), "paragraph_ids"),
+                (json!({"schema_id": "s", "marker_nums": [1], "paragraph_ids": ["p"]}), "paragraph_ids"),
+                (json!({"schema_id": "s", "paragraph_ids": ["p"]}), "paragraph_ids"),
+                (json!({"marker_nums": [1], "paragraph_ids": ["p"]}), "paragraph_ids"),
+                (json!({"marker_nums": [1]}), "schema_id"),
+                (json!({"schema_id": "s"}), "marker_nums"),
+                (json!({"schema_id": "", "marker_nums": [1]}), "schema_id"),
+                (json!({"schema_id": "s", "marker_nums": []}), "marker_nums"),
+                (json!({"schema_id": "s", "marker_nums": (0..101).collect::<Vec<_>>()}), "marker_nums"),
+                (json!({"paragraph_ids": []}), "paragraph_ids"),
+                (json!({"paragraph_ids": ids(101)}), "paragraph_ids"),
+                (json!({"paragraph_ids": ["p"], "window": 6}), "window"),
+                (json!({"paragraph_ids": ["p"], "window": -1}), "window"),
+                (json!({"paragraph_ids": ["p"], "max_segments": 0}), "max_segments"),
+                (json!({"paragraph_ids": ["p"], "max_segments": 101}), "max_segments"),
+            ],
+        );
+    }
+
+    #[test]
+    fn search_in_paper() {
+        let request = prepare(
+            "schema.search_in_paper",
+            json!({"schema_id": "s1", "query": "github code", "section_hint": "Experiments", "prefer_code": true, "top_k": 20, "window": 0}),
+        );
+        assert_eq!(request.path, "/paper-schema/search-in-schema");
+        assert_eq!(
+            body(&request),
+            json!({"schema_id": "s1", "query": "github code", "section_hint": "Experiments", "prefer_code": true, "top_k": 20, "window": 0})
+        );
+        prepare("schema.search_in_paper", json!({"schema_id": "s1", "query": "q", "section_hint": "x".repeat(300)}));
+        assert_rules(
+            "schema.search_in_paper",
+            &[
+                (json!({"schema_id": "", "query": "q"}), "schema_id"),
+                (json!({"schema_id": "s", "query": ""}), "query"),
+                (json!({"schema_id": "s", "query": "x".repeat(501)}), "query"),
+                (json!({"schema_id": "s", "query": "q", "section_hint": "x".repeat(301)}), "section_hint"),
+                (json!({"schema_id": "s", "query": "q", "top_k": 0}), "top_k"),
+                (json!({"schema_id": "s", "query": "q", "top_k": 21}), "top_k"),
+                (json!({"schema_id": "s", "query": "q", "window": 6}), "window"),
+            ],
+        );
+    }
+
+    #[test]
+    fn hydrate_items() {
+        let items = json!([
+            {"schema_id": "s1", "paragraph_ids": ["p1"]},
+            {"schema_id": "s1", "marker_nums": [4]},
+            {"schema_id": "s2", "hydration_query": "code release"}
+        ]);
+        let request = prepare(
+            "schema.hydrate_items",
+            json!({"items": items, "window": 0, "max_segments_per_item": 20, "prefer_url_or_code": true}),
+        );
+        assert_eq!(request.path, "/paper-schema/hydrate-items");
+        assert_eq!(
+            body(&request),
+            json!({"items": items, "window": 0, "max_segments_per_item": 20, "prefer_url_or_code": true})
+        );
+        let fifty_one: Vec<_> = (0..51).map(|_| json!({"schema_id": "s", "marker_nums": [1]})).collect();
+        let ok = json!({"schema_id": "s", "marker_nums": [1]});
+        assert_rules(
+            "schema.hydrate_items",
+            &[
+                (json!({"items": []}), "items"),
+                (json!({ "items": fifty_one }), "items"),
+                (json!({"items": [ok, {"paragraph_ids": ["p"]}]}), "items[1].schema_id"),
+                (json!({"items": [{"schema_id": "", "paragraph_ids": ["p"]}]}), "items[0].schema_id"),
+                (json!({"items": [{"schema_id": "s"}]}), "items[0]"),
+                (json!({"items": [{"schema_id": "s", "paragraph_ids": [], "hydration_query": ""}]}), "items[0]"),
+                (json!({"items": [ok], "window": 6}), "window"),
+                (json!({"items": [ok], "max_segments_per_item": 0}), "max_segments_per_item"),
+                (json!({"items": [ok], "max_segments_per_item": 21}), "max_segments_per_item"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,484 @@
+"""Typed results of the 18 Structured Paper operations (``client.schema``).
+
+Attribute names are the wire names. A field the response did not carry is ``None``;
+properties the spec does not name are kept in ``extra``; ``to_dict()`` returns the wire JSON.
+``partial=True`` means usable but incomplete results (read ``warnings``); ``truncated=True``
+means a count, graph-size or materials cap was hit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from paperlens._model import Model, Response
+
+__all__ = [
+    "Capabilities",
+    "CitationGraph",
+    "CitationItem",
+    "CitationReference",
+    "CitationResolution",
+    "CitationSummary",
+    "CitationsPage",
+    "Entity",
+    "EntityDetail",
+    "EntityPage",
+    "EntityRelatedPaper",
+    "EntityRelatedPapersPage",
+    "EntitySearchPage",
+    "Evidence",
+    "EvidenceDetail",
+    "EvidenceSearchPage",
+    "GraphEdge",
+    "GraphLevel",
+    "GraphNode",
+    "HydratedItem",
+    "HydratedItems",
+    "InPaperSearchResult",
+    "InboundCitations",
+    "Materials",
+    "OutboundCitations",
+    "PaperCard",
+    "PaperMaterials",
+    "PaperSearchPage",
+    "ParagraphSegment",
+    "ProvenanceElement",
+    "RelatedPaper",
+    "RelatedPapers",
+    "Relation",
+    "RelationDetail",
+    "RelationSearchPage",
+    "ResolvedProvenance",
+    "ResourceCount",
+    "SchemaResponse",
+    "SegmentTrace",
+    "Total",
+]
+
+_frozen = dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+
+
+def _list() -> Any:
+    return dataclasses.field(default_factory=list)
+
+
+# -- resources ----------------------------------------------------------------------------
+
+
+@_frozen
+class PaperCard(Model):
+    """A paper in compact form; ``schema_id`` is its key in every ``client.schema`` call."""
+
+    schema_id: str | None = None
+    title: str | None = None
+    abstract: str | None = None
+    authors: list[Any] | None = None
+    venue: str | None = None
+    year: int | None = None
+    topics: list[Any] | None = None
+    tasks: list[Any] | None = None
+    research_problem: str | None = None
+    central_contribution: str | None = None
+    headline_result: str | None = None
+    has_code: bool | None = None
+    has_data: bool | None = None
+
+
+@_frozen
+class ProvenanceElement(Model):
+    """A location in the source: pass ``marker`` (with the paper's ``schema_id``) or
+    ``paragraph_id`` back unchanged to ``resolve_provenance`` or ``hydrate_items``."""
+
+    marker: int | None = None
+    paragraph_id: str | None = None
+
+
+@_frozen
+class Entity(Model):
+    """A structured object of one paper (Problem, Component, Finding, Measure, Resource,
+    Reference...). ``entity_id`` is stable only inside its paper."""
+
+    entity_id: str | None = None
+    schema_id: str | None = None
+    entity_type: str | None = None
+    entity_subtype: str | None = None
+    name: str | None = None
+    text: str | None = None
+    section: str | None = None
+    provenance: list[ProvenanceElement] = _list()
+    schema_paper: PaperCard | None = None
+
+
+@_frozen
+class Relation(Model):
+    """A relation between two entities of one paper (``uses_component``, ``evaluates``...)."""
+
+    relation_id: str | None = None
+    relation_type: str | None = None
+    schema_id: str | None = None
+    source_entity_id: str | None = None
+    target_entity_id: str | None = None
+    source_entity: Entity | None = None
+    target_entity: Entity | None = None
+    provenance: list[ProvenanceElement] = _list()
+
+
+@_frozen
+class Evidence(Model):
+    """A retained, normalised piece of evidence with its locations."""
+
+    evidence_id: str | None = None
+    schema_id: str | None = None
+    groups: list[str] | None = None
+    group: str | None = None
+    key: str | None = None
+    value_text: str | None = None
+    value_number: float | None = None
+    value_bool: bool | None = None
+    source_entity_id: str | None = None
+    source_relation_id: str | None = None
+    provenance: list[ProvenanceElement] = _list()
+    schema_paper: PaperCard | None = None
+
+
+@_frozen
+class ParagraphSegment(Model):
+    """A source paragraph; ``score`` (in-paper search only) ranks within that paper only."""
+
+    paragraph_id: str | None = None
+    schema_id: str | None = None
+    section: str | None = None
+    text: str | None = None
+    marker: int | None = None
+    score: float | None = None
+
+
+@_frozen
+class Total(Model):
+    """A result count; ``relation`` tells whether ``value`` is exact (``eq``) or a bound."""
+
+    value: int | None = None
+    relation: str | None = None
+
+
+# -- responses ----------------------------------------------------------------------------
+
+
+@_frozen
+class SchemaResponse(Response):
+    """Fields every ``/paper-schema`` response may carry."""
+
+    partial: bool = False
+    truncated: bool = False
+    warnings: list[str] = _list()
+    contract_version: str | None = None
+
+
+@_frozen
+class Capabilities(SchemaResponse):
+    """The capability contract: taxonomies, evidence groups and limits. Cached per client;
+    never a health check."""
+
+    resources: list[str] | None = None
+    entity_taxonomy: dict[str, Any] | None = None
+    relation_taxonomy: dict[str, Any] | None = None
+    evidence_groups: list[str] | None = None
+    limits: dict[str, Any] | None = None
+
+
+@_frozen
+class PaperSearchPage(SchemaResponse):
+    """One page of ``schema.search``."""
+
+    total: Total | None = None
+    items: list[PaperCard] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class EntityRelatedPaper(Model):
+    """A paper found through entities similar to the query (similarity, not identity)."""
+
+    schema_id: str | None = None
+    schema_paper: PaperCard | None = None
+    matched_entities: list[Entity] = _list()
+    match_reasons: list[str] | None = None
+
+
+@_frozen
+class EntityRelatedPapersPage(SchemaResponse):
+    items: list[EntityRelatedPaper] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class RelatedPaper(Model):
+    """A candidate related to the seed, with the contribution of each signal."""
+
+    schema_id: str | None = None
+    schema_paper: PaperCard | None = None
+    score: float | None = None
+    score_components: dict[str, float] | None = None
+    reasons: list[str] | None = None
+
+
+@_frozen
+class RelatedPapers(SchemaResponse):
+    seed: PaperCard | None = None
+    items: list[RelatedPaper] = _list()
+
+
+@_frozen
+class EntitySearchPage(SchemaResponse):
+    items: list[Entity] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class EntityPage(SchemaResponse):
+    """One page of the entity set of a paper; ``total`` counts it after filtering."""
+
+    schema_id: str | None = None
+    total: Total | None = None
+    items: list[Entity] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class EntityDetail(SchemaResponse):
+    entity: Entity | None = None
+    relations: list[Relation] = _list()
+    relations_truncated: bool | None = None
+
+
+@_frozen
+class RelationSearchPage(SchemaResponse):
+    items: list[Relation] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class RelationDetail(SchemaResponse):
+    relation: Relation | None = None
+    source_entity: Entity | None = None
+    target_entity: Entity | None = None
+    provenance: list[ProvenanceElement] = _list()
+
+
+@_frozen
+class OutboundCitations(Model):
+    reference_count_total: int | None = None
+    resolved_reference_count: int | None = None
+    unresolved_reference_count: int | None = None
+    resolution_coverage: float | None = None
+    resolved_target_schema_count: int | None = None
+
+
+@_frozen
+class InboundCitations(Model):
+    external_citation_count: int | None = None
+    resolved_corpus_edge_count: int | None = None
+
+
+@_frozen
+class CitationSummary(SchemaResponse):
+    """Citation counts of a paper; a resolved count below the total reflects resolution
+    coverage, not lost data."""
+
+    schema_id: str | None = None
+    outbound: OutboundCitations | None = None
+    inbound: InboundCitations | None = None
+
+
+@_frozen
+class CitationResolution(Model):
+    """``status``: ``resolved``, ``unresolved`` or ``target_unavailable``."""
+
+    status: str | None = None
+    target_schema_id: str | None = None
+
+
+@_frozen
+class CitationReference(Model):
+    """The Reference entity behind a citation."""
+
+    entity_id: str | None = None
+    title: str | None = None
+    authors: list[Any] | None = None
+    year: int | None = None
+
+
+@_frozen
+class CitationItem(Model):
+    """One original reference of the paper, resolved to a corpus paper or not."""
+
+    relation: Relation | None = None
+    reference: CitationReference | None = None
+    resolution: CitationResolution | None = None
+    target_schema: PaperCard | None = None
+
+
+@_frozen
+class CitationsPage(SchemaResponse):
+    """One page of the complete citation list; ``total`` is the complete citation count."""
+
+    schema_id: str | None = None
+    total: int | None = None
+    items: list[CitationItem] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class GraphNode(PaperCard):
+    """A paper of the citation graph, with its availability status."""
+
+    schema_paper: PaperCard | None = None
+    availability: str | None = None
+
+
+@_frozen
+class GraphEdge(Model):
+    """A resolved citation: ``source_schema_id`` cites ``target_schema_id``."""
+
+    source_schema_id: str | None = None
+    target_schema_id: str | None = None
+    citation_count: int | None = None
+
+
+@_frozen
+class GraphLevel(Model):
+    """Statistics of one expansion level (counts, or the ids themselves, as sent)."""
+
+    depth: int | None = None
+    frontier: int | list[Any] | None = None
+    new_edges: int | list[Any] | None = None
+
+
+@_frozen
+class CitationGraph(SchemaResponse):
+    """Resolved paper-level citations expanded from ``root_schema_id``. ``truncated``: the
+    node or edge cap was reached (narrow the depth or expand around chosen nodes)."""
+
+    root_schema_id: str | None = None
+    direction: str | None = None
+    nodes: list[GraphNode] = _list()
+    edges: list[GraphEdge] = _list()
+    levels: list[GraphLevel] = _list()
+
+    def to_networkx(self) -> Any:
+        """A ``networkx.DiGraph``: nodes keyed by ``schema_id`` with their wire fields as
+        attributes, edges from citing to cited paper (needs the ``graph`` extra)."""
+        try:
+            import networkx as nx
+        except ImportError as e:
+            raise ImportError('CitationGraph.to_networkx() needs networkx: pip install "paperlens[graph]"') from e
+        graph = nx.DiGraph(root_schema_id=self.root_schema_id, direction=self.direction, truncated=self.truncated)
+        for node in self.nodes:
+            graph.add_node(node.schema_id, **node.to_dict())
+        for edge in self.edges:
+            attributes = {k: v for k, v in edge.to_dict().items() if k not in ("source_schema_id", "target_schema_id")}
+            graph.add_edge(edge.source_schema_id, edge.target_schema_id, **attributes)
+        return graph
+
+
+@_frozen
+class EvidenceSearchPage(SchemaResponse):
+    items: list[Evidence] = _list()
+    next_cursor: str | None = None
+
+
+@_frozen
+class EvidenceDetail(SchemaResponse):
+    """One evidence; ``source`` identifies its source entity or relation."""
+
+    evidence: Evidence | None = None
+    source: Any = None
+    provenance: list[ProvenanceElement] = _list()
+
+
+@_frozen
+class SegmentTrace(Model):
+    """How segments were found: ``mode`` (``marker`` / ``paragraph_id``) for provenance, the
+    query method and elapsed time for in-paper search."""
+
+    mode: str | None = None
+    method: str | None = None
+    elapsed_ms: float | None = None
+
+
+@_frozen
+class ResolvedProvenance(SchemaResponse):
+    """Paragraphs of the given locators (limited context, never the whole paper);
+    ``missing`` lists the locators that could not be resolved."""
+
+    segments: list[ParagraphSegment] = _list()
+    trace: SegmentTrace | None = None
+    missing: list[Any] = _list()
+
+
+@_frozen
+class InPaperSearchResult(SchemaResponse):
+    segments: list[ParagraphSegment] = _list()
+    trace: SegmentTrace | None = None
+
+
+@_frozen
+class HydratedItem(Model):
+    """One item of ``hydrate_items``: ``hydration_method`` is ``paragraph_id``, ``marker``,
+    ``schema_local_search`` or ``none``; ``reason`` says why nothing was filled."""
+
+    schema_id: str | None = None
+    hydration_method: str | None = None
+    segments: list[ParagraphSegment] = _list()
+    reason: str | None = None
+
+
+@_frozen
+class HydratedItems(SchemaResponse):
+    """Every requested item, in order; one failure does not discard the others."""
+
+    items: list[HydratedItem] = _list()
+
+    @property
+    def failed(self) -> list[HydratedItem]:
+        """The items that got no segments, each with its ``reason``."""
+        return [item for item in self.items if not item.segments]
+
+
+@_frozen
+class ResourceCount(Model):
+    """``returned`` of ``total``; ``truncated`` when a limit cut the list."""
+
+    total: int | None = None
+    returned: int | None = None
+    truncated: bool | None = None
+
+
+@_frozen
+class PaperMaterials(Model):
+    """The trimmed bundle of one paper. A list whose ``counts`` entry is truncated is not
+    the complete set (use the list operations for that)."""
+
+    schema_id: str | None = None
+    schema_paper: PaperCard | None = None
+    entities: list[Entity] = _list()
+    relations: list[Relation] = _list()
+    evidence: list[Evidence] = _list()
+    terms: list[Any] = _list()
+    counts: dict[str, Any] | None = None
+
+    def count(self, resource: str) -> ResourceCount | None:
+        """The ``counts`` entry of ``resource`` (``entities``, ``relations``...), if sent."""
+        raw = (self.counts or {}).get(resource)
+        return ResourceCount._from_wire(raw) if isinstance(raw, dict) else None
+
+    @property
+    def truncated_resources(self) -> list[str]:
+        """The resources whose list was cut by a limit."""
+        return [name for name, c in (self.counts or {}).items() if isinstance(c, dict) and c.get("truncated")]
+
+
+@_frozen
+class Materials(SchemaResponse):
+    items: list[PaperMaterials] = _list()
