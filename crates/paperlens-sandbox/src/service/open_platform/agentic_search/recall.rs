@@ -73,8 +73,12 @@ pub fn sub_queries(query: &str, n: usize) -> Vec<String> {
 }
 
 fn top(mut scored: Vec<(u32, f32)>, n: usize) -> Vec<(u32, f32)> {
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    scored.truncate(n);
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if scored.len() > n {
+        scored.select_nth_unstable_by(n, order);
+        scored.truncate(n);
+    }
+    scored.sort_by(order);
     scored
 }
 
