@@ -17,6 +17,8 @@ from typing import Any, ClassVar, TypeVar
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
+#: Key (in an instance's __dict__) naming the list fields the builder filled in.
+_FILLED = "_paperlens_filled"
 _REPR_TEXT = 60
 
 
@@ -33,11 +35,12 @@ class Model:
     def extra(self) -> dict[str, Any]:
         """Properties of the answer that the spec does not name (kept, never dropped)."""
         names = _plan(type(self)).names
-        return {k: v for k, v in self.__dict__.items() if k not in names}
+        return {k: v for k, v in self.__dict__.items() if k not in names and k != _FILLED}
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this result (a fresh copy; int64 strings as ints)."""
-        return {k: _plain(v) for k, v in self.__dict__.items() if k != "request_id"}
+        skip = {"request_id", _FILLED, *self.__dict__.get(_FILLED, ())}
+        return {k: _plain(v) for k, v in self.__dict__.items() if k not in skip}
 
     def __repr__(self) -> str:
         shown = []
@@ -62,9 +65,12 @@ class Model:
             value = raw.get(name)
             if value is not None:
                 raw[name] = convert(value, request_id)
-        for name, factory in plan.factories:
-            if raw.get(name) is None:
-                raw[name] = factory()
+        filled = [name for name, _ in plan.factories if raw.get(name) is None]
+        if filled:
+            # Absent list fields get an empty list, which to_dict() and extra leave out.
+            for name in filled:
+                raw[name] = dict(plan.factories)[name]()
+            raw[_FILLED] = tuple(filled)
         if request_id is not None and plan.is_response:
             raw["request_id"] = request_id
         obj = object.__new__(cls)

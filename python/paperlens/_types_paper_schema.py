@@ -158,6 +158,8 @@ class ParagraphSegment(Model):
 class Total(Model):
     """A result count; ``relation`` tells whether ``value`` is exact (``eq``) or a bound."""
 
+    _int64 = ("value",)
+
     value: int | None = None
     relation: str | None = None
 
