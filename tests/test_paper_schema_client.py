@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-import paperlens
 import pytest
-from paperlens import types as t
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
+
+import paperlens
+from paperlens import types as t
 
 TOKEN = "t"
 
