@@ -113,7 +113,8 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-_QUESTION = "How do graph neural networks predict molecular properties?"
+_QUESTION = "Does retrieval augmented generation reduce hallucination in question answering?"
+_TOPIC = "retrieval augmented generation"
 _IMAGE_PLACEHOLDER = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -170,9 +171,9 @@ def run_demo(out: TextIO = sys.stdout) -> int:
                 kind = "PNG image" if data.startswith(b"\x89PNG") else "file"
                 say(f"downloaded {figure}: {kind}, {len(data)} bytes")
 
-        say("\n4. Metadata search with facets: 'graph neural network'")
+        say(f"\n4. Metadata search with facets: {_TOPIC!r}")
         results = client.meta_search(
-            "graph neural network",
+            _TOPIC,
             page_size=8,
             fields=[
                 "title",
