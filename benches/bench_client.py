@@ -1,0 +1,189 @@
+"""paperlens against httpx + orjson and aiohttp + orjson, same calls, same loopback server.
+
+Run:  python benches/bench_client.py   (needs: pip install -e ".[bench]")
+
+The server is a sandbox in its own process. Its capacity is measured from its own CPU time
+per request, and must be at least 3x the fastest client's rate, so the figures measure
+the clients. Results are reported as ratios from one run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import aiohttp
+import httpx
+import orjson
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _server import SandboxProcess, start_sandbox
+
+import paperlens
+
+META = ("/meta-search", {"page_size": 200})
+AGENTIC = ("/agentic-search", {"query": "retrieval augmented generation for question answering", "top_k": 10})
+CALLS = {"meta-search (200 records)": META, "agentic-search (10 hits)": AGENTIC}
+SYNC_CALLS, ASYNC_CALLS, IN_FLIGHT, THREADS = 400, 2000, 64, 8
+
+
+def per_call(call: Callable[[], object], n: int) -> tuple[float, float]:
+    """Median-of-3 wall and CPU seconds per call."""
+    for _ in range(20):
+        call()
+    walls, cpus = [], []
+    for _ in range(3):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(n):
+            call()
+        walls.append((time.perf_counter() - wall) / n)
+        cpus.append((time.process_time() - cpu) / n)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def sync_clients(server: SandboxProcess) -> dict[str, Callable[[str, dict], Callable[[], object]]]:
+    client = paperlens.Client(api_token=server.token, base_url=server.base_url, rate_limits=None)
+    methods = {"/meta-search": client.meta_search, "/agentic-search": client.agentic_search}
+    hx = httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {server.token}"})
+
+    def with_httpx(path: str, body: dict) -> Callable[[], object]:
+        payload = orjson.dumps(body)
+        headers = {"Content-Type": "application/json"}
+        return lambda: orjson.loads(hx.post(path, content=payload, headers=headers).raise_for_status().content)
+
+    return {
+        "paperlens": lambda path, body: lambda: methods[path](**body),
+        "httpx + orjson": with_httpx,
+    }
+
+
+async def async_throughput(server: SandboxProcess, path: str, body: dict) -> dict[str, float]:
+    results = {}
+    client = paperlens.AsyncClient(api_token=server.token, base_url=server.base_url, rate_limits=None)
+    method = {"/meta-search": client.meta_search, "/agentic-search": client.agentic_search}[path]
+    payload = orjson.dumps(body)
+    headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
+    connector = aiohttp.TCPConnector(limit=IN_FLIGHT)
+    async with aiohttp.ClientSession(server.base_url, connector=connector, headers=headers) as session:
+
+        async def with_aiohttp() -> object:
+            async with session.post(path, data=payload) as response:
+                response.raise_for_status()
+                return orjson.loads(await response.read())
+
+        async with httpx.AsyncClient(
+            base_url=server.base_url, headers=headers, limits=httpx.Limits(max_connections=IN_FLIGHT)
+        ) as hx:
+
+            async def with_httpx() -> object:
+                return orjson.loads((await hx.post(path, content=payload)).raise_for_status().content)
+
+            for name, call in [
+                ("paperlens", lambda: method(**body)),
+                ("aiohttp + orjson", with_aiohttp),
+                ("httpx + orjson", with_httpx),
+            ]:
+                results[name] = await rate(call)
+    return results
+
+
+async def rate(call: Callable[[], object]) -> float:
+    gate = asyncio.Semaphore(IN_FLIGHT)
+
+    async def one() -> None:
+        async with gate:
+            await call()
+
+    await asyncio.gather(*[one() for _ in range(200)])
+    started = time.perf_counter()
+    await asyncio.gather(*[one() for _ in range(ASYNC_CALLS)])
+    return ASYNC_CALLS / (time.perf_counter() - started)
+
+
+def thread_scaling(server: SandboxProcess, path: str, body: dict) -> tuple[float, float]:
+    client = paperlens.Client(api_token=server.token, base_url=server.base_url, rate_limits=None)
+    method = {"/meta-search": client.meta_search, "/agentic-search": client.agentic_search}[path]
+
+    def run(threads: int) -> float:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(lambda _: method(**body), range(THREADS * 4)))
+            started = time.perf_counter()
+            list(pool.map(lambda _: method(**body), range(SYNC_CALLS)))
+            return SYNC_CALLS / (time.perf_counter() - started)
+
+    return run(1), run(THREADS)
+
+
+def server_capacity(server: SandboxProcess, path: str, body: dict) -> float:
+    """Requests per second the server could serve on one core: 1 / its CPU time per request."""
+    client = paperlens.Client(api_token=server.token, base_url=server.base_url, rate_limits=None)
+    method = {"/meta-search": client.meta_search, "/agentic-search": client.agentic_search}[path]
+    before = server.cpu_seconds()
+    for _ in range(SYNC_CALLS):
+        method(**body)
+    return SYNC_CALLS / max(server.cpu_seconds() - before, 1e-9)
+
+
+def main() -> None:
+    server = start_sandbox()
+    lines = [
+        f"python {sys.version.split()[0]}, paperlens {paperlens.__version__}, httpx {httpx.__version__}, "
+        f"aiohttp {aiohttp.__version__}, orjson {orjson.__version__}; sandbox of 2000 papers in its own process",
+        "",
+    ]
+    try:
+        lines += [
+            "| call | client | ms per sync call | CPU ms per call | vs httpx + orjson (time) | (CPU) |",
+            "|---|---|---|---|---|---|",
+        ]
+        fastest_client_rate = 0.0
+        for label, (path, body) in CALLS.items():
+            timings = {name: per_call(make(path, body), SYNC_CALLS) for name, make in sync_clients(server).items()}
+            base_wall, base_cpu = timings["httpx + orjson"]
+            for name, (wall, cpu) in timings.items():
+                fastest_client_rate = max(fastest_client_rate, 1 / wall)
+                lines.append(
+                    f"| {label} | {name} | {wall * 1e3:.3f} | {cpu * 1e3:.3f} | {wall / base_wall:.2f}x | "
+                    f"{cpu / base_cpu:.2f}x |"
+                )
+        lines += [
+            "",
+            f"| call | client | async calls/s at {IN_FLIGHT} in flight | vs aiohttp + orjson |",
+            "|---|---|---|---|",
+        ]
+        for label, (path, body) in CALLS.items():
+            rates = asyncio.run(async_throughput(server, path, body))
+            fastest_client_rate = max(fastest_client_rate, *rates.values())
+            for name, value in rates.items():
+                lines.append(f"| {label} | {name} | {value:.0f} | {value / rates['aiohttp + orjson']:.2f}x |")
+        lines += [
+            "",
+            f"| call | paperlens sync, 1 thread calls/s | {THREADS} threads calls/s | {THREADS} over 1 |",
+            "|---|---|---|---|",
+        ]
+        for label, (path, body) in CALLS.items():
+            one, many = thread_scaling(server, path, body)
+            fastest_client_rate = max(fastest_client_rate, many)
+            lines.append(f"| {label} | {one:.0f} | {many:.0f} | {many / one:.2f}x |")
+        lines += [
+            "",
+            "| call | server capacity, calls/s per core | fastest client calls/s | server / client |",
+            "|---|---|---|---|",
+        ]
+        for label, (path, body) in CALLS.items():
+            capacity = server_capacity(server, path, body)
+            lines.append(
+                f"| {label} | {capacity:.0f} | {fastest_client_rate:.0f} | {capacity / fastest_client_rate:.1f}x |"
+            )
+    finally:
+        server.stop()
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
