@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pythonize::Depythonizer;
 
+use crate::completions::{Completions, Outcome};
 use crate::decode::{BytesAnswer, JsonAnswer};
 use crate::errors::{to_py_err, to_py_err_attached};
 use crate::events::PythonLog;
@@ -19,6 +20,7 @@ use crate::runtime::block_on;
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct NativeClient {
     transport: Transport,
+    log: Arc<PythonLog>,
 }
 
 /// `rate_limits` as Python gives it: `"default"`, `None` (off) or a mapping of overrides.
@@ -74,8 +76,9 @@ impl NativeClient {
             user_agent,
         };
         let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(|e| to_py_err(py, e))?;
-        let transport = Transport::new(config, Arc::new(PythonLog::new(py)?)).map_err(|e| to_py_err(py, e))?;
-        Ok(NativeClient { transport })
+        let log = Arc::new(PythonLog::new(py)?);
+        let transport = Transport::new(config, log.clone()).map_err(|e| to_py_err(py, e))?;
+        Ok(NativeClient { transport, log })
     }
 
     /// A client sharing this one's connection pool and pacing, with other call settings.
@@ -109,7 +112,7 @@ impl NativeClient {
         }
         config.max_retries = max_retries.unwrap_or(config.max_retries);
         config.validate = validate.unwrap_or(config.validate);
-        Ok(NativeClient { transport: self.transport.with_config(config) })
+        Ok(NativeClient { transport: self.transport.with_config(config), log: self.log.clone() })
     }
 
     #[getter]
@@ -170,6 +173,41 @@ impl NativeClient {
         })
     }
 
+    /// Starts an operation whose answer arrives through `completions` under `id` (the asyncio
+    /// path): `kind` is `json`, `bytes` (a resource) or `download` (to `dest`). Parameter
+    /// errors raise here, before anything is sent.
+    #[pyo3(signature = (kind, operation, params, completions, id, dest=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn submit(
+        &self,
+        py: Python<'_>,
+        kind: &str,
+        operation: &str,
+        params: &Bound<'_, PyDict>,
+        completions: &Completions,
+        id: u64,
+        dest: Option<PathBuf>,
+    ) -> PyResult<()> {
+        let transport = self.transport.clone();
+        let shared = completions.shared();
+        match (kind, dest) {
+            ("json", _) => {
+                let request = self.prepare(py, operation, params)?;
+                shared.spawn(id, async move { Outcome::Json(transport.execute(&request).await) });
+            }
+            ("bytes", _) => {
+                let request = self.prepare(py, "resource", params)?;
+                shared.spawn(id, async move { Outcome::Bytes(transport.execute(&request).await) });
+            }
+            ("download", Some(dest)) => {
+                let (request, file_name) = self.prepare_download(py, params)?;
+                shared.spawn(id, async move { Outcome::Download(download(transport, request, file_name, dest).await) });
+            }
+            _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown submission kind {kind:?}"))),
+        }
+        Ok(())
+    }
+
     /// Streams a resource to `dest` atomically; returns `(path, request_id)`.
     fn download(&self, py: Python<'_>, params: &Bound<'_, PyDict>, dest: PathBuf) -> PyResult<(PathBuf, String)> {
         let (request, file_name) = self.prepare_download(py, params)?;
@@ -193,6 +231,7 @@ impl NativeClient {
 
 impl NativeClient {
     fn prepare(&self, py: Python<'_>, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
+        self.log.refresh(py);
         let mut params = Depythonizer::from_object(params.as_any());
         prepare(operation, &mut params, self.transport.config().validate).map_err(|e| to_py_err(py, e))
     }

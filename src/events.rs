@@ -1,6 +1,8 @@
 //! Transport events as records of the `paperlens` logger. The token never reaches them:
 //! events carry methods, paths, statuses and request ids only.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use paperlens_core::{Event, EventSink};
 use pyo3::prelude::*;
 
@@ -8,14 +10,29 @@ const DEBUG: u8 = 10;
 const INFO: u8 = 20;
 const WARNING: u8 = 30;
 
+/// Logs events on the `paperlens` logger. Events come from tokio threads, where taking the
+/// GIL is slow when Python is busy: the lowest enabled level is read by the calling thread
+/// (which holds the GIL anyway) at the start of every call, so filtered-out events cost nothing.
 pub struct PythonLog {
     logger: Py<PyAny>,
+    lowest_enabled: AtomicU8,
 }
 
 impl PythonLog {
     pub fn new(py: Python<'_>) -> PyResult<PythonLog> {
         let logger = py.import("logging")?.call_method1("getLogger", ("paperlens",))?;
-        Ok(PythonLog { logger: logger.unbind() })
+        let log = PythonLog { logger: logger.unbind(), lowest_enabled: AtomicU8::new(WARNING) };
+        log.refresh(py);
+        Ok(log)
+    }
+
+    /// Reads which levels the logger lets through now.
+    pub fn refresh(&self, py: Python<'_>) {
+        let logger = self.logger.bind(py);
+        let enabled =
+            |level: u8| logger.call_method1("isEnabledFor", (level,)).and_then(|e| e.is_truthy()).unwrap_or(false);
+        let lowest = [DEBUG, INFO, WARNING].into_iter().find(|level| enabled(*level)).unwrap_or(u8::MAX);
+        self.lowest_enabled.store(lowest, Ordering::Relaxed);
     }
 }
 
@@ -26,13 +43,12 @@ impl EventSink for PythonLog {
             Event::Paced { .. } => INFO,
             Event::Retry { .. } => WARNING,
         };
+        if level < self.lowest_enabled.load(Ordering::Relaxed) {
+            return;
+        }
         Python::attach(|py| {
-            let logger = self.logger.bind(py);
-            let enabled = logger.call_method1("isEnabledFor", (level,)).and_then(|e| e.is_truthy()).unwrap_or(false);
-            if enabled {
-                // A failing handler must not fail the request; logging reports its own errors.
-                let _ = logger.call_method1("log", (level, message(&event)));
-            }
+            // A failing handler must not fail the request; logging reports its own errors.
+            let _ = self.logger.bind(py).call_method1("log", (level, message(&event)));
         });
     }
 }

@@ -1,6 +1,7 @@
 //! The `paperlens._paperlens` extension module: declares and exports, nothing else.
 
 mod client;
+mod completions;
 mod decode;
 mod errors;
 mod events;
@@ -13,6 +14,7 @@ use pyo3::prelude::*;
 fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<completions::Completions>()?;
     m.add_class::<sandbox::NativeSandbox>()?;
     Ok(())
 }

@@ -37,7 +37,7 @@ def run_schemathesis(sandbox: Sandbox, paths: str, examples: int) -> subprocess.
         "--phases",
         "examples,coverage,fuzzing",
         "--workers",
-        "2",
+        "1",
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 

@@ -4,7 +4,7 @@
 from collections.abc import Awaitable
 from typing import Any, final
 
-__all__ = ["NativeClient", "NativeSandbox", "__version__"]
+__all__ = ["Completions", "NativeClient", "NativeSandbox", "__version__"]
 __version__: str
 
 # -- client (src/client.rs) -----------------------------------------------------------------
@@ -47,8 +47,27 @@ class NativeClient:
     def call_async(self, operation: str, params: dict[str, Any]) -> Awaitable[tuple[Any, str]]: ...
     def fetch(self, params: dict[str, Any]) -> tuple[bytes, str | None, str | None, str]: ...
     def fetch_async(self, params: dict[str, Any]) -> Awaitable[tuple[bytes, str | None, str | None, str]]: ...
+    def submit(
+        self,
+        kind: str,
+        operation: str,
+        params: dict[str, Any],
+        completions: Completions,
+        id: int,
+        dest: str | None = None,
+    ) -> None: ...
     def download(self, params: dict[str, Any], dest: str) -> tuple[str, str]: ...
     def download_async(self, params: dict[str, Any], dest: str) -> Awaitable[tuple[str, str]]: ...
+
+# -- async answers (src/completions.rs) -----------------------------------------------------
+
+@final
+class Completions:
+    def __new__(cls) -> Completions: ...
+    @property
+    def fd(self) -> int: ...
+    def drain(self) -> list[tuple[int, bool, Any]]: ...
+    def cancel(self, id: int) -> None: ...
 
 # -- sandbox (src/sandbox.rs) --------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
+from paperlens import _bridge
 from paperlens import types as t
 from paperlens._pagination import (
     AsyncPaginator,
@@ -327,7 +328,7 @@ class AsyncClient(_ClientBase):
         await self.aclose()
 
     async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
-        raw, request_id = await self._core.call_async(operation, params)
+        raw, request_id = await _bridge.call(self._core, operation, params)
         return _checked(model._from_wire(raw, request_id), stacklevel)
 
     @cached_property
@@ -374,11 +375,11 @@ class AsyncClient(_ClientBase):
 
     async def resource(self, file_name: str) -> t.Resource:
         """A binary attachment in memory (``GET /resource``)."""
-        return _resource_model(*_unpack(await self._core.fetch_async({"file_name": file_name}), file_name))
+        return _resource_model(*_unpack(await _bridge.fetch(self._core, {"file_name": file_name}), file_name))
 
     async def download_resource(self, file_name: str, dest: str | os.PathLike[str]) -> Path:
         """Streams an attachment to ``dest`` atomically (see :meth:`Client.download_resource`)."""
-        path, _request_id = await self._core.download_async({"file_name": file_name}, os.fspath(dest))
+        path, _request_id = await _bridge.download(self._core, {"file_name": file_name}, os.fspath(dest))
         return Path(path)
 
     async def meta_catalog(
