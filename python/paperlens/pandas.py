@@ -323,6 +323,8 @@ def _to_pandas(columns: list[Column]) -> Any:
 
 def _string_dtype(pd: Any) -> Any:
     """The dtype pandas infers for strings when it has one (pandas 3's ``str``), else None."""
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return "str"
     try:
         return "str" if pd.get_option("future.infer_string") else None
     except (KeyError, pd.errors.OptionError):
