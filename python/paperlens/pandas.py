@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import itertools
 import types
 import typing
@@ -155,8 +154,7 @@ def _item_type(page: Any, items: list[Any]) -> type[Model] | None:
     return type(page) if isinstance(page, Model) else None
 
 
-@functools.cache
-def _element_type(cls: type[Model], name: str) -> type[Model] | None:
+def _element_type(cls: type[Any], name: str) -> type[Model] | None:
     hint = typing.get_type_hints(cls)[name]
     args = typing.get_args(hint)
     return args[0] if args and _is_model(args[0]) else None
@@ -239,10 +237,19 @@ def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, s
     return columns
 
 
-@functools.cache
+_LAYOUTS: dict[type[Model], tuple[list[_Group], frozenset[str], tuple[str, ...]]] = {}
+
+
 def _layout(cls: type[Model]) -> tuple[list[_Group], frozenset[str], tuple[str, ...]]:
     """Per class, once: each field with its default, kind and (for objects) sub-fields, in
     column order; the field names; the leading column names."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = _LAYOUTS[cls] = _new_layout(cls)
+    return layout
+
+
+def _new_layout(cls: type[Model]) -> tuple[list[_Group], frozenset[str], tuple[str, ...]]:
     hints = typing.get_type_hints(cls)
     groups = []
     for f in _fields(cls):
@@ -312,7 +319,7 @@ def _is_model(hint: Any) -> bool:
 def _to_pandas(columns: list[Column]) -> Any:
     try:
         import numpy as np
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped, unused-ignore]
     except ImportError as e:
         raise ImportError('to_pandas() needs pandas: pip install "paperlens[pandas]"') from e
     strings = _string_dtype(pd)
@@ -360,7 +367,7 @@ def _to_polars(columns: list[Column]) -> Any:
     except ImportError as e:
         raise ImportError('to_polars() needs polars: pip install "paperlens[polars]"') from e
     try:
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         pa = None
     series = [_polars_series(pl, pa, name, values, kind) for name, values, kind in columns]
