@@ -29,6 +29,7 @@ from paperlens.errors import (
     ValidationError,
 )
 from paperlens.filters import Filter
+from paperlens.pandas import to_pandas, to_polars
 
 __all__ = [
     "APIConnectionError",
@@ -54,5 +55,7 @@ __all__ = [
     "ServerError",
     "ValidationError",
     "__version__",
+    "to_pandas",
+    "to_polars",
     "types",
 ]

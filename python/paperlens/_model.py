@@ -85,6 +85,26 @@ class Response(Model):
     request_id: str | None = dataclasses.field(default=None, compare=False)
 
 
+class ListResult:
+    """A list-shaped result: ``to_pandas()`` and ``to_polars()`` convert the list that the
+    class names in ``_rows``, one row per item (see :mod:`paperlens.pandas`)."""
+
+    #: The name of the list field converted to rows.
+    _rows: ClassVar[str]
+
+    def to_pandas(self) -> Any:
+        """The items as a pandas DataFrame, one row per item (needs the ``pandas`` extra)."""
+        from paperlens.pandas import to_pandas
+
+        return to_pandas(self)
+
+    def to_polars(self) -> Any:
+        """The items as a polars DataFrame, one row per item (needs the ``polars`` extra)."""
+        from paperlens.pandas import to_polars
+
+        return to_polars(self)
+
+
 class _Plan:
     """How to build one class from wire dicts, computed once per class."""
 

@@ -170,6 +170,7 @@ class _Base(Generic[T]):
         self._progress = progress
         self._unit = unit
         self._next: Any = None
+        self._page: Any = None  # the last page fetched
 
     @property
     def next_cursor(self) -> Any:
@@ -208,6 +209,7 @@ class Paginator(_Base[T]):
         params: dict[str, Any] | None = self._paging.first()
         while params is not None:
             page = self._fetch(params)
+            self._page = page
             params = self._paging.after(params, page)
             self._next = self._paging.resume_token(params)
             yield page
@@ -236,9 +238,15 @@ class Paginator(_Base[T]):
 
     def to_pandas(self) -> Any:
         """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
-        from paperlens.pandas import to_pandas
+        from paperlens.pandas import _paginated
 
-        return to_pandas(self.to_list())
+        return _paginated(self, self.to_list(), "pandas")
+
+    def to_polars(self) -> Any:
+        """All items as a polars DataFrame (needs the ``polars`` extra)."""
+        from paperlens.pandas import _paginated
+
+        return _paginated(self, self.to_list(), "polars")
 
 
 class AsyncPaginator(_Base[T]):
@@ -260,6 +268,7 @@ class AsyncPaginator(_Base[T]):
         params: dict[str, Any] | None = self._paging.first()
         while params is not None:
             page = await self._fetch(params)
+            self._page = page
             params = self._paging.after(params, page)
             self._next = self._paging.resume_token(params)
             yield page
@@ -288,9 +297,15 @@ class AsyncPaginator(_Base[T]):
 
     async def to_pandas(self) -> Any:
         """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
-        from paperlens.pandas import to_pandas
+        from paperlens.pandas import _paginated
 
-        return to_pandas(await self.to_list())
+        return _paginated(self, await self.to_list(), "pandas")
+
+    async def to_polars(self) -> Any:
+        """All items as a polars DataFrame (needs the ``polars`` extra)."""
+        from paperlens.pandas import _paginated
+
+        return _paginated(self, await self.to_list(), "polars")
 
 
 _BOOSTS = ("freshness_boost", "impact_boost", "language_affinity")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from paperlens._model import Model, Response
+from paperlens._model import ListResult, Model, Response
 
 __all__ = [
     "AgenticSearchResult",
@@ -67,7 +67,9 @@ class Hit(Model):
 
 
 @_frozen
-class AgenticSearchResult(Response):
+class AgenticSearchResult(Response, ListResult):
+    _rows = "hits"
+
     hits: list[Hit] = _list()
     request_tokens: int | None = None
     response_tokens: int | None = None
@@ -115,7 +117,9 @@ class CatalogField(Model):
 
 
 @_frozen
-class Catalog(Response):
+class Catalog(Response, ListResult):
+    _rows = "fields"
+
     fields: list[CatalogField] = _list()
     default_fields: list[str] | None = None
     filter_operators: list[str] | None = None
@@ -180,16 +184,19 @@ class FacetBucket(Model):
 
 
 @_frozen
-class FacetResult(Model):
+class FacetResult(Model, ListResult):
+    _rows = "buckets"
+
     field: str | None = None
     buckets: list[FacetBucket] = _list()
 
 
 @_frozen
-class MetaSearchPage(Response):
+class MetaSearchPage(Response, ListResult):
     """One page of ``meta_search``; ``total_count`` is capped at 10000 (a value at the cap
     means 10000 or more); ``next_cursor`` is ``""`` when nothing follows."""
 
+    _rows = "results"
     _int64 = ("total_count",)
 
     results: list[MetadataRecord] = _list()
@@ -201,6 +208,12 @@ class MetaSearchPage(Response):
     next_cursor: str | None = None
     facets: list[FacetResult] = _list()
 
+    def facets_to_pandas(self) -> Any:
+        """The facets as one tidy pandas DataFrame: ``field``, ``key``, ``doc_count``."""
+        from paperlens.pandas import _facets
+
+        return _facets(self.facets)
+
 
 @_frozen
 class RelationItem(Model):
@@ -210,7 +223,8 @@ class RelationItem(Model):
 
 
 @_frozen
-class RelationsPage(Response):
+class RelationsPage(Response, ListResult):
+    _rows = "items"
     _int64 = ("total_count",)
 
     items: list[RelationItem] = _list()

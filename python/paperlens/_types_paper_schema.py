@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from paperlens._model import Model, Response
+from paperlens._model import ListResult, Model, Response
 
 __all__ = [
     "Capabilities",
@@ -190,9 +190,10 @@ class Capabilities(SchemaResponse):
 
 
 @_frozen
-class PaperSearchPage(SchemaResponse):
+class PaperSearchPage(SchemaResponse, ListResult):
     """One page of ``schema.search``."""
 
+    _rows = "items"
     total: Total | None = None
     items: list[PaperCard] = _list()
     next_cursor: str | None = None
@@ -209,7 +210,9 @@ class EntityRelatedPaper(Model):
 
 
 @_frozen
-class EntityRelatedPapersPage(SchemaResponse):
+class EntityRelatedPapersPage(SchemaResponse, ListResult):
+    _rows = "items"
+
     items: list[EntityRelatedPaper] = _list()
     next_cursor: str | None = None
 
@@ -226,21 +229,26 @@ class RelatedPaper(Model):
 
 
 @_frozen
-class RelatedPapers(SchemaResponse):
+class RelatedPapers(SchemaResponse, ListResult):
+    _rows = "items"
+
     seed: PaperCard | None = None
     items: list[RelatedPaper] = _list()
 
 
 @_frozen
-class EntitySearchPage(SchemaResponse):
+class EntitySearchPage(SchemaResponse, ListResult):
+    _rows = "items"
+
     items: list[Entity] = _list()
     next_cursor: str | None = None
 
 
 @_frozen
-class EntityPage(SchemaResponse):
+class EntityPage(SchemaResponse, ListResult):
     """One page of the entity set of a paper; ``total`` counts it after filtering."""
 
+    _rows = "items"
     schema_id: str | None = None
     total: Total | None = None
     items: list[Entity] = _list()
@@ -248,14 +256,18 @@ class EntityPage(SchemaResponse):
 
 
 @_frozen
-class EntityDetail(SchemaResponse):
+class EntityDetail(SchemaResponse, ListResult):
+    _rows = "relations"
+
     entity: Entity | None = None
     relations: list[Relation] = _list()
     relations_truncated: bool | None = None
 
 
 @_frozen
-class RelationSearchPage(SchemaResponse):
+class RelationSearchPage(SchemaResponse, ListResult):
+    _rows = "items"
+
     items: list[Relation] = _list()
     next_cursor: str | None = None
 
@@ -322,9 +334,10 @@ class CitationItem(Model):
 
 
 @_frozen
-class CitationsPage(SchemaResponse):
+class CitationsPage(SchemaResponse, ListResult):
     """One page of the complete citation list; ``total`` is the complete citation count."""
 
+    _rows = "items"
     schema_id: str | None = None
     total: int | None = None
     items: list[CitationItem] = _list()
@@ -358,10 +371,11 @@ class GraphLevel(Model):
 
 
 @_frozen
-class CitationGraph(SchemaResponse):
+class CitationGraph(SchemaResponse, ListResult):
     """Resolved paper-level citations expanded from ``root_schema_id``. ``truncated``: the
     node or edge cap was reached (narrow the depth or expand around chosen nodes)."""
 
+    _rows = "nodes"
     root_schema_id: str | None = None
     direction: str | None = None
     nodes: list[GraphNode] = _list()
@@ -383,9 +397,17 @@ class CitationGraph(SchemaResponse):
             graph.add_edge(edge.source_schema_id, edge.target_schema_id, **attributes)
         return graph
 
+    def edges_to_pandas(self) -> Any:
+        """The edges as a pandas DataFrame (``to_pandas()`` gives the nodes)."""
+        from paperlens.pandas import _frame
+
+        return _frame(GraphEdge, list(self.edges), "pandas")
+
 
 @_frozen
-class EvidenceSearchPage(SchemaResponse):
+class EvidenceSearchPage(SchemaResponse, ListResult):
+    _rows = "items"
+
     items: list[Evidence] = _list()
     next_cursor: str | None = None
 
@@ -410,26 +432,30 @@ class SegmentTrace(Model):
 
 
 @_frozen
-class ResolvedProvenance(SchemaResponse):
+class ResolvedProvenance(SchemaResponse, ListResult):
     """Paragraphs of the given locators (limited context, never the whole paper);
     ``missing`` lists the locators that could not be resolved."""
 
+    _rows = "segments"
     segments: list[ParagraphSegment] = _list()
     trace: SegmentTrace | None = None
     missing: list[Any] = _list()
 
 
 @_frozen
-class InPaperSearchResult(SchemaResponse):
+class InPaperSearchResult(SchemaResponse, ListResult):
+    _rows = "segments"
+
     segments: list[ParagraphSegment] = _list()
     trace: SegmentTrace | None = None
 
 
 @_frozen
-class HydratedItem(Model):
+class HydratedItem(Model, ListResult):
     """One item of ``hydrate_items``: ``hydration_method`` is ``paragraph_id``, ``marker``,
     ``schema_local_search`` or ``none``; ``reason`` says why nothing was filled."""
 
+    _rows = "segments"
     schema_id: str | None = None
     hydration_method: str | None = None
     segments: list[ParagraphSegment] = _list()
@@ -437,9 +463,10 @@ class HydratedItem(Model):
 
 
 @_frozen
-class HydratedItems(SchemaResponse):
+class HydratedItems(SchemaResponse, ListResult):
     """Every requested item, in order; one failure does not discard the others."""
 
+    _rows = "items"
     items: list[HydratedItem] = _list()
 
     @property
@@ -482,5 +509,7 @@ class PaperMaterials(Model):
 
 
 @_frozen
-class Materials(SchemaResponse):
+class Materials(SchemaResponse, ListResult):
+    _rows = "items"
+
     items: list[PaperMaterials] = _list()

@@ -1,0 +1,419 @@
+"""pandas and polars frames of paperlens results (the ``pandas`` and ``polars`` extras).
+
+>>> import paperlens
+>>> frame = client.iter_meta_search("protein folding", limit=500).to_pandas()
+>>> frame = paperlens.to_pandas(page)  # a result, a list of results or a paginator
+
+One row per item. Every field of the item type is a column, even when no row carries it
+(frames of different pages concatenate), followed by the properties the spec does not
+name (``extra``). Ids and titles come first. Integers are nullable (``Int64``), ``*_date``
+fields are datetimes, booleans are nullable (``boolean``), lists stay lists, and nested
+objects are flattened one level with dotted names (``primary_topic.display_name``);
+deeper objects stay dicts.
+
+Columns are built in one pass over the records' wire dicts, then handed to a single
+DataFrame constructor. pandas, pyarrow and polars are imported only when a frame is asked
+for: ``import paperlens`` never imports them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import itertools
+import types
+import typing
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
+
+from paperlens._model import _FILLED, ListResult, Model, _plain, _plan
+
+if TYPE_CHECKING:
+    from paperlens._pagination import AsyncPaginator, Paginator
+
+__all__ = ["to_pandas", "to_polars"]
+
+#: Leading columns, in this order (ids, then titles); the others keep the field order.
+_LEAD = (
+    "doc_id",
+    "unique_id",
+    "schema_id",
+    "entity_id",
+    "relation_id",
+    "evidence_id",
+    "paragraph_id",
+    "chunk_id",
+    "source_schema_id",
+    "target_schema_id",
+    "source_entity_id",
+    "target_entity_id",
+    "source_relation_id",
+    "id",
+    "doi",
+    "field",
+    "title",
+    "name",
+)
+#: Items whose ids live in nested objects lead with those.
+_LEAD_OF = {
+    "CitationItem": (
+        "relation.schema_id",
+        "relation.relation_id",
+        "reference.entity_id",
+        "resolution.status",
+        "resolution.target_schema_id",
+        "reference.title",
+        "reference.year",
+    ),
+}
+#: Sub-fields the spec names for untyped objects: always columns, even when absent.
+_SUBFIELDS = {
+    "primary_topic": (
+        ("id", "str"),
+        ("display_name", "str"),
+        ("score", "float"),
+        ("subfield", "object"),
+        ("field", "object"),
+        ("domain", "object"),
+    ),
+    "citation_normalized_percentile": (
+        ("value", "float"),
+        ("is_in_top_10_percent", "bool"),
+        ("is_in_top_1_percent", "bool"),
+    ),
+    "cited_by_percentile_year": (("min", "float"), ("max", "float")),
+    "numeric_stats": (("min", "float"), ("max", "float"), ("avg", "float"), ("p50", "float"), ("p95", "float")),
+}
+
+_EMPTY: dict[str, Any] = {}
+
+# Column kinds: int, float, bool, str, date (typed columns); object (kept as is), plain
+# (typed results turned into wire dicts), any (pandas infers); dict and model (flattened).
+Column = tuple[str, list[Any], str]
+#: A field of a result type: name, default, kind, and (for objects) its sub-fields and their kinds.
+_Group = tuple[str, Any, str, tuple[tuple[str, str], ...]]
+
+
+def to_pandas(obj: Any) -> Any:
+    """A pandas DataFrame of ``obj``: a list-shaped result (the list it names), a paginator
+    (every item; ``await paginator.to_pandas()`` for async ones), a list of results, or one
+    result (one row). Facets (``FacetResult`` or a list of them) give the tidy frame
+    ``field, key, doc_count``."""
+    return _frame(*_rows(obj), "pandas")
+
+
+def to_polars(obj: Any) -> Any:
+    """A polars DataFrame of ``obj`` with the columns of :func:`to_pandas` (through Arrow when
+    pyarrow is installed)."""
+    return _frame(*_rows(obj), "polars")
+
+
+# -- entry points of results and paginators --------------------------------------------------
+
+
+def _paginated(paginator: Paginator[Any] | AsyncPaginator[Any], items: list[Any], backend: str) -> Any:
+    """The frame of items a paginator produced (its last page tells the item type when empty)."""
+    return _frame(_item_type(paginator._page, items), items, backend)
+
+
+def _facets(facets: list[Any], backend: str = "pandas") -> Any:
+    from paperlens.types import FacetResult
+
+    return _frame(FacetResult, list(facets), backend)
+
+
+def _rows(obj: Any) -> tuple[type[Model] | None, list[Any]]:
+    from paperlens._pagination import AsyncPaginator, Paginator
+    from paperlens.types import FacetResult
+
+    if isinstance(obj, AsyncPaginator):
+        raise TypeError("an AsyncPaginator needs awaiting: use `await paginator.to_pandas()` (or .to_polars())")
+    if isinstance(obj, Paginator):
+        items = obj.to_list()
+        return _item_type(obj._page, items), items
+    if isinstance(obj, FacetResult):
+        return FacetResult, [obj]
+    if isinstance(obj, ListResult):
+        return _element_type(type(obj), obj._rows), list(getattr(obj, obj._rows))
+    if isinstance(obj, Model):
+        return type(obj), [obj]
+    if isinstance(obj, (list, tuple)):
+        items = list(obj)
+        bad = next((x for x in items if not isinstance(x, Model)), None)
+        if bad is not None:
+            raise TypeError(f"to_pandas() converts paperlens results, got a {type(bad).__name__} in the list")
+        return (type(items[0]) if items else None), items
+    raise TypeError(f"to_pandas() converts paperlens results, lists of them and paginators, not {type(obj).__name__}")
+
+
+def _item_type(page: Any, items: list[Any]) -> type[Model] | None:
+    if items:
+        return type(items[0])
+    if isinstance(page, ListResult):
+        return _element_type(type(page), page._rows)
+    return type(page) if isinstance(page, Model) else None
+
+
+def _element_type(cls: type[Any], name: str) -> type[Model] | None:
+    hint = typing.get_type_hints(cls)[name]
+    args = typing.get_args(hint)
+    return args[0] if args and _is_model(args[0]) else None
+
+
+# -- columns ----------------------------------------------------------------------------------
+
+
+def _frame(cls: type[Model] | None, items: list[Any], backend: str) -> Any:
+    from paperlens.types import FacetResult
+
+    if cls is FacetResult:
+        columns = _facet_columns(items)
+    elif cls is None:
+        columns = []
+    else:
+        columns = _columns(cls, items)
+    return _to_polars(columns) if backend == "polars" else _to_pandas(columns)
+
+
+def _facet_columns(facets: list[Any]) -> list[Column]:
+    from paperlens.types import FacetBucket
+
+    buckets = [bucket for facet in facets for bucket in facet.buckets]
+    fields = [facet.field for facet in facets for _ in facet.buckets]
+    return [("field", fields, "str"), *_columns(FacetBucket, buckets)]
+
+
+def _columns(cls: type[Model], items: list[Any]) -> list[Column]:
+    """The columns of ``items`` (instances of ``cls``, or of other result types whose extra
+    fields then come as wire dicts): one comprehension per column over the wire dicts."""
+    groups, names, lead = _layout(cls)
+    dicts = [item.__dict__ for item in items]
+    n = len(dicts)
+    # Every key of every row, in first-seen order: fields no row carries need no pass.
+    seen = dict.fromkeys(itertools.chain.from_iterable(dicts))
+    columns: list[Column] = []
+    for field, default, kind, subs in groups:
+        if field not in seen:
+            values = [default] * n
+        elif default is None:
+            values = list(map(dict.get, dicts, repeat(field, n)))
+        else:
+            values = list(map(dict.get, dicts, repeat(field, n), repeat(default, n)))
+        if kind == "model" or kind == "dict":
+            columns.extend(_flatten(field, values, kind, subs))
+        else:
+            columns.append((field, [_plain(v) for v in values] if kind == "plain" else values, kind))
+    skip = names | {_FILLED}
+    mixed = len(set(map(type, items)) - {cls}) > 0
+    extra = [k for k in seen if k not in skip]
+    for key in extra:
+        values = list(map(dict.get, dicts, repeat(key, n)))
+        columns.append((key, [_plain(v) for v in values] if mixed else values, "any"))
+    rank = {name: i for i, name in enumerate(lead)}
+    columns.sort(key=lambda c: rank.get(c[0], len(rank)))
+    return columns
+
+
+def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, str], ...]) -> list[Column]:
+    """Columns ``field.sub`` of a nested object (typed result or dict), one level deep."""
+    odd: list[Any] | None = None
+    n = len(parents)
+    if kind == "model":
+        inner = [_EMPTY if p is None else p.__dict__ for p in parents]
+    else:
+        inner = [p if type(p) is dict else _EMPTY for p in parents]
+        if any(p is not None and type(p) is not dict for p in parents):
+            # Not an object after all: kept as sent, in a column of its own.
+            odd = [None if type(p) is dict else p for p in parents]
+    known = {sub for sub, _ in subs} | {_FILLED}
+    seen = dict.fromkeys(itertools.chain.from_iterable(inner))
+    extra = tuple((key, "plain" if kind == "model" else "object") for key in seen if key not in known)
+    columns: list[Column] = [] if odd is None else [(field, odd, "any")]
+    for sub, sub_kind in subs + extra:
+        values = list(map(dict.get, inner, repeat(sub, n)))
+        columns.append((f"{field}.{sub}", [_plain(v) for v in values] if sub_kind == "plain" else values, sub_kind))
+    if not columns:
+        columns.append((field, [None] * len(parents), "object"))
+    return columns
+
+
+_LAYOUTS: dict[type[Model], tuple[list[_Group], frozenset[str], tuple[str, ...]]] = {}
+
+
+def _layout(cls: type[Model]) -> tuple[list[_Group], frozenset[str], tuple[str, ...]]:
+    """Per class, once: each field with its default, kind and (for objects) sub-fields, in
+    column order; the field names; the leading column names."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = _LAYOUTS[cls] = _new_layout(cls)
+    return layout
+
+
+def _new_layout(cls: type[Model]) -> tuple[list[_Group], frozenset[str], tuple[str, ...]]:
+    hints = typing.get_type_hints(cls)
+    groups = []
+    for f in _fields(cls):
+        kind = _kind(hints[f.name], f.name)
+        subs: tuple[tuple[str, str], ...] = ()
+        if kind == "model":
+            nested = _model_of(hints[f.name])
+            nested_hints = typing.get_type_hints(nested)
+            sub_fields = _ordered(_fields(nested), _LEAD)
+            subs = tuple((s.name, _nested_kind(_kind(nested_hints[s.name], s.name))) for s in sub_fields)
+        elif kind == "dict":
+            subs = _SUBFIELDS.get(f.name, ())
+        default = None if f.default is dataclasses.MISSING else f.default
+        groups.append((f.name, default, kind, subs))
+    return groups, _plan(cls).names, _LEAD_OF.get(cls.__name__, _LEAD)
+
+
+def _ordered(fields: list[Any], lead: tuple[str, ...]) -> list[Any]:
+    rank = {name: i for i, name in enumerate(lead)}
+    return sorted(fields, key=lambda f: rank.get(f.name, len(rank)))
+
+
+def _fields(cls: type[Model]) -> list[Any]:
+    return [f for f in dataclasses.fields(cls) if f.name != "request_id"]
+
+
+def _kind(hint: Any, name: str) -> str:
+    origin = typing.get_origin(hint)
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType):
+        return _kind(args[0], name) if len(args) == 1 else "any"
+    if hint is bool:
+        return "bool"
+    if hint is int:
+        return "int"
+    if hint is float:
+        return "float"
+    if hint is str:
+        return "date" if name.endswith("_date") else "str"
+    if origin is list:
+        return "plain" if args and _is_model(args[0]) else "object"
+    if origin is dict or hint is dict:
+        return "dict"
+    if _is_model(hint):
+        return "model"
+    return "any"
+
+
+def _nested_kind(kind: str) -> str:
+    """Inside a flattened object, deeper objects stay whole (as wire dicts)."""
+    return "plain" if kind in ("model", "plain") else "object" if kind == "dict" else kind
+
+
+def _model_of(hint: Any) -> type[Model]:
+    if _is_model(hint):
+        return typing.cast(type[Model], hint)
+    return next(a for a in typing.get_args(hint) if _is_model(a))
+
+
+def _is_model(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, Model)
+
+
+# -- pandas -----------------------------------------------------------------------------------
+
+
+def _to_pandas(columns: list[Column]) -> Any:
+    try:
+        import numpy as np
+        import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    except ImportError as e:
+        raise ImportError('to_pandas() needs pandas: pip install "paperlens[pandas]"') from e
+    strings = _string_dtype(pd)
+    data = {name: _pandas_array(pd, np, values, kind, strings) for name, values, kind in columns}
+    length = len(columns[0][1]) if columns else 0
+    return pd.DataFrame(data, index=pd.RangeIndex(length), copy=False)
+
+
+def _string_dtype(pd: Any) -> Any:
+    """The dtype pandas infers for strings when it has one (pandas 3's ``str``), else None."""
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return "str"
+    try:
+        return "str" if pd.get_option("future.infer_string") else None
+    except (KeyError, pd.errors.OptionError):
+        return None
+
+
+def _pandas_array(pd: Any, np: Any, values: list[Any], kind: str, strings: Any) -> Any:
+    try:
+        if kind == "str" and strings is not None and pd.api.types.infer_dtype(values) in ("string", "empty"):
+            # The same dtype for a page whose strings are all missing (so pages concatenate).
+            return pd.array(values, dtype=strings)
+        if kind == "int":
+            return pd.array(values, dtype="Int64")
+        if kind == "float":
+            return np.array(values, dtype=np.float64)
+        if kind == "bool":
+            return pd.array(values, dtype="boolean")
+        if kind == "date":
+            return pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", errors="coerce").array
+    except (TypeError, ValueError, OverflowError):
+        pass  # not what the spec says: kept as sent
+    if kind in ("object", "plain"):
+        return np.fromiter(values, dtype=object, count=len(values))
+    return values if values else np.empty(0, dtype=object)
+
+
+# -- polars -----------------------------------------------------------------------------------
+
+
+def _to_polars(columns: list[Column]) -> Any:
+    try:
+        import polars as pl
+    except ImportError as e:
+        raise ImportError('to_polars() needs polars: pip install "paperlens[polars]"') from e
+    try:
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    except ImportError:
+        pa = None
+    series = [_polars_series(pl, pa, name, values, kind) for name, values, kind in columns]
+    return pl.DataFrame(series)
+
+
+def _polars_series(pl: Any, pa: Any, name: str, values: list[Any], kind: str) -> Any:
+    if kind == "date":
+        values = [_date(v) for v in values]
+    if pa is not None:
+        arrow_types = {
+            "int": pa.int64(),
+            "float": pa.float64(),
+            "bool": pa.bool_(),
+            "str": pa.large_string(),
+            "date": pa.date32(),
+        }
+        try:
+            return pl.from_arrow(pa.array(values, type=arrow_types.get(kind)), schema=None).alias(name)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            pass
+    else:
+        polars_types = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String, "date": pl.Date}
+        try:
+            return pl.Series(name, values, dtype=polars_types.get(kind), strict=True)
+        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+            pass
+    return pl.Series(name, values, dtype=pl.Object)
+
+
+def _date(value: Any) -> Any:
+    """An ISO 8601 date (``2020-05-17``, ``2020-05``, ``2020``, or a timestamp) as a date."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        pass
+    parts = value[:10].split("-")
+    try:
+        if len(parts) == 3:
+            return datetime.date(int(parts[0]), int(parts[1]), int(parts[2]))
+        if len(parts) == 2:
+            return datetime.date(int(parts[0]), int(parts[1]), 1)
+        if len(parts) == 1 and len(parts[0]) == 4:
+            return datetime.date(int(parts[0]), 1, 1)
+    except ValueError:
+        pass
+    return None
