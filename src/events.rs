@@ -1,5 +1,9 @@
-//! Transport events as records of the `paperlens` logger. The token never reaches them:
-//! events carry methods, paths, statuses and request ids only.
+//! Transport events as records of the `paperlens` logger, and for the listeners a client's
+//! progress bars register while they iterate. The token never reaches them: events carry
+//! methods, paths, statuses, waits and request ids only.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use paperlens_core::{Event, EventSink};
 use pyo3::prelude::*;
@@ -10,23 +14,73 @@ const WARNING: u8 = 30;
 
 pub struct PythonLog {
     logger: Py<PyAny>,
+    /// Callables `(kind, wait_seconds, message)`, by the id `add_listener` returned.
+    listeners: Mutex<Vec<(u64, Py<PyAny>)>>,
+    listening: AtomicBool,
+    next_id: AtomicU64,
 }
 
 impl PythonLog {
     pub fn new(py: Python<'_>) -> PyResult<PythonLog> {
         let logger = py.import("logging")?.call_method1("getLogger", ("paperlens",))?;
-        Ok(PythonLog { logger: logger.unbind() })
+        Ok(PythonLog {
+            logger: logger.unbind(),
+            listeners: Mutex::new(Vec::new()),
+            listening: AtomicBool::new(false),
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    pub fn add_listener(&self, callback: Py<PyAny>) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        listeners.push((id, callback));
+        self.listening.store(true, Ordering::Release);
+        id
+    }
+
+    /// Returns whether a listener of that id was registered.
+    pub fn remove_listener(&self, id: u64) -> bool {
+        let mut listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        let before = listeners.len();
+        listeners.retain(|(i, _)| *i != id);
+        self.listening.store(!listeners.is_empty(), Ordering::Release);
+        listeners.len() != before
+    }
+
+    fn notify(&self, py: Python<'_>, event: &Event) {
+        let (kind, wait) = match event {
+            Event::Request { .. } => ("request", 0.0),
+            Event::Response { .. } => ("response", 0.0),
+            Event::Retry { wait, .. } => ("retry", wait.as_secs_f64()),
+            Event::Paced { wait, .. } => ("paced", wait.as_secs_f64()),
+            Event::CacheHit { .. } => ("cache_hit", 0.0),
+        };
+        let callbacks: Vec<Py<PyAny>> = {
+            let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            listeners.iter().map(|(_, c)| c.clone_ref(py)).collect()
+        };
+        let text = message(event);
+        for callback in callbacks {
+            // A failing listener must not fail the request; Python reports it as unraisable.
+            if let Err(error) = callback.call1(py, (kind, wait, text.as_str())) {
+                error.write_unraisable(py, Some(callback.bind(py)));
+            }
+        }
     }
 }
 
 impl EventSink for PythonLog {
     fn emit(&self, event: Event) {
         let level = match &event {
-            Event::Request { .. } | Event::Response { .. } => DEBUG,
+            Event::Request { .. } | Event::Response { .. } | Event::CacheHit { .. } => DEBUG,
             Event::Paced { .. } => INFO,
             Event::Retry { .. } => WARNING,
         };
         Python::attach(|py| {
+            if self.listening.load(Ordering::Acquire) {
+                self.notify(py, &event);
+            }
             let logger = self.logger.bind(py);
             let enabled = logger.call_method1("isEnabledFor", (level,)).and_then(|e| e.is_truthy()).unwrap_or(false);
             if enabled {
@@ -52,6 +106,10 @@ fn message(event: &Event) -> String {
         Event::Paced { quota, per_minute, wait, request_id } => format!(
             "pacing: waiting {:.2} s to stay within {per_minute} requests/minute of the {quota} quota [request_id={request_id}]",
             wait.as_secs_f64()
+        ),
+        Event::CacheHit { method, path, request_id, age } => format!(
+            "{method} {path} answered from the response cache (stored {:.0} s ago) [request_id={request_id}]",
+            age.as_secs_f64()
         ),
     }
 }

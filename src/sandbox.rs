@@ -9,13 +9,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-type RecordedTuple<'py> = (
-    String,
-    String,
-    Vec<(String, String)>,
-    Vec<(String, String)>,
-    Bound<'py, PyBytes>,
-);
+type RecordedTuple<'py> = (String, String, Vec<(String, String)>, Vec<(String, String)>, Bound<'py, PyBytes>);
 
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct NativeSandbox {
@@ -40,22 +34,12 @@ impl NativeSandbox {
         host: String,
         port: u16,
     ) -> PyResult<Self> {
-        let config = SandboxConfig {
-            host,
-            port,
-            papers,
-            seed,
-            token,
-            rate_limits,
-            int64_as_string,
-        };
+        let config = SandboxConfig { host, port, papers, seed, token, rate_limits, int64_as_string };
         let runtime = pyo3_async_runtimes::tokio::get_runtime();
-        let sandbox = py
-            .detach(|| runtime.block_on(Sandbox::start(config)))
-            .map_err(|error| match error.kind() {
-                std::io::ErrorKind::InvalidInput => PyValueError::new_err(error.to_string()),
-                _ => PyOSError::new_err(format!("sandbox could not start: {error}")),
-            })?;
+        let sandbox = py.detach(|| runtime.block_on(Sandbox::start(config))).map_err(|error| match error.kind() {
+            std::io::ErrorKind::InvalidInput => PyValueError::new_err(error.to_string()),
+            _ => PyOSError::new_err(format!("sandbox could not start: {error}")),
+        })?;
         Ok(NativeSandbox {
             base_url: sandbox.base_url().to_string(),
             token: sandbox.token().to_string(),
@@ -91,9 +75,7 @@ impl NativeSandbox {
     ) -> PyResult<()> {
         let kind = fault_kind(kind, status, delay)?;
         if path.contains('?') {
-            return Err(PyValueError::new_err(
-                "path must not include a query string: faults match the path alone",
-            ));
+            return Err(PyValueError::new_err("path must not include a query string: faults match the path alone"));
         }
         if times == 0 {
             return Err(PyValueError::new_err("times must be at least 1"));
@@ -103,19 +85,10 @@ impl NativeSandbox {
         }
         let delay = delay
             .map(|seconds| {
-                Duration::try_from_secs_f64(seconds)
-                    .map_err(|_| PyValueError::new_err("delay must be >= 0 seconds"))
+                Duration::try_from_secs_f64(seconds).map_err(|_| PyValueError::new_err("delay must be >= 0 seconds"))
             })
             .transpose()?;
-        self.with_running(|sandbox| {
-            sandbox.inject_fault(Fault {
-                path,
-                kind,
-                times,
-                retry_after,
-                delay,
-            })
-        })
+        self.with_running(|sandbox| sandbox.inject_fault(Fault { path, kind, times, retry_after, delay }))
     }
 
     /// `(method, path, query pairs, header pairs, body)` of each request, oldest first.
@@ -125,13 +98,7 @@ impl NativeSandbox {
             .into_iter()
             .map(|request| {
                 let body = PyBytes::new(py, &request.body);
-                (
-                    request.method,
-                    request.path,
-                    request.query,
-                    request.headers,
-                    body,
-                )
+                (request.method, request.path, request.query, request.headers, body)
             })
             .collect())
     }
@@ -157,9 +124,7 @@ impl NativeSandbox {
 
 impl NativeSandbox {
     fn lock(&self) -> MutexGuard<'_, Option<Sandbox>> {
-        self.running
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.running.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn with_running<T>(&self, f: impl FnOnce(&Sandbox) -> T) -> PyResult<T> {
@@ -175,23 +140,17 @@ fn fault_kind(kind: &str, status: Option<u16>, delay: Option<f64>) -> PyResult<F
         if (400..=599).contains(&status) {
             Ok(status)
         } else {
-            Err(PyValueError::new_err(format!(
-                "status must be an HTTP error status 400-599, got {status}"
-            )))
+            Err(PyValueError::new_err(format!("status must be an HTTP error status 400-599, got {status}")))
         }
     };
     match (kind, status) {
         ("status", Some(status)) => Ok(FaultKind::Status(checked_status(status)?)),
         ("status", None) if delay.is_some() => Ok(FaultKind::Normal),
-        ("status", None) => Err(PyValueError::new_err(
-            "a status fault needs a status, a delay, or both",
-        )),
+        ("status", None) => Err(PyValueError::new_err("a status fault needs a status, a delay, or both")),
         ("non_json", Some(status)) => Ok(FaultKind::NonJson(checked_status(status)?)),
         ("non_json", None) => Err(PyValueError::new_err("a non_json fault needs a status")),
         ("drop", None) => Ok(FaultKind::DropMidBody),
-        ("drop", Some(_)) => Err(PyValueError::new_err(
-            "a drop fault takes no status: the normal answer is cut short",
-        )),
+        ("drop", Some(_)) => Err(PyValueError::new_err("a drop fault takes no status: the normal answer is cut short")),
         (other, _) => Err(PyValueError::new_err(format!(
             "unknown fault kind {other:?}: expected \"status\", \"drop\" or \"non_json\""
         ))),
