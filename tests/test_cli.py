@@ -193,7 +193,7 @@ def test_schema_arguments_reach_the_method(env, capsys, monkeypatch, argv, metho
         return [{"id": "x1", "title": "t"}] if method.startswith("iter_") else {"ok": True}
 
     monkeypatch.setattr(Schema, method, fake)
-    code, out, err = run(capsys, "schema", *argv, "--format", "json")
+    code, _out, err = run(capsys, "schema", *argv, "--format", "json")
     assert code == 0, err
     assert {k: seen.get(k) for k in expected} == expected
 

@@ -14,14 +14,23 @@ impl Tokens {
     pub fn new(full: Option<String>) -> Result<Tokens, String> {
         let full = match full {
             Some(token) if is_token_syntax(&token) => token,
-            Some(_) => return Err("token must be 1-512 visible ASCII characters without spaces".to_string()),
+            Some(_) => {
+                return Err(
+                    "token must be 1-512 visible ASCII characters without spaces".to_string(),
+                )
+            }
             None => generate("sbx"),
         };
-        Ok(Tokens { full, restricted: generate("sbx-restricted") })
+        Ok(Tokens {
+            full,
+            restricted: generate("sbx-restricted"),
+        })
     }
 
     pub fn authenticate(&self, headers: &HeaderMap) -> Result<Access, &'static str> {
-        let value = headers.get(header::AUTHORIZATION).ok_or("missing Authorization header")?;
+        let value = headers
+            .get(header::AUTHORIZATION)
+            .ok_or("missing Authorization header")?;
         let token = value
             .to_str()
             .ok()

@@ -50,20 +50,37 @@ pub(crate) fn error_response(
         body["details"] = details;
     }
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// 429 with `Retry-After` (whole seconds) and `details.retry_after` (as given).
-pub(crate) fn rate_limited(path: &str, message: &str, request_id: &str, retry_after_secs: f64) -> Response {
-    let mut response =
-        error_response(429, path, message, request_id, Some(json!({ "retry_after": seconds_json(retry_after_secs) })));
+pub(crate) fn rate_limited(
+    path: &str,
+    message: &str,
+    request_id: &str,
+    retry_after_secs: f64,
+) -> Response {
+    let mut response = error_response(
+        429,
+        path,
+        message,
+        request_id,
+        Some(json!({ "retry_after": seconds_json(retry_after_secs) })),
+    );
     set_retry_after(&mut response, retry_after_secs);
     response
 }
 
 pub(crate) fn set_retry_after(response: &mut Response, seconds: f64) {
     let whole = seconds.max(0.0).ceil() as u64;
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(whole));
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(whole));
 }
 
 /// Whole seconds as a JSON integer, fractions as a float.

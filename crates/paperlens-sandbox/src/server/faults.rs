@@ -68,12 +68,19 @@ impl FaultQueue {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Fault>> {
-        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.pending
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 /// The JSON error answer of a status fault.
-pub(crate) fn status_response(status: u16, path: &str, request_id: &str, retry_after: Option<f64>) -> Response {
+pub(crate) fn status_response(
+    status: u16,
+    path: &str,
+    request_id: &str,
+    retry_after: Option<f64>,
+) -> Response {
     let details = retry_after.map(|seconds| json!({ "retry_after": seconds_json(seconds) }));
     let message = format!("injected fault: HTTP {status}");
     let mut response = error_response(status, path, &message, request_id, details);
@@ -86,12 +93,21 @@ pub(crate) fn status_response(status: u16, path: &str, request_id: &str, retry_a
 /// An HTML error page, as a reverse proxy in front of the service would send.
 pub(crate) fn non_json_response(status: u16) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    let title = format!("{} {}", status.as_u16(), status.canonical_reason().unwrap_or("Error"));
+    let title = format!(
+        "{} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or("Error")
+    );
     let html = format!(
         "<html>\r\n<head><title>{title}</title></head>\r\n<body>\r\n\
          <center><h1>{title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
     );
-    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        html,
+    )
+        .into_response()
 }
 
 /// `answer` with its full `Content-Length` announced but only its first half sent before
@@ -103,8 +119,13 @@ pub(crate) fn drop_mid_body(answer: Response<Bytes>) -> Response {
     let chunks = stream::once(async move { Ok::<_, io::Error>(sent) }).chain(stream::once(async {
         // Yielding once lets the server flush the partial body before the abort.
         tokio::time::sleep(Duration::from_millis(20)).await;
-        Err(io::Error::new(io::ErrorKind::ConnectionAborted, "injected fault: connection dropped mid-body"))
+        Err(io::Error::new(
+            io::ErrorKind::ConnectionAborted,
+            "injected fault: connection dropped mid-body",
+        ))
     }));
-    parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(announced));
+    parts
+        .headers
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(announced));
     Response::from_parts(parts, Body::from_stream(chunks))
 }

@@ -84,8 +84,11 @@ impl Sandbox {
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         let tokens = Tokens::new(config.token.clone())
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
-        let service_config =
-            ServiceConfig { papers: config.papers, seed: config.seed, int64_as_string: config.int64_as_string };
+        let service_config = ServiceConfig {
+            papers: config.papers,
+            seed: config.seed,
+            int64_as_string: config.int64_as_string,
+        };
         let build = tokio::task::spawn_blocking(move || Service::build(service_config));
         let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
         let base_url = base_url_for(listener.local_addr()?);
@@ -110,9 +113,16 @@ impl Sandbox {
             let signal = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;
             };
-            let _ = axum::serve(listener, router).with_graceful_shutdown(signal).await;
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(signal)
+                .await;
         });
-        Ok(Sandbox { base_url, shell, stop, server })
+        Ok(Sandbox {
+            base_url,
+            shell,
+            stop,
+            server,
+        })
     }
 
     /// `http://HOST:PORT`, without a trailing slash; a wildcard bind is reached on loopback.
@@ -147,7 +157,10 @@ impl Sandbox {
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
         let server = &mut self.server;
-        if tokio::time::timeout(SHUTDOWN_GRACE, &mut *server).await.is_err() {
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut *server)
+            .await
+            .is_err()
+        {
             server.abort();
         }
     }

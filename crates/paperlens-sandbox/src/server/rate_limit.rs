@@ -21,13 +21,19 @@ impl RateLimiter {
         let mut limiter = RateLimiter::default();
         for (resource, per_minute) in limits {
             if *per_minute == 0 {
-                return Err(format!("rate limit of {resource} must be at least 1 request per minute"));
+                return Err(format!(
+                    "rate limit of {resource} must be at least 1 request per minute"
+                ));
             }
             let window = Some(Mutex::new(SlidingWindow::new(*per_minute)));
             match resource.as_str() {
                 "meta-search" => limiter.meta_search = window,
                 "paper-schema" => limiter.paper_schema = window,
-                other => return Err(format!("unknown quota resource {other:?}: expected one of {RESOURCES:?}")),
+                other => {
+                    return Err(format!(
+                        "unknown quota resource {other:?}: expected one of {RESOURCES:?}"
+                    ))
+                }
             }
         }
         Ok(limiter)
@@ -43,7 +49,10 @@ impl RateLimiter {
             &None
         };
         match window {
-            Some(window) => window.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).admit(now),
+            Some(window) => window
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .admit(now),
             None => Ok(()),
         }
     }
@@ -57,7 +66,10 @@ struct SlidingWindow {
 
 impl SlidingWindow {
     fn new(per_minute: u32) -> SlidingWindow {
-        SlidingWindow { limit: per_minute as usize, admitted: VecDeque::new() }
+        SlidingWindow {
+            limit: per_minute as usize,
+            admitted: VecDeque::new(),
+        }
     }
 
     fn admit(&mut self, now: Instant) -> Result<(), Duration> {
@@ -87,10 +99,16 @@ mod tests {
         let limiter = RateLimiter::from_config(&[("paper-schema".into(), 2)]).unwrap();
         let start = Instant::now();
         assert!(limiter.admit("/paper-schema", start).is_ok());
-        assert!(limiter.admit("/paper-schema/search", start + Duration::from_secs(10)).is_ok());
-        let wait = limiter.admit("/paper-schema/materials", start + Duration::from_secs(20)).unwrap_err();
+        assert!(limiter
+            .admit("/paper-schema/search", start + Duration::from_secs(10))
+            .is_ok());
+        let wait = limiter
+            .admit("/paper-schema/materials", start + Duration::from_secs(20))
+            .unwrap_err();
         assert_eq!(wait, Duration::from_secs(40));
-        assert!(limiter.admit("/paper-schema", start + Duration::from_secs(60)).is_ok());
+        assert!(limiter
+            .admit("/paper-schema", start + Duration::from_secs(60))
+            .is_ok());
         assert!(limiter.admit("/meta-search", start).is_ok(), "no limit set");
         assert!(limiter.admit("/content", start).is_ok());
     }

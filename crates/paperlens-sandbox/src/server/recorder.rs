@@ -69,6 +69,8 @@ impl Recorder {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<RecordedRequest>> {
-        self.requests.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.requests
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

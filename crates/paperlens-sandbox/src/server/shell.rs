@@ -42,13 +42,27 @@ async fn handle(State(shell): State<Arc<Shell>>, request: Request) -> Response {
     let trace = Trace::from_headers(&parts.headers);
     let path = parts.uri.path();
     let query: Vec<(String, String)> =
-        form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes()).into_owned().collect();
+        form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
     let response = match to_bytes(body, MAX_BODY_BYTES).await {
         Ok(body) => {
-            shell.recorder.record(RecordedRequest::new(parts.method.as_str(), path, &query, &parts.headers, &body));
+            shell.recorder.record(RecordedRequest::new(
+                parts.method.as_str(),
+                path,
+                &query,
+                &parts.headers,
+                &body,
+            ));
             shell.answer(&parts, query, body, &trace.request_id).await
         }
-        Err(_) => error_response(413, path, "request body too large or unreadable", &trace.request_id, None),
+        Err(_) => error_response(
+            413,
+            path,
+            "request body too large or unreadable",
+            &trace.request_id,
+            None,
+        ),
     };
     trace.stamp(response)
 }
@@ -90,7 +104,9 @@ impl Shell {
         };
         match fault.kind {
             FaultKind::Normal => into_response(self.service.handle(&service_request())),
-            FaultKind::Status(status) => faults::status_response(status, path, request_id, fault.retry_after),
+            FaultKind::Status(status) => {
+                faults::status_response(status, path, request_id, fault.retry_after)
+            }
             FaultKind::NonJson(status) => faults::non_json_response(status),
             FaultKind::DropMidBody => {
                 faults::drop_mid_body(into_bytes_response(self.service.handle(&service_request())))
@@ -113,10 +129,14 @@ fn into_response(answer: ServiceResponse) -> Response {
 
 fn into_bytes_response(answer: ServiceResponse) -> Response<Bytes> {
     let mut response = Response::new(answer.body);
-    *response.status_mut() = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    *response.status_mut() =
+        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
     for (name, value) in answer.headers {
-        if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&value),
+        ) {
             headers.append(name, value);
         }
     }

@@ -18,7 +18,10 @@ struct Reply {
 
 impl Reply {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
     }
 
     fn json(&self) -> Value {
@@ -30,7 +33,13 @@ async fn sandbox(config: SandboxConfig) -> Sandbox {
     Sandbox::start(config).await.expect("sandbox starts")
 }
 
-async fn send(sandbox: &Sandbox, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+async fn send(
+    sandbox: &Sandbox,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
     let address = sandbox.base_url().trim_start_matches("http://").to_string();
     let mut stream = TcpStream::connect(&address).await.unwrap();
     let mut request = format!(
@@ -56,17 +65,31 @@ async fn send(sandbox: &Sandbox, method: &str, target: &str, headers: &[(&str, &
 }
 
 fn parse_reply(raw: &[u8]) -> Reply {
-    let split = raw.windows(4).position(|window| window == b"\r\n\r\n").expect("a complete head");
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("a complete head");
     let head = std::str::from_utf8(&raw[..split]).unwrap();
     let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers = lines
         .map(|line| {
             let (name, value) = line.split_once(':').unwrap();
             (name.trim().to_string(), value.trim().to_string())
         })
         .collect();
-    Reply { status, headers, body: raw[split + 4..].to_vec() }
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
 }
 
 fn bearer(sandbox: &Sandbox) -> String {
@@ -74,7 +97,13 @@ fn bearer(sandbox: &Sandbox) -> String {
 }
 
 fn fault(path: &str, kind: FaultKind) -> Fault {
-    Fault { path: path.into(), kind, times: 1, retry_after: None, delay: None }
+    Fault {
+        path: path.into(),
+        kind,
+        times: 1,
+        retry_after: None,
+        delay: None,
+    }
 }
 
 #[tokio::test]
@@ -87,8 +116,16 @@ async fn missing_or_bad_tokens_get_401_with_the_code_of_the_path() {
         ("/paper-schema/search", "UNAUTHORIZED"),
         ("/paper-schema", "UNAUTHORIZED"),
     ] {
-        for authorization in [None, Some("Token abc"), Some("Bearer "), Some("Bearer wrong")] {
-            let headers: Vec<(&str, &str)> = authorization.map(|value| ("Authorization", value)).into_iter().collect();
+        for authorization in [
+            None,
+            Some("Token abc"),
+            Some("Bearer "),
+            Some("Bearer wrong"),
+        ] {
+            let headers: Vec<(&str, &str)> = authorization
+                .map(|value| ("Authorization", value))
+                .into_iter()
+                .collect();
             let reply = send(&sandbox, "POST", path, &headers, b"{}").await;
             assert_eq!(reply.status, 401, "{path} with {authorization:?}");
             let body = reply.json();
@@ -97,9 +134,19 @@ async fn missing_or_bad_tokens_get_401_with_the_code_of_the_path() {
             assert_eq!(body["request_id"], reply.header("x-request-id").unwrap());
         }
     }
-    for token in [sandbox.token().to_string(), sandbox.restricted_token().to_string()] {
+    for token in [
+        sandbox.token().to_string(),
+        sandbox.restricted_token().to_string(),
+    ] {
         let authorization = format!("bearer {token}");
-        let reply = send(&sandbox, "GET", "/paper-schema", &[("Authorization", &authorization)], b"").await;
+        let reply = send(
+            &sandbox,
+            "GET",
+            "/paper-schema",
+            &[("Authorization", &authorization)],
+            b"",
+        )
+        .await;
         assert_ne!(reply.status, 401, "a known token passes");
     }
 }
@@ -114,7 +161,10 @@ fn tokens_map_to_access_levels() {
         tokens.authenticate(&headers)
     };
     assert_eq!(with("Bearer secret".into()), Ok(Access::Full));
-    assert_eq!(with(format!("Bearer {}", tokens.restricted)), Ok(Access::Restricted));
+    assert_eq!(
+        with(format!("Bearer {}", tokens.restricted)),
+        Ok(Access::Restricted)
+    );
     assert!(with("Bearer other".into()).is_err());
     assert!(auth::Tokens::new(Some("has space".into())).is_err());
 }
@@ -122,7 +172,14 @@ fn tokens_map_to_access_levels() {
 #[tokio::test]
 async fn request_id_is_echoed_or_generated() {
     let sandbox = sandbox(SandboxConfig::default()).await;
-    let reply = send(&sandbox, "GET", "/content", &[("X-Request-ID", "trace-42")], b"").await;
+    let reply = send(
+        &sandbox,
+        "GET",
+        "/content",
+        &[("X-Request-ID", "trace-42")],
+        b"",
+    )
+    .await;
     assert_eq!(reply.header("x-request-id"), Some("trace-42"));
     assert_eq!(reply.json()["request_id"], "trace-42");
 
@@ -142,7 +199,10 @@ async fn valid_service_source_is_echoed_and_invalid_ones_ignored() {
         &sandbox,
         "GET",
         "/meta-catalog",
-        &[("Authorization", &authorization), ("X-Service-Source", "my_app-2")],
+        &[
+            ("Authorization", &authorization),
+            ("X-Service-Source", "my_app-2"),
+        ],
         b"",
     )
     .await;
@@ -153,7 +213,10 @@ async fn valid_service_source_is_echoed_and_invalid_ones_ignored() {
             &sandbox,
             "GET",
             "/meta-catalog",
-            &[("Authorization", &authorization), ("X-Service-Source", invalid)],
+            &[
+                ("Authorization", &authorization),
+                ("X-Service-Source", invalid),
+            ],
             b"",
         )
         .await;
@@ -172,7 +235,12 @@ async fn rate_limits_answer_429_per_quota_resource() {
     let authorization = bearer(&sandbox);
     let auth = [("Authorization", authorization.as_str())];
     for _ in 0..2 {
-        assert_ne!(send(&sandbox, "POST", "/meta-search", &auth, b"{}").await.status, 429);
+        assert_ne!(
+            send(&sandbox, "POST", "/meta-search", &auth, b"{}")
+                .await
+                .status,
+            429
+        );
     }
     let limited = send(&sandbox, "POST", "/meta-search", &auth, b"{}").await;
     assert_eq!(limited.status, 429);
@@ -182,10 +250,21 @@ async fn rate_limits_answer_429_per_quota_resource() {
     assert_eq!(body["code"], "RATE_LIMITED");
     assert_eq!(body["details"]["retry_after"], retry_after);
 
-    assert_ne!(send(&sandbox, "GET", "/paper-schema", &auth, b"").await.status, 429);
+    assert_ne!(
+        send(&sandbox, "GET", "/paper-schema", &auth, b"")
+            .await
+            .status,
+        429
+    );
     let shared = send(&sandbox, "POST", "/paper-schema/search", &auth, b"{}").await;
-    assert_eq!(shared.status, 429, "all /paper-schema paths share one quota");
-    assert_ne!(send(&sandbox, "GET", "/content", &auth, b"").await.status, 429);
+    assert_eq!(
+        shared.status, 429,
+        "all /paper-schema paths share one quota"
+    );
+    assert_ne!(
+        send(&sandbox, "GET", "/content", &auth, b"").await.status,
+        429
+    );
 }
 
 #[tokio::test]
@@ -193,9 +272,18 @@ async fn status_faults_answer_the_contract_error_bodies() {
     let sandbox = sandbox(SandboxConfig::default()).await;
     let authorization = bearer(&sandbox);
     let auth = [("Authorization", authorization.as_str())];
-    sandbox.inject_fault(Fault { times: 2, ..fault("/meta-search", FaultKind::Status(503)) });
-    sandbox.inject_fault(fault("/paper-schema/schemas/s1/citation-graph", FaultKind::Status(504)));
-    sandbox.inject_fault(Fault { retry_after: Some(2.0), ..fault("agentic-search", FaultKind::Status(429)) });
+    sandbox.inject_fault(Fault {
+        times: 2,
+        ..fault("/meta-search", FaultKind::Status(503))
+    });
+    sandbox.inject_fault(fault(
+        "/paper-schema/schemas/s1/citation-graph",
+        FaultKind::Status(504),
+    ));
+    sandbox.inject_fault(Fault {
+        retry_after: Some(2.0),
+        ..fault("agentic-search", FaultKind::Status(429))
+    });
 
     let unauthenticated = send(&sandbox, "POST", "/meta-search", &[], b"{}").await;
     assert_eq!(unauthenticated.status, 401, "faults apply after auth");
@@ -204,9 +292,21 @@ async fn status_faults_answer_the_contract_error_bodies() {
         assert_eq!(reply.status, 503);
         assert_eq!(reply.json()["code"], "UPSTREAM_UNAVAILABLE");
     }
-    assert_ne!(send(&sandbox, "POST", "/meta-search", &auth, b"{}").await.status, 503);
+    assert_ne!(
+        send(&sandbox, "POST", "/meta-search", &auth, b"{}")
+            .await
+            .status,
+        503
+    );
 
-    let timeout = send(&sandbox, "GET", "/paper-schema/schemas/s1/citation-graph", &auth, b"").await;
+    let timeout = send(
+        &sandbox,
+        "GET",
+        "/paper-schema/schemas/s1/citation-graph",
+        &auth,
+        b"",
+    )
+    .await;
     assert_eq!(timeout.status, 504);
     assert_eq!(timeout.json()["code"], "PAPER_SCHEMA_TIMEOUT");
 
@@ -222,9 +322,19 @@ async fn non_json_fault_sends_an_html_page() {
     let sandbox = sandbox(SandboxConfig::default()).await;
     let authorization = bearer(&sandbox);
     sandbox.inject_fault(fault("/content", FaultKind::NonJson(502)));
-    let reply = send(&sandbox, "GET", "/content?doc_id=a", &[("Authorization", &authorization)], b"").await;
+    let reply = send(
+        &sandbox,
+        "GET",
+        "/content?doc_id=a",
+        &[("Authorization", &authorization)],
+        b"",
+    )
+    .await;
     assert_eq!(reply.status, 502);
-    assert!(reply.header("content-type").unwrap().starts_with("text/html"));
+    assert!(reply
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
     assert!(String::from_utf8_lossy(&reply.body).contains("502 Bad Gateway"));
     assert!(serde_json::from_slice::<Value>(&reply.body).is_err());
 }
@@ -234,10 +344,21 @@ async fn drop_fault_cuts_the_body_short() {
     let sandbox = sandbox(SandboxConfig::default()).await;
     let authorization = bearer(&sandbox);
     sandbox.inject_fault(fault("/meta-search", FaultKind::DropMidBody));
-    let reply = send(&sandbox, "POST", "/meta-search", &[("Authorization", &authorization)], b"{}").await;
+    let reply = send(
+        &sandbox,
+        "POST",
+        "/meta-search",
+        &[("Authorization", &authorization)],
+        b"{}",
+    )
+    .await;
     let announced: usize = reply.header("content-length").unwrap().parse().unwrap();
     assert!(!reply.body.is_empty(), "part of the body is sent");
-    assert!(reply.body.len() < announced, "{} of {announced} bytes", reply.body.len());
+    assert!(
+        reply.body.len() < announced,
+        "{} of {announced} bytes",
+        reply.body.len()
+    );
     assert!(serde_json::from_slice::<Value>(&reply.body).is_err());
 }
 
@@ -245,10 +366,15 @@ async fn drop_fault_cuts_the_body_short() {
 async fn delay_fault_delays_a_normal_answer() {
     let sandbox = sandbox(SandboxConfig::default()).await;
     let authorization = bearer(&sandbox);
-    let auth = [("Authorization", authorization.as_str()), ("X-Request-ID", "same")];
+    let auth = [
+        ("Authorization", authorization.as_str()),
+        ("X-Request-ID", "same"),
+    ];
     let normal = send(&sandbox, "GET", "/meta-catalog", &auth, b"").await;
-    sandbox
-        .inject_fault(Fault { delay: Some(Duration::from_millis(300)), ..fault("/meta-catalog", FaultKind::Normal) });
+    sandbox.inject_fault(Fault {
+        delay: Some(Duration::from_millis(300)),
+        ..fault("/meta-catalog", FaultKind::Normal)
+    });
     let started = Instant::now();
     let delayed = send(&sandbox, "GET", "/meta-catalog", &auth, b"").await;
     assert!(started.elapsed() >= Duration::from_millis(300));
@@ -274,12 +400,23 @@ async fn requests_are_recorded_without_authorization() {
     assert_eq!(request.method, "POST");
     assert_eq!(request.path, "/meta-search");
     let pairs = |items: &[(&str, &str)]| -> Vec<(String, String)> {
-        items.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        items
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     };
-    assert_eq!(request.query, pairs(&[("a", "1"), ("b", "x y"), ("a", "2")]));
+    assert_eq!(
+        request.query,
+        pairs(&[("a", "1"), ("b", "x y"), ("a", "2")])
+    );
     assert_eq!(&request.body[..], br#"{"query":"graph"}"#);
-    assert!(request.headers.contains(&("x-custom".to_string(), "yes".to_string())));
-    assert!(request.headers.iter().all(|(name, value)| name != "authorization" && !value.contains(sandbox.token())));
+    assert!(request
+        .headers
+        .contains(&("x-custom".to_string(), "yes".to_string())));
+    assert!(request
+        .headers
+        .iter()
+        .all(|(name, value)| name != "authorization" && !value.contains(sandbox.token())));
     sandbox.clear_requests();
     assert!(sandbox.requests().is_empty());
 }
@@ -307,11 +444,18 @@ async fn shutdown_cuts_delays_short_and_closes_the_port() {
     let sandbox = sandbox(SandboxConfig::default()).await;
     let address = sandbox.base_url().trim_start_matches("http://").to_string();
     let authorization = bearer(&sandbox);
-    sandbox.inject_fault(Fault { delay: Some(Duration::from_secs(30)), ..fault("/meta-catalog", FaultKind::Normal) });
+    sandbox.inject_fault(Fault {
+        delay: Some(Duration::from_secs(30)),
+        ..fault("/meta-catalog", FaultKind::Normal)
+    });
     let base = sandbox.base_url().to_string();
     let pending = tokio::spawn(async move {
-        let mut stream = TcpStream::connect(base.trim_start_matches("http://")).await.unwrap();
-        let request = format!("GET /meta-catalog HTTP/1.1\r\nHost: x\r\nAuthorization: {authorization}\r\n\r\n");
+        let mut stream = TcpStream::connect(base.trim_start_matches("http://"))
+            .await
+            .unwrap();
+        let request = format!(
+            "GET /meta-catalog HTTP/1.1\r\nHost: x\r\nAuthorization: {authorization}\r\n\r\n"
+        );
         stream.write_all(request.as_bytes()).await.unwrap();
         let mut raw = Vec::new();
         let _ = stream.read_to_end(&mut raw).await;
@@ -322,12 +466,18 @@ async fn shutdown_cuts_delays_short_and_closes_the_port() {
     sandbox.shutdown().await;
     assert!(started.elapsed() < Duration::from_secs(5));
     let raw = pending.await.unwrap();
-    assert!(raw.starts_with(b"HTTP/1.1 "), "the in-flight request was answered");
+    assert!(
+        raw.starts_with(b"HTTP/1.1 "),
+        "the in-flight request was answered"
+    );
     assert!(TcpStream::connect(&address).await.is_err());
 }
 
 #[test]
 fn wildcard_binds_are_reached_on_loopback() {
-    assert_eq!(base_url_for("0.0.0.0:8080".parse().unwrap()), "http://127.0.0.1:8080");
+    assert_eq!(
+        base_url_for("0.0.0.0:8080".parse().unwrap()),
+        "http://127.0.0.1:8080"
+    );
     assert_eq!(base_url_for("[::]:81".parse().unwrap()), "http://[::1]:81");
 }

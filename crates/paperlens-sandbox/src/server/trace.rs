@@ -21,9 +21,14 @@ impl Trace {
             .and_then(|value| value.to_str().ok())
             .filter(|id| !id.is_empty() && id.len() <= MAX_REQUEST_ID_LEN)
             .map_or_else(generate_request_id, str::to_string);
-        let service_source =
-            headers.get(&SERVICE_SOURCE).filter(|value| is_valid_service_source(value.as_bytes())).cloned();
-        Trace { request_id, service_source }
+        let service_source = headers
+            .get(&SERVICE_SOURCE)
+            .filter(|value| is_valid_service_source(value.as_bytes()))
+            .cloned();
+        Trace {
+            request_id,
+            service_source,
+        }
     }
 
     pub fn stamp(self, mut response: Response) -> Response {
@@ -39,7 +44,10 @@ impl Trace {
 }
 
 pub(crate) fn is_valid_service_source(value: &[u8]) -> bool {
-    (1..=64).contains(&value.len()) && value.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+    (1..=64).contains(&value.len())
+        && value
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
 }
 
 fn generate_request_id() -> String {

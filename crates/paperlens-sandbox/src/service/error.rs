@@ -21,12 +21,23 @@ pub struct Dialect {
     forbidden: &'static str,
 }
 
-pub const STANDARD: Dialect = Dialect { invalid: "INVALID_REQUEST", forbidden: "FORBIDDEN" };
-pub const META_SEARCH: Dialect = Dialect { invalid: "INVALID_ARGUMENT", forbidden: "PERMISSION_DENIED" };
+pub const STANDARD: Dialect = Dialect {
+    invalid: "INVALID_REQUEST",
+    forbidden: "FORBIDDEN",
+};
+pub const META_SEARCH: Dialect = Dialect {
+    invalid: "INVALID_ARGUMENT",
+    forbidden: "PERMISSION_DENIED",
+};
 
 impl Dialect {
     pub fn invalid(self, message: impl Into<String>) -> ApiError {
-        ApiError { status: 400, code: self.invalid, message: message.into(), details: None }
+        ApiError {
+            status: 400,
+            code: self.invalid,
+            message: message.into(),
+            details: None,
+        }
     }
 
     /// A 400 naming the offending parameter in `details.parameter`.
@@ -40,13 +51,23 @@ impl Dialect {
     }
 
     pub fn forbidden(self, message: impl Into<String>) -> ApiError {
-        ApiError { status: 403, code: self.forbidden, message: message.into(), details: None }
+        ApiError {
+            status: 403,
+            code: self.forbidden,
+            message: message.into(),
+            details: None,
+        }
     }
 }
 
 impl ApiError {
     pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError { status: 404, code: "NOT_FOUND", message: message.into(), details: None }
+        ApiError {
+            status: 404,
+            code: "NOT_FOUND",
+            message: message.into(),
+            details: None,
+        }
     }
 
     pub fn with_details(mut self, details: Value) -> ApiError {

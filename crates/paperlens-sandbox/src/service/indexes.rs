@@ -49,7 +49,11 @@ impl Indexes {
                 continue;
             }
             let source = corpus.text_source(paper);
-            for (chunk_no, placed) in source.leading_paragraphs(CHUNKS_PER_PAPER).into_iter().enumerate() {
+            for (chunk_no, placed) in source
+                .leading_paragraphs(CHUNKS_PER_PAPER)
+                .into_iter()
+                .enumerate()
+            {
                 scratch.clear();
                 tokens(&placed.text, &mut scratch);
                 tokens(&paper.title, &mut scratch);

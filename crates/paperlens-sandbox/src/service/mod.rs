@@ -70,7 +70,12 @@ impl Service {
     pub fn build(config: ServiceConfig) -> Service {
         let corpus = Corpus::generate(config.papers, config.seed);
         let indexes = Indexes::build(&corpus);
-        Service { config, corpus, indexes, catalog_cache: CatalogCache::default() }
+        Service {
+            config,
+            corpus,
+            indexes,
+            catalog_cache: CatalogCache::default(),
+        }
     }
 
     pub fn config(&self) -> &ServiceConfig {
@@ -95,14 +100,33 @@ impl Service {
         let read = method == "GET" || method == "HEAD";
         let post = method == "POST";
         let (allowed, result) = match request.path.as_str() {
-            "/agentic-search" => ("POST", post.then(|| open_platform::agentic_search::handle(self, request))),
-            "/content" => ("GET", read.then(|| open_platform::content::handle(self, request))),
-            "/resource" => ("GET", read.then(|| open_platform::resource::handle(self, request))),
-            "/meta-catalog" => ("GET", read.then(|| open_platform::meta_catalog::handle(self, request))),
-            "/meta-search" => ("POST", post.then(|| open_platform::meta_search::handle(self, request))),
-            "/meta-paper-relations" => ("POST", post.then(|| open_platform::paper_relations::handle(self, request))),
+            "/agentic-search" => (
+                "POST",
+                post.then(|| open_platform::agentic_search::handle(self, request)),
+            ),
+            "/content" => (
+                "GET",
+                read.then(|| open_platform::content::handle(self, request)),
+            ),
+            "/resource" => (
+                "GET",
+                read.then(|| open_platform::resource::handle(self, request)),
+            ),
+            "/meta-catalog" => (
+                "GET",
+                read.then(|| open_platform::meta_catalog::handle(self, request)),
+            ),
+            "/meta-search" => (
+                "POST",
+                post.then(|| open_platform::meta_search::handle(self, request)),
+            ),
+            "/meta-paper-relations" => (
+                "POST",
+                post.then(|| open_platform::paper_relations::handle(self, request)),
+            ),
             path => {
-                return ApiError::not_found(format!("no operation at path '{path}'")).into_response(&request.request_id)
+                return ApiError::not_found(format!("no operation at path '{path}'"))
+                    .into_response(&request.request_id)
             }
         };
         match result {

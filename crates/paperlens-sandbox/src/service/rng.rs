@@ -15,7 +15,9 @@ pub fn mix(mut z: u64) -> u64 {
 
 /// A 64-bit key derived from a list of numbers; stable across platforms and runs.
 pub fn key(parts: &[u64]) -> u64 {
-    parts.iter().fold(0x9e37_79b9_7f4a_7c15, |acc, &p| mix(acc ^ p.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+    parts.iter().fold(0x9e37_79b9_7f4a_7c15, |acc, &p| {
+        mix(acc ^ p.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    })
 }
 
 impl Rng {

@@ -13,12 +13,19 @@ use crate::service::rng::Rng;
 const TAG_PAPER: u64 = 0x7061_7065;
 
 pub fn unique_id(seed: u64, index: usize) -> String {
-    format!("W{}", 4_000_000_000 + (seed % 1000) * 1_000_000 + index as u64 * 3)
+    format!(
+        "W{}",
+        4_000_000_000 + (seed % 1000) * 1_000_000 + index as u64 * 3
+    )
 }
 
 pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People) -> Paper {
     let mut rng = Rng::new(&[seed, TAG_PAPER, index as u64]);
-    let topic_index = if index < TOPICS.len() { index } else { rng.below(TOPICS.len()) };
+    let topic_index = if index < TOPICS.len() {
+        index
+    } else {
+        rng.below(TOPICS.len())
+    };
     let topic = &TOPICS[topic_index];
     let language = match index {
         2 => Language::Zh,
@@ -26,7 +33,11 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         4 => Language::Ko,
         _ => pick_language(&mut rng),
     };
-    let metadata_type = if index > 10 && rng.chance(0.06) { MetadataType::Ebook } else { MetadataType::Paper };
+    let metadata_type = if index > 10 && rng.chance(0.06) {
+        MetadataType::Ebook
+    } else {
+        MetadataType::Paper
+    };
     let ebook = metadata_type == MetadataType::Ebook;
     let (term_a, term_b) = term_pair(&mut rng, terms(topic, language).len());
     let focus = Focus {
@@ -53,34 +64,57 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         TextKind::None
     };
     let unique_id = unique_id(seed, index);
-    let doc_id = (text_kind != TextKind::None).then(|| sha256_like(&[seed, 0x646f_6369, index as u64]));
-    let schema_id = (text_kind != TextKind::None && !ebook)
-        .then(|| format!("ps_{}", &sha256_like(&[seed, 0x7363_6865, index as u64])[..20]));
-    let source_type = if rng.chance(0.7) { SourceType::Pdf } else { SourceType::Web };
+    let doc_id =
+        (text_kind != TextKind::None).then(|| sha256_like(&[seed, 0x646f_6369, index as u64]));
+    let schema_id = (text_kind != TextKind::None && !ebook).then(|| {
+        format!(
+            "ps_{}",
+            &sha256_like(&[seed, 0x7363_6865, index as u64])[..20]
+        )
+    });
+    let source_type = if rng.chance(0.7) {
+        SourceType::Pdf
+    } else {
+        SourceType::Web
+    };
     let source = match (&doc_id, source_type) {
         (Some(doc_id), SourceType::Pdf) => format!("s3://paperlens-sandbox/fulltext/{doc_id}.pdf"),
         _ => format!("https://sandbox.paperlens.dev/works/{unique_id}"),
     };
 
-    let mut topics = vec![TopicScore { topic: topic_index as u8, score: (0.80 + rng.unit() * 0.19) as f32 }];
+    let mut topics = vec![TopicScore {
+        topic: topic_index as u8,
+        score: (0.80 + rng.unit() * 0.19) as f32,
+    }];
     for _ in 0..rng.below(3) {
         let other = rng.below(TOPICS.len()) as u8;
         if topics.iter().all(|t| t.topic != other) {
-            topics.push(TopicScore { topic: other, score: (0.3 + rng.unit() * 0.45) as f32 });
+            topics.push(TopicScore {
+                topic: other,
+                score: (0.3 + rng.unit() * 0.45) as f32,
+            });
         }
     }
 
     let authors = pick_authors(&mut rng, people, topic_index, language);
     let open_access = pick_open_access(&mut rng, &unique_id, venues.sources[venue as usize].is_oa);
-    let doi = (!ebook || rng.chance(0.4)).then(|| format!("10.{}/pl.{}.{}", 5000 + topic_index * 7, date.year, index));
+    let doi = (!ebook || rng.chance(0.4))
+        .then(|| format!("10.{}/pl.{}.{}", 5000 + topic_index * 7, date.year, index));
     let (isbn13, isbn_list) = if ebook {
         let (thirteen, ten) = isbns(rng.below(1_000_000_000) as u64);
         (Some(thirteen.clone()), vec![thirteen, ten])
     } else {
         (None, Vec::new())
     };
-    let journal_like = matches!(venues.sources[venue as usize].venue_type, VenueType::Journal);
-    let page_count = if ebook { 120 + rng.below(400) as u32 } else { 6 + rng.below(20) as u32 };
+    let journal_like = matches!(
+        venues.sources[venue as usize].venue_type,
+        VenueType::Journal
+    );
+    let page_count = if ebook {
+        120 + rng.below(400) as u32
+    } else {
+        6 + rng.below(20) as u32
+    };
     let first_page = 1 + rng.below(900) as u32;
     let (place, country) = rng.pick(PLACES);
 
@@ -100,7 +134,14 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         authors,
         contributors: if ebook || rng.chance(0.03) {
             (0..1 + rng.below(2))
-                .map(|_| format!("{} {} ({})", rng.pick(GIVEN_NAMES), rng.pick(FAMILY_NAMES), rng.pick(EDITOR_ROLES)))
+                .map(|_| {
+                    format!(
+                        "{} {} ({})",
+                        rng.pick(GIVEN_NAMES),
+                        rng.pick(FAMILY_NAMES),
+                        rng.pick(EDITOR_ROLES)
+                    )
+                })
                 .collect()
         } else {
             Vec::new()
@@ -108,7 +149,11 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         open_access,
         date,
         places: if ebook { vec![place] } else { Vec::new() },
-        countries: if ebook || rng.chance(0.5) { vec![country] } else { Vec::new() },
+        countries: if ebook || rng.chance(0.5) {
+            vec![country]
+        } else {
+            Vec::new()
+        },
         venue,
         volume: journal_like.then(|| (1 + (date.year as u32).saturating_sub(1980)).to_string()),
         issue: journal_like.then(|| (1 + rng.below(12)).to_string()),
@@ -116,8 +161,16 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         page_count,
         keywords: Vec::new(),
         topics,
-        subjects: if ebook { vec![topic.field.to_string(), topic.subfield.to_string()] } else { Vec::new() },
-        genre: if ebook { vec!["ebook", "text"] } else { Vec::new() },
+        subjects: if ebook {
+            vec![topic.field.to_string(), topic.subfield.to_string()]
+        } else {
+            Vec::new()
+        },
+        genre: if ebook {
+            vec!["ebook", "text"]
+        } else {
+            Vec::new()
+        },
         references: Vec::new(),
         external_references: 3 + rng.below(12) as u16,
         cited_by: Vec::new(),
@@ -129,7 +182,11 @@ pub fn generate_paper(seed: u64, index: usize, venues: &Venues, people: &People)
         source_type,
         source,
         text_kind,
-        figures: if text_kind == TextKind::None { 0 } else { 1 + rng.below(3) as u8 },
+        figures: if text_kind == TextKind::None {
+            0
+        } else {
+            1 + rng.below(3) as u8
+        },
         focus,
     };
     write_title_abstract_keywords(&mut rng, &mut paper);
@@ -147,7 +204,13 @@ fn pick_language(rng: &mut Rng) -> Language {
     }
 }
 
-fn pick_venue(rng: &mut Rng, venues: &Venues, topic: usize, language: Language, ebook: bool) -> (u32, &'static str) {
+fn pick_venue(
+    rng: &mut Rng,
+    venues: &Venues,
+    topic: usize,
+    language: Language,
+    ebook: bool,
+) -> (u32, &'static str) {
     if ebook {
         return if rng.chance(0.6) {
             (rng.pick(&venues.ebook_platforms), "book")
@@ -162,9 +225,15 @@ fn pick_venue(rng: &mut Rng, venues: &Venues, topic: usize, language: Language, 
     }
     let u = rng.unit();
     match u {
-        u if u < 0.50 => (rng.pick(&venues.journals[topic]), if rng.chance(0.1) { "review" } else { "article" }),
+        u if u < 0.50 => (
+            rng.pick(&venues.journals[topic]),
+            if rng.chance(0.1) { "review" } else { "article" },
+        ),
         u if u < 0.76 => (venues.conferences[topic], "proceedings-article"),
-        u if u < 0.90 => (venues.repositories[TOPICS[topic].domain as usize], "preprint"),
+        u if u < 0.90 => (
+            venues.repositories[TOPICS[topic].domain as usize],
+            "preprint",
+        ),
         u if u < 0.95 => (venues.rare[0], "article"),
         u if u < 0.965 => (venues.rare[1], "project"),
         u if u < 0.98 => (venues.rare[2], "dataset"),
@@ -177,7 +246,11 @@ fn pick_date(rng: &mut Rng) -> Date {
     let year = year.clamp(1990, 2026);
     // About 19.6% of the records only know their year: a January 1st placeholder.
     if rng.chance(0.196) {
-        return Date { year, month: 1, day: 1 };
+        return Date {
+            year,
+            month: 1,
+            day: 1,
+        };
     }
     let month = 1 + rng.below(12) as u8;
     let mut day = 1 + rng.below(Date::days_in_month(year, month) as usize) as u8;
@@ -206,9 +279,18 @@ fn pick_authors(rng: &mut Rng, people: &People, topic: usize, language: Language
 fn pick_open_access(rng: &mut Rng, unique_id: &str, venue_is_oa: bool) -> OpenAccess {
     let is_oa = venue_is_oa || rng.chance(0.4);
     if !is_oa {
-        return OpenAccess { is_oa: false, status: "closed", url: None, license: None };
+        return OpenAccess {
+            is_oa: false,
+            status: "closed",
+            url: None,
+            license: None,
+        };
     }
-    let status = if venue_is_oa { rng.pick(&["gold", "diamond"]) } else { rng.pick(&["green", "hybrid", "bronze"]) };
+    let status = if venue_is_oa {
+        rng.pick(&["gold", "diamond"])
+    } else {
+        rng.pick(&["green", "hybrid", "bronze"])
+    };
     OpenAccess {
         is_oa: true,
         status,

@@ -20,7 +20,11 @@ struct Pool {
 
 impl Pool {
     fn new() -> Pool {
-        Pool { ranks: Vec::new(), papers: Vec::new(), cumulative: Vec::new() }
+        Pool {
+            ranks: Vec::new(),
+            papers: Vec::new(),
+            cumulative: Vec::new(),
+        }
     }
 
     fn push(&mut self, rank: u32, paper: u32, fame: f64) {
@@ -65,7 +69,11 @@ pub fn link(seed: u64, papers: &mut [Paper]) {
             if references.len() == wanted {
                 break;
             }
-            let pool = if rng.chance(0.8) { &by_topic[topic] } else { &global };
+            let pool = if rng.chance(0.8) {
+                &by_topic[topic]
+            } else {
+                &global
+            };
             if let Some(cited) = pool.draw_before(&mut rng, rank[i]) {
                 if !references.contains(&cited) {
                     references.push(cited);
@@ -93,7 +101,8 @@ pub fn link(seed: u64, papers: &mut [Paper]) {
     // Citing papers newest first, as `/meta-paper-relations` lists them.
     let dates: Vec<u32> = papers.iter().map(|p| p.date.packed()).collect();
     for p in papers.iter_mut() {
-        p.cited_by.sort_by_key(|&c| (std::cmp::Reverse(dates[c as usize]), c));
+        p.cited_by
+            .sort_by_key(|&c| (std::cmp::Reverse(dates[c as usize]), c));
     }
     derive_metrics(seed, papers);
 }
@@ -103,7 +112,10 @@ fn derive_metrics(seed: u64, papers: &mut [Paper]) {
     let mut by_year: HashMap<u16, Vec<u32>> = HashMap::new();
     for p in papers.iter() {
         let c = p.citation_count();
-        by_topic_year.entry((p.topics[0].topic, p.date.year)).or_default().push(c);
+        by_topic_year
+            .entry((p.topics[0].topic, p.date.year))
+            .or_default()
+            .push(c);
         by_year.entry(p.date.year).or_default().push(c);
     }
     for counts in by_topic_year.values_mut().chain(by_year.values_mut()) {
@@ -115,10 +127,18 @@ fn derive_metrics(seed: u64, papers: &mut [Paper]) {
         p.influential_citation_count = (c as f64 * (0.05 + rng.unit() * 0.2)).round() as u32;
         let group = &by_topic_year[&(p.topics[0].topic, p.date.year)];
         let mean = group.iter().map(|&x| x as f64).sum::<f64>() / group.len() as f64;
-        p.fwci = if mean > 0.0 { round(c as f64 / mean, 4) } else { 0.0 };
+        p.fwci = if mean > 0.0 {
+            round(c as f64 / mean, 4)
+        } else {
+            0.0
+        };
         // Share of the other works of the group that this one out-cites.
         let below = group.partition_point(|&x| x < c) as f64;
-        let value = if group.len() > 1 { round(below / (group.len() - 1) as f64, 4) } else { 0.0 };
+        let value = if group.len() > 1 {
+            round(below / (group.len() - 1) as f64, 4)
+        } else {
+            0.0
+        };
         p.citation_normalized_percentile = CitationPercentile {
             value,
             is_in_top_10_percent: c > 0 && value >= 0.9,
@@ -126,8 +146,14 @@ fn derive_metrics(seed: u64, papers: &mut [Paper]) {
         };
         let year = &by_year[&p.date.year];
         p.cited_by_percentile_year = PercentileRange {
-            min: round(100.0 * year.partition_point(|&x| x < c) as f64 / year.len() as f64, 2),
-            max: round(100.0 * year.partition_point(|&x| x <= c) as f64 / year.len() as f64, 2),
+            min: round(
+                100.0 * year.partition_point(|&x| x < c) as f64 / year.len() as f64,
+                2,
+            ),
+            max: round(
+                100.0 * year.partition_point(|&x| x <= c) as f64 / year.len() as f64,
+                2,
+            ),
         };
     }
 }
@@ -152,6 +178,10 @@ pub fn aggregate(papers: &[Paper], authors: &mut [Author], sources: &mut [Source
     for (author, mut counts) in authors.iter_mut().zip(citations_per_author) {
         author.cited_by_count = counts.iter().sum();
         counts.sort_unstable_by(|a, b| b.cmp(a));
-        author.h_index = counts.iter().enumerate().take_while(|(i, &c)| c as usize > *i).count() as u32;
+        author.h_index = counts
+            .iter()
+            .enumerate()
+            .take_while(|(i, &c)| c as usize > *i)
+            .count() as u32;
     }
 }

@@ -66,8 +66,9 @@ impl Corpus {
     pub fn generate(papers: usize, seed: u64) -> Corpus {
         let venues = venues::Venues::generate(seed);
         let mut people = people::People::generate(seed, papers);
-        let mut records: Vec<Paper> =
-            (0..papers).map(|i| generate::generate_paper(seed, i, &venues, &people)).collect();
+        let mut records: Vec<Paper> = (0..papers)
+            .map(|i| generate::generate_paper(seed, i, &venues, &people))
+            .collect();
         graph::link(seed, &mut records);
         let mut sources = venues.sources;
         graph::aggregate(&records, &mut people.authors, &mut sources);
@@ -86,7 +87,11 @@ impl Corpus {
                 by_schema_id.insert(schema_id.clone(), p.index);
             }
         }
-        let today = records.iter().map(|p| p.date).max().unwrap_or(Date { year: 2026, month: 1, day: 1 });
+        let today = records.iter().map(|p| p.date).max().unwrap_or(Date {
+            year: 2026,
+            month: 1,
+            day: 1,
+        });
         Corpus {
             seed,
             papers: records,
@@ -102,19 +107,27 @@ impl Corpus {
     }
 
     pub fn by_unique_id(&self, unique_id: &str) -> Option<&Paper> {
-        self.by_unique_id.get(unique_id).map(|&i| &self.papers[i as usize])
+        self.by_unique_id
+            .get(unique_id)
+            .map(|&i| &self.papers[i as usize])
     }
 
     pub fn by_doc_id(&self, doc_id: &str) -> Option<&Paper> {
-        self.by_doc_id.get(doc_id).map(|&i| &self.papers[i as usize])
+        self.by_doc_id
+            .get(doc_id)
+            .map(|&i| &self.papers[i as usize])
     }
 
     pub fn by_source(&self, source: &str) -> Option<&Paper> {
-        self.by_source.get(source).map(|&i| &self.papers[i as usize])
+        self.by_source
+            .get(source)
+            .map(|&i| &self.papers[i as usize])
     }
 
     pub fn by_schema_id(&self, schema_id: &str) -> Option<&Paper> {
-        self.by_schema_id.get(schema_id).map(|&i| &self.papers[i as usize])
+        self.by_schema_id
+            .get(schema_id)
+            .map(|&i| &self.papers[i as usize])
     }
 
     pub fn text_source<'a>(&self, paper: &'a Paper) -> TextSource<'a> {
@@ -144,14 +157,27 @@ impl Corpus {
     }
 
     pub fn author_names(&self, paper: &Paper) -> Vec<String> {
-        paper.authors.iter().map(|&a| self.authors[a as usize].name.clone()).collect()
+        paper
+            .authors
+            .iter()
+            .map(|&a| self.authors[a as usize].name.clone())
+            .collect()
     }
 
     /// Year and DOI of external reference `k` (cheap: records list these DOIs).
     pub fn external_doi(&self, paper: &Paper, k: usize) -> (u16, String) {
         let mut rng = Rng::new(&[self.seed, 0x6578_7472, paper.index as u64, k as u64]);
-        let year = paper.date.year.saturating_sub(1 + rng.below(15) as u16).max(1950);
-        let doi = format!("10.{}/ext.{}.{}", 9000 + rng.below(900), year, rng.below(1_000_000));
+        let year = paper
+            .date
+            .year
+            .saturating_sub(1 + rng.below(15) as u16)
+            .max(1950);
+        let doi = format!(
+            "10.{}/ext.{}.{}",
+            9000 + rng.below(900),
+            year,
+            rng.below(1_000_000)
+        );
         (year, doi)
     }
 
@@ -168,7 +194,13 @@ impl Corpus {
                 rng.pick(topic.methods)
             ),
             authors: (0..1 + rng.below(3))
-                .map(|_| format!("{} {}", rng.pick(names::GIVEN_NAMES), rng.pick(names::FAMILY_NAMES)))
+                .map(|_| {
+                    format!(
+                        "{} {}",
+                        rng.pick(names::GIVEN_NAMES),
+                        rng.pick(names::FAMILY_NAMES)
+                    )
+                })
                 .collect(),
             year,
         }
@@ -188,17 +220,31 @@ impl Corpus {
         }
         let (content_type, bytes) = match kind {
             "figures" => {
-                let n: u8 = leaf.strip_prefix("fig")?.strip_suffix(".png")?.parse().ok()?;
+                let n: u8 = leaf
+                    .strip_prefix("fig")?
+                    .strip_suffix(".png")?
+                    .parse()
+                    .ok()?;
                 if n == 0 || n > paper.figures || leaf != format!("fig{n}.png") {
                     return None;
                 }
                 let key = [self.seed, 0x6669_6775, paper.index as u64, n as u64];
-                ("image/png", png::figure_png(&key, paper.topics[0].topic as usize))
+                (
+                    "image/png",
+                    png::figure_png(&key, paper.topics[0].topic as usize),
+                )
             }
-            "supplementary" if leaf == "table1.csv" => ("text/csv", self.supplement_csv(paper).into_bytes()),
+            "supplementary" if leaf == "table1.csv" => {
+                ("text/csv", self.supplement_csv(paper).into_bytes())
+            }
             _ => return None,
         };
-        Some(Attachment { content_type, file_name: leaf.to_string(), bytes, paper: paper.index })
+        Some(Attachment {
+            content_type,
+            file_name: leaf.to_string(),
+            bytes,
+            paper: paper.index,
+        })
     }
 
     fn supplement_csv(&self, paper: &Paper) -> String {
@@ -216,5 +262,7 @@ impl Corpus {
 
 fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }

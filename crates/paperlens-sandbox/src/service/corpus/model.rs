@@ -99,7 +99,9 @@ impl VenueType {
     }
 
     pub fn parse_case_insensitive(text: &str) -> Option<VenueType> {
-        VenueType::ALL.into_iter().find(|v| v.as_str().eq_ignore_ascii_case(text.trim()))
+        VenueType::ALL
+            .into_iter()
+            .find(|v| v.as_str().eq_ignore_ascii_case(text.trim()))
     }
 }
 
@@ -132,7 +134,11 @@ impl Date {
 
     pub fn days_in_month(year: u16, month: u8) -> u8 {
         match month {
-            2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => 29,
+            2 if (year.is_multiple_of(4) && !year.is_multiple_of(100))
+                || year.is_multiple_of(400) =>
+            {
+                29
+            }
             2 => 28,
             4 | 6 | 9 | 11 => 30,
             _ => 31,

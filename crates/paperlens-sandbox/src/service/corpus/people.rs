@@ -45,7 +45,9 @@ impl People {
                     };
                     authors.push(Author {
                         index,
-                        orcid: orcid(rng.below(1_000_000_000) as u64 * 100_000 + index as u64 % 100_000),
+                        orcid: orcid(
+                            rng.below(1_000_000_000) as u64 * 100_000 + index as u64 % 100_000,
+                        ),
                         name,
                         affiliation,
                         country,

@@ -107,7 +107,11 @@ pub fn crc32(data: &[u8]) -> u32 {
     for &byte in data {
         crc ^= byte as u32;
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -128,7 +132,10 @@ mod tests {
         let png = figure_png(&[1, 2, 3], 4);
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         assert_eq!(&png[12..16], b"IHDR");
-        assert_eq!(u32::from_be_bytes([png[16], png[17], png[18], png[19]]), WIDTH as u32);
+        assert_eq!(
+            u32::from_be_bytes([png[16], png[17], png[18], png[19]]),
+            WIDTH as u32
+        );
         let ihdr_crc = u32::from_be_bytes([png[29], png[30], png[31], png[32]]);
         assert_eq!(ihdr_crc, crc32(&png[12..29]));
         assert!(png.ends_with(&[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xae, 0x42, 0x60, 0x82]));

@@ -80,7 +80,13 @@ pub struct Entity {
     pub provenance: Vec<Provenance>,
 }
 
-pub const RELATION_TYPES: [&str; 5] = ["uses_component", "evaluates", "reports_metric", "supports", "resolves"];
+pub const RELATION_TYPES: [&str; 5] = [
+    "uses_component",
+    "evaluates",
+    "reports_metric",
+    "supports",
+    "resolves",
+];
 
 #[derive(Debug, Clone)]
 pub struct Relation {
@@ -176,13 +182,20 @@ struct Builder<'a> {
 impl Builder<'_> {
     /// The paragraph of a (section, n) paragraph block.
     fn paragraph(&self, section: u8, n: u8) -> &Paragraph {
-        let position =
-            self.blocks.iter().filter(|b| b.is_paragraph()).position(|b| *b == Block::Para { section, n }).unwrap_or(0);
+        let position = self
+            .blocks
+            .iter()
+            .filter(|b| b.is_paragraph())
+            .position(|b| *b == Block::Para { section, n })
+            .unwrap_or(0);
         &self.paragraphs[position]
     }
 
     fn provenance(paragraph: &Paragraph) -> Vec<Provenance> {
-        vec![Provenance { marker: paragraph.marker, paragraph_id: paragraph.paragraph_id.clone() }]
+        vec![Provenance {
+            marker: paragraph.marker,
+            paragraph_id: paragraph.paragraph_id.clone(),
+        }]
     }
 
     fn entity(
@@ -206,7 +219,13 @@ impl Builder<'_> {
         entity_id
     }
 
-    fn relation(&mut self, kind: &'static str, source: &str, target: &str, at: &Paragraph) -> String {
+    fn relation(
+        &mut self,
+        kind: &'static str,
+        source: &str,
+        target: &str,
+        at: &Paragraph,
+    ) -> String {
         let relation_id = format!("r{}", self.relations.len() + 1);
         self.relations.push(Relation {
             relation_id: relation_id.clone(),
@@ -270,12 +289,41 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
     let problem_sentence = source.anchor_sentence(Anchor::Problem);
     let method_sentence = source.anchor_sentence(Anchor::Method);
     let finding_sentence = source.anchor_sentence(Anchor::Finding);
-    let problem = b.entity(EntityType::Problem, "ResearchProblem", slots.p.into(), problem_sentence, &problem_at);
-    let method = b.entity(EntityType::Component, "Method", slots.m.into(), method_sentence.clone(), &method_at);
-    let module = b.entity(EntityType::Component, "Module", slots.a.into(), method_sentence.clone(), &method_at);
-    let dataset =
-        b.entity(EntityType::Resource, "Dataset", slots.d.into(), source.anchor_sentence(Anchor::Dataset), &dataset_at);
-    let metric = b.entity(EntityType::Measure, "Metric", slots.k.into(), finding_sentence.clone(), &finding_at);
+    let problem = b.entity(
+        EntityType::Problem,
+        "ResearchProblem",
+        slots.p.into(),
+        problem_sentence,
+        &problem_at,
+    );
+    let method = b.entity(
+        EntityType::Component,
+        "Method",
+        slots.m.into(),
+        method_sentence.clone(),
+        &method_at,
+    );
+    let module = b.entity(
+        EntityType::Component,
+        "Module",
+        slots.a.into(),
+        method_sentence.clone(),
+        &method_at,
+    );
+    let dataset = b.entity(
+        EntityType::Resource,
+        "Dataset",
+        slots.d.into(),
+        source.anchor_sentence(Anchor::Dataset),
+        &dataset_at,
+    );
+    let metric = b.entity(
+        EntityType::Measure,
+        "Metric",
+        slots.k.into(),
+        finding_sentence.clone(),
+        &finding_at,
+    );
     let finding = b.entity(
         EntityType::Finding,
         "Result",
@@ -370,7 +418,12 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
             } else {
                 Resolution::TargetUnavailable { target: r }
             };
-            (cited.title.clone(), corpus.author_names(cited), cited.date.year, resolution)
+            (
+                cited.title.clone(),
+                corpus.author_names(cited),
+                cited.date.year,
+                resolution,
+            )
         })
         .collect();
     for k in 0..paper.external_references as usize {
@@ -378,7 +431,13 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         references.push((work.title, work.authors, work.year, Resolution::Unresolved));
     }
     for (k, (title, authors, year, resolution)) in references.into_iter().enumerate() {
-        let entity = b.entity(EntityType::Reference, "Citation", title.clone(), title.clone(), &related_at);
+        let entity = b.entity(
+            EntityType::Reference,
+            "Citation",
+            title.clone(),
+            title.clone(),
+            &related_at,
+        );
         if k < 3 {
             let group = ["reference_core", "reference_semantics", "citation_signal"][k];
             b.add_evidence(
@@ -402,14 +461,22 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
             resolution,
         });
     }
-    let Builder { entities, relations, evidence, .. } = b;
+    let Builder {
+        entities,
+        relations,
+        evidence,
+        ..
+    } = b;
     Some(PaperStructure {
         schema_id,
         paper: paper.index,
         research_problem: slots.p.to_string(),
         central_contribution: method_sentence,
         headline_result: finding_sentence,
-        tasks: vec![slots.p.to_string(), paper.primary_topic().subfield.to_string()],
+        tasks: vec![
+            slots.p.to_string(),
+            paper.primary_topic().subfield.to_string(),
+        ],
         has_code,
         has_data,
         paragraphs,

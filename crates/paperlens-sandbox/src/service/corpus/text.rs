@@ -183,22 +183,39 @@ impl<'a> TextSource<'a> {
             Block::Para { section, n } => self.write_paragraph(section, n, out),
             Block::Figure(n) => {
                 let mut caption = String::new();
-                let slots = Slots { i: n as u32, ..self.focus_slots() };
+                let slots = Slots {
+                    i: n as u32,
+                    ..self.focus_slots()
+                };
                 fill(words.figure, &slots, &mut caption);
                 out.push_str(&format!("![{caption}]({})", self.figure_path(n)));
             }
             Block::Supplement => {
-                let slots = Slots { path: self.supplement_path(), ..Slots::default() };
+                let slots = Slots {
+                    path: self.supplement_path(),
+                    ..Slots::default()
+                };
                 fill(words.supplement, &slots, out);
             }
         }
     }
 
     fn write_paragraph(&self, section: u8, n: u8, out: &mut String) {
-        let rng = Rng::new(&[self.seed, TAG_PARA, self.paper.index as u64, section as u64, n as u64]);
-        let anchor = [Anchor::Problem, Anchor::Method, Anchor::Dataset, Anchor::Finding]
-            .into_iter()
-            .find(|a| a.location() == (section, n));
+        let rng = Rng::new(&[
+            self.seed,
+            TAG_PARA,
+            self.paper.index as u64,
+            section as u64,
+            n as u64,
+        ]);
+        let anchor = [
+            Anchor::Problem,
+            Anchor::Method,
+            Anchor::Dataset,
+            Anchor::Finding,
+        ]
+        .into_iter()
+        .find(|a| a.location() == (section, n));
         let lead = anchor.map(|a| self.anchor_sentence(a));
         self.write_sentences(rng, section as usize, 3, 6, lead, out);
     }
@@ -288,7 +305,12 @@ impl<'a> TextSource<'a> {
             self.write_block(block, &mut buffer);
             let length = buffer.chars().count();
             if block.is_paragraph() {
-                placed.push(PlacedBlock { block, block_no: i as u16, offset: offset as u32, text: buffer.clone() });
+                placed.push(PlacedBlock {
+                    block,
+                    block_no: i as u16,
+                    offset: offset as u32,
+                    text: buffer.clone(),
+                });
             }
             offset += length + SEPARATOR.len();
         }
@@ -332,7 +354,11 @@ impl FullText {
             }
             code_points += 1;
         }
-        FullText { text, code_points, checkpoints }
+        FullText {
+            text,
+            code_points,
+            checkpoints,
+        }
     }
 
     /// Byte offset of a code-point offset (clamped to the end).
@@ -342,7 +368,10 @@ impl FullText {
         }
         let start = self.checkpoints[code_point / STRIDE];
         let skip = code_point % STRIDE;
-        self.text[start..].char_indices().nth(skip).map_or(self.text.len(), |(b, _)| start + b)
+        self.text[start..]
+            .char_indices()
+            .nth(skip)
+            .map_or(self.text.len(), |(b, _)| start + b)
     }
 
     /// The code points `[offset, offset + limit)`.

@@ -35,12 +35,32 @@ impl Venues {
         for (t, topic) in TOPICS.iter().enumerate() {
             let stem = topic.venue_stem;
             let topic = Some(t as u8);
-            let a = venues.add(&mut rng, format!("Journal of {stem}"), VenueType::Journal, topic);
-            let b = venues.add(&mut rng, format!("{stem} Letters"), VenueType::Journal, topic);
+            let a = venues.add(
+                &mut rng,
+                format!("Journal of {stem}"),
+                VenueType::Journal,
+                topic,
+            );
+            let b = venues.add(
+                &mut rng,
+                format!("{stem} Letters"),
+                VenueType::Journal,
+                topic,
+            );
             venues.journals.push([a, b]);
-            let c = venues.add(&mut rng, format!("International Conference on {stem}"), VenueType::Conference, topic);
+            let c = venues.add(
+                &mut rng,
+                format!("International Conference on {stem}"),
+                VenueType::Conference,
+                topic,
+            );
             venues.conferences.push(c);
-            let s = venues.add(&mut rng, format!("Lecture Notes in {stem}"), VenueType::BookSeries, topic);
+            let s = venues.add(
+                &mut rng,
+                format!("Lecture Notes in {stem}"),
+                VenueType::BookSeries,
+                topic,
+            );
             venues.book_series.push(s);
         }
         for (domain, name) in [
@@ -66,23 +86,39 @@ impl Venues {
             let v = venues.add(&mut rng, name.to_string(), kind, None);
             venues.rare.push(v);
         }
-        for (language, name) in
-            [(Language::Zh, "中国科学学报"), (Language::Ja, "日本学術論文誌"), (Language::Ko, "한국과학기술학회지")]
-        {
+        for (language, name) in [
+            (Language::Zh, "中国科学学报"),
+            (Language::Ja, "日本学術論文誌"),
+            (Language::Ko, "한국과학기술학회지"),
+        ] {
             let v = venues.add(&mut rng, name.to_string(), VenueType::Journal, None);
             venues.cjk_journals.push((language, v));
         }
         venues
     }
 
-    fn add(&mut self, rng: &mut Rng, name: String, venue_type: VenueType, topic: Option<u8>) -> u32 {
+    fn add(
+        &mut self,
+        rng: &mut Rng,
+        name: String,
+        venue_type: VenueType,
+        topic: Option<u8>,
+    ) -> u32 {
         let index = self.sources.len() as u32;
         let mut issns = vec![issn(1_000_000 + rng.below(8_999_999) as u64)];
         if rng.chance(0.6) {
             issns.push(issn(1_000_000 + rng.below(8_999_999) as u64));
         }
-        let slug: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
-        let slug = if slug.is_empty() { format!("source{index}") } else { slug };
+        let slug: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let slug = if slug.is_empty() {
+            format!("source{index}")
+        } else {
+            slug
+        };
         self.sources.push(Source {
             index,
             homepage_url: format!("https://venues.sandbox.paperlens.dev/{slug}"),

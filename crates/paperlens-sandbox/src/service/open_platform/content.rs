@@ -19,15 +19,23 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
             return Err(STANDARD.invalid_param("doc_id", "'doc_id' must not be empty"));
         }
         if doc_id.contains("..") || doc_id.contains('\\') {
-            return Err(STANDARD.invalid_param("doc_id", "'doc_id' must not contain '..' or a backslash"));
+            return Err(
+                STANDARD.invalid_param("doc_id", "'doc_id' must not contain '..' or a backslash")
+            );
         }
     }
     if let Some(source) = source {
         if source.is_empty() {
             return Err(STANDARD.invalid_param("source", "'source' must not be empty"));
         }
-        if !["http://", "https://", "s3://"].iter().any(|scheme| source.starts_with(scheme)) {
-            return Err(STANDARD.invalid_param("source", "'source' must be an http://, https:// or s3:// address"));
+        if !["http://", "https://", "s3://"]
+            .iter()
+            .any(|scheme| source.starts_with(scheme))
+        {
+            return Err(STANDARD.invalid_param(
+                "source",
+                "'source' must be an http://, https:// or s3:// address",
+            ));
         }
     }
     if doc_id.is_none() && source.is_none() {
@@ -48,7 +56,9 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
             paper.unique_id
         )));
     }
-    let full = corpus.full_text(paper).ok_or_else(|| ApiError::not_found("the document has no full text"))?;
+    let full = corpus
+        .full_text(paper)
+        .ok_or_else(|| ApiError::not_found("the document has no full text"))?;
     let total = full.code_points;
     let body = match offset {
         None => json!({
@@ -71,5 +81,8 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
             })
         }
     };
-    Ok(json_response(200, serde_json::to_vec(&body).unwrap_or_default()))
+    Ok(json_response(
+        200,
+        serde_json::to_vec(&body).unwrap_or_default(),
+    ))
 }

@@ -45,7 +45,11 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     let key = (collection, request.access == Access::Full, samples, stats);
     let cache = &service.catalog_cache().answers;
     if let Some(body) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(ServiceResponse { status: 200, headers: json_headers(), body });
+        return Ok(ServiceResponse {
+            status: 200,
+            headers: json_headers(),
+            body,
+        });
     }
     let corpus = service.corpus();
     let answer = match collection {
@@ -66,7 +70,10 @@ fn json_headers() -> Vec<(String, String)> {
 
 fn catalog<C: Collection>(corpus: &Corpus, access: Access, samples: bool, stats: bool) -> Value {
     let records = C::records(corpus);
-    let visible: Vec<&FieldDef<C::Record>> = C::fields().iter().filter(|f| field_visible(access, f.name)).collect();
+    let visible: Vec<&FieldDef<C::Record>> = C::fields()
+        .iter()
+        .filter(|f| field_visible(access, f.name))
+        .collect();
     let fields: Vec<Value> = visible
         .iter()
         .map(|def| {
@@ -79,10 +86,17 @@ fn catalog<C: Collection>(corpus: &Corpus, access: Access, samples: bool, stats:
             field.insert("default_returned".into(), json!(def.caps.default));
             field.insert("projectable".into(), json!(def.caps.project));
             field.insert("description".into(), json!(def.description));
-            let operators: &[&str] = if def.caps.filter { def.ty.operators() } else { &[] };
+            let operators: &[&str] = if def.caps.filter {
+                def.ty.operators()
+            } else {
+                &[]
+            };
             field.insert("operators".into(), json!(operators));
             if samples && def.enumerable {
-                field.insert("sample_values".into(), json!(sample_values(def, corpus, records)));
+                field.insert(
+                    "sample_values".into(),
+                    json!(sample_values(def, corpus, records)),
+                );
             }
             if stats {
                 add_stats(&mut field, def, corpus, records);
@@ -90,7 +104,11 @@ fn catalog<C: Collection>(corpus: &Corpus, access: Access, samples: bool, stats:
             Value::Object(field)
         })
         .collect();
-    let default_fields: Vec<&str> = visible.iter().filter(|f| f.caps.default).map(|f| f.name).collect();
+    let default_fields: Vec<&str> = visible
+        .iter()
+        .filter(|f| f.caps.default)
+        .map(|f| f.name)
+        .collect();
     json!({ "fields": fields, "default_fields": default_fields, "filter_operators": OPERATOR_NAMES })
 }
 
@@ -110,7 +128,11 @@ fn sample_values<R>(def: &FieldDef<R>, corpus: &Corpus, records: &[R]) -> Vec<Va
     }
     let mut values: Vec<(String, (Value, usize))> = counts.into_iter().collect();
     values.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
-    values.into_iter().take(SAMPLE_VALUES).map(|(_, (v, _))| v).collect()
+    values
+        .into_iter()
+        .take(SAMPLE_VALUES)
+        .map(|(_, (v, _))| v)
+        .collect()
 }
 
 fn add_stats<R>(field: &mut Map<String, Value>, def: &FieldDef<R>, corpus: &Corpus, records: &[R]) {
@@ -140,7 +162,11 @@ fn add_stats<R>(field: &mut Map<String, Value>, def: &FieldDef<R>, corpus: &Corp
                 }),
             );
         }
-        FieldType::String | FieldType::ListString | FieldType::ListObject | FieldType::Boolean | FieldType::Date => {
+        FieldType::String
+        | FieldType::ListString
+        | FieldType::ListObject
+        | FieldType::Boolean
+        | FieldType::Date => {
             let mut distinct = std::collections::HashSet::new();
             for record in records {
                 (def.get)(corpus, record).any(|s| {

@@ -17,9 +17,12 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     if unique_id.is_empty() {
         return Err(body.invalid("unique_id", "must not be empty"));
     }
-    let relation = body
-        .one_of("relation", &RELATIONS)?
-        .ok_or_else(|| body.invalid("relation", "is required (CITATIONS, REFERENCES or RELATED_WORKS)"))?;
+    let relation = body.one_of("relation", &RELATIONS)?.ok_or_else(|| {
+        body.invalid(
+            "relation",
+            "is required (CITATIONS, REFERENCES or RELATED_WORKS)",
+        )
+    })?;
     let page = body.integer("page", 1, i64::MAX)?.unwrap_or(1) as usize;
     let page_size = body.integer("page_size", 1, 200)?.unwrap_or(25) as usize;
 
@@ -30,7 +33,9 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     let total = relation_count(paper, relation);
     let start = page.saturating_sub(1).saturating_mul(page_size).min(total);
     let end = (start + page_size).min(total);
-    let items: Vec<Value> = (start..end).map(|k| relation_item(corpus, paper, relation, k)).collect();
+    let items: Vec<Value> = (start..end)
+        .map(|k| relation_item(corpus, paper, relation, k))
+        .collect();
     let body = json!({
         "items": items,
         "total_count": total,
@@ -41,7 +46,10 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
         "message": "ok",
         "biz_code": 0,
     });
-    Ok(json_response(200, serde_json::to_vec(&body).unwrap_or_default()))
+    Ok(json_response(
+        200,
+        serde_json::to_vec(&body).unwrap_or_default(),
+    ))
 }
 
 fn relation_count(paper: &Paper, relation: &str) -> usize {

@@ -25,7 +25,11 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     pub fn new(map: &'a Map<String, Value>, path: &str, dialect: Dialect) -> Fields<'a> {
-        Fields { map, path: path.to_string(), dialect }
+        Fields {
+            map,
+            path: path.to_string(),
+            dialect,
+        }
     }
 
     pub fn name(&self, field: &str) -> String {
@@ -36,9 +40,14 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub fn invalid(&self, field: &str, rule: impl std::fmt::Display) -> crate::service::error::ApiError {
+    pub fn invalid(
+        &self,
+        field: &str,
+        rule: impl std::fmt::Display,
+    ) -> crate::service::error::ApiError {
         let name = self.name(field);
-        self.dialect.invalid_param(&name, format!("'{name}' {rule}"))
+        self.dialect
+            .invalid_param(&name, format!("'{name}' {rule}"))
     }
 
     pub fn allow_only(&self, allowed: &[&str]) -> Result<()> {
@@ -46,7 +55,10 @@ impl<'a> Fields<'a> {
             let name = self.name(unknown);
             return Err(self.dialect.invalid_param(
                 &name,
-                format!("unknown property '{name}'; allowed properties: {}", allowed.join(", ")),
+                format!(
+                    "unknown property '{name}'; allowed properties: {}",
+                    allowed.join(", ")
+                ),
             ));
         }
         Ok(())
@@ -66,19 +78,25 @@ impl<'a> Fields<'a> {
     }
 
     pub fn required_string(&self, field: &str) -> Result<&'a str> {
-        self.string(field)?.ok_or_else(|| self.invalid(field, "is required"))
+        self.string(field)?
+            .ok_or_else(|| self.invalid(field, "is required"))
     }
 
     pub fn integer(&self, field: &str, min: i64, max: i64) -> Result<Option<i64>> {
         let Some(value) = self.get(field) else {
             return Ok(None);
         };
-        let number = value
-            .as_i64()
-            .or_else(|| value.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64));
+        let number = value.as_i64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        });
         match number {
             Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
-            Some(n) => Err(self.invalid(field, format!("must be between {min} and {max} (got {n})"))),
+            Some(n) => {
+                Err(self.invalid(field, format!("must be between {min} and {max} (got {n})")))
+            }
             None => Err(self.invalid(field, "must be an integer")),
         }
     }
@@ -92,7 +110,12 @@ impl<'a> Fields<'a> {
             .find(|a| **a == value)
             .copied()
             .map(Some)
-            .ok_or_else(|| self.invalid(field, format!("must be one of {} (got '{value}')", allowed.join(", "))))
+            .ok_or_else(|| {
+                self.invalid(
+                    field,
+                    format!("must be one of {} (got '{value}')", allowed.join(", ")),
+                )
+            })
     }
 
     pub fn array(&self, field: &str) -> Result<Option<&'a Vec<Value>>> {
@@ -114,7 +137,10 @@ impl<'a> Fields<'a> {
 
 /// The first value of a query parameter.
 pub fn query_param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    query.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    query
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 pub fn query_bool(query: &[(String, String)], name: &str, dialect: Dialect) -> Result<bool> {
@@ -122,17 +148,30 @@ pub fn query_bool(query: &[(String, String)], name: &str, dialect: Dialect) -> R
         None => Ok(false),
         Some(v) if v == "true" || v == "1" => Ok(true),
         Some(v) if v == "false" || v == "0" || v.is_empty() => Ok(false),
-        Some(v) => Err(dialect.invalid_param(name, format!("'{name}' must be true or false (got '{v}')"))),
+        Some(v) => {
+            Err(dialect.invalid_param(name, format!("'{name}' must be true or false (got '{v}')")))
+        }
     }
 }
 
-pub fn query_int(query: &[(String, String)], name: &str, min: i64, max: i64, dialect: Dialect) -> Result<Option<i64>> {
+pub fn query_int(
+    query: &[(String, String)],
+    name: &str,
+    min: i64,
+    max: i64,
+    dialect: Dialect,
+) -> Result<Option<i64>> {
     let Some(raw) = query_param(query, name) else {
         return Ok(None);
     };
     match raw.trim().parse::<i64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
-        Ok(n) => Err(dialect.invalid_param(name, format!("'{name}' must be between {min} and {max} (got {n})"))),
-        Err(_) => Err(dialect.invalid_param(name, format!("'{name}' must be an integer (got '{raw}')"))),
+        Ok(n) => Err(dialect.invalid_param(
+            name,
+            format!("'{name}' must be between {min} and {max} (got {n})"),
+        )),
+        Err(_) => {
+            Err(dialect.invalid_param(name, format!("'{name}' must be an integer (got '{raw}')")))
+        }
     }
 }

@@ -14,14 +14,21 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
         return Err(STANDARD.invalid_param("file_name", "'file_name' must not be empty"));
     }
     if file_name.starts_with('/') {
-        return Err(STANDARD.invalid_param("file_name", "'file_name' must be a relative path (no leading '/')"));
+        return Err(STANDARD.invalid_param(
+            "file_name",
+            "'file_name' must be a relative path (no leading '/')",
+        ));
     }
     if file_name.contains("..") || file_name.contains('\\') {
-        return Err(STANDARD.invalid_param("file_name", "'file_name' must not contain '..' or a backslash"));
+        return Err(STANDARD.invalid_param(
+            "file_name",
+            "'file_name' must not contain '..' or a backslash",
+        ));
     }
     let corpus = service.corpus();
-    let attachment =
-        corpus.attachment(file_name).ok_or_else(|| ApiError::not_found(format!("no resource named '{file_name}'")))?;
+    let attachment = corpus
+        .attachment(file_name)
+        .ok_or_else(|| ApiError::not_found(format!("no resource named '{file_name}'")))?;
     let paper = &corpus.papers[attachment.paper as usize];
     if !full_text_visible(request.access, paper) {
         return Err(STANDARD.forbidden(format!(
@@ -33,7 +40,10 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
         status: 200,
         headers: vec![
             ("content-type".into(), attachment.content_type.into()),
-            ("content-disposition".into(), format!("attachment; filename=\"{}\"", attachment.file_name)),
+            (
+                "content-disposition".into(),
+                format!("attachment; filename=\"{}\"", attachment.file_name),
+            ),
             ("cache-control".into(), "private, no-store".into()),
         ],
         body: Bytes::from(attachment.bytes),

@@ -36,14 +36,22 @@ impl Bm25Builder {
 
     pub fn build(self) -> Bm25 {
         let total: u64 = self.doc_lengths.iter().map(|&l| l as u64).sum();
-        let average =
-            if self.doc_lengths.is_empty() { 1.0 } else { (total as f32 / self.doc_lengths.len() as f32).max(1.0) };
+        let average = if self.doc_lengths.is_empty() {
+            1.0
+        } else {
+            (total as f32 / self.doc_lengths.len() as f32).max(1.0)
+        };
         let mut postings = self.postings;
         for list in &mut postings {
             list.sort_unstable_by_key(|&(doc, _)| doc);
             list.shrink_to_fit();
         }
-        Bm25 { terms: self.terms, postings, doc_lengths: self.doc_lengths, average }
+        Bm25 {
+            terms: self.terms,
+            postings,
+            doc_lengths: self.doc_lengths,
+            average,
+        }
     }
 }
 
@@ -73,7 +81,12 @@ impl Bm25 {
 
     /// Documents containing at least `min_matched` distinct query terms, with their score,
     /// in document order. `accept` filters documents before scoring.
-    pub fn search(&self, query: &[String], min_matched: usize, accept: impl Fn(u32) -> bool) -> Vec<Match> {
+    pub fn search(
+        &self,
+        query: &[String],
+        min_matched: usize,
+        accept: impl Fn(u32) -> bool,
+    ) -> Vec<Match> {
         let mut distinct: Vec<&String> = query.iter().collect();
         distinct.sort();
         distinct.dedup();
@@ -93,7 +106,8 @@ impl Bm25 {
                 }
                 let tf = tf as f32;
                 let length = self.doc_lengths[doc as usize] as f32;
-                let part = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / self.average));
+                let part =
+                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / self.average));
                 let entry = &mut scores[doc as usize];
                 if entry.1 == 0 {
                     touched.push(doc);
@@ -106,7 +120,11 @@ impl Bm25 {
             .into_iter()
             .map(|doc| (doc, scores[doc as usize]))
             .filter(|(_, (_, matched))| *matched as usize >= min_matched)
-            .map(|(doc, (score, matched))| Match { doc, score, matched })
+            .map(|(doc, (score, matched))| Match {
+                doc,
+                score,
+                matched,
+            })
             .collect();
         matches.sort_unstable_by_key(|m| m.doc);
         matches

@@ -26,9 +26,9 @@ fn is_cjk(c: char) -> bool {
 }
 
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "is", "it", "its", "of", "on",
-    "or", "our", "that", "the", "their", "this", "to", "was", "we", "were", "which", "with", "what", "how", "does",
-    "do", "can", "about", "between", "into",
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "is",
+    "it", "its", "of", "on", "or", "our", "that", "the", "their", "this", "to", "was", "we",
+    "were", "which", "with", "what", "how", "does", "do", "can", "about", "between", "into",
 ];
 
 fn normalize_word(word: &str) -> Option<String> {

@@ -20,7 +20,10 @@ pub fn embed(text: &str) -> [i8; DIMENSIONS] {
     tokens(text, &mut words);
     for word in &words {
         add(word.as_bytes(), 1.0);
-        let padded: Vec<char> = std::iter::once('^').chain(word.chars()).chain(std::iter::once('$')).collect();
+        let padded: Vec<char> = std::iter::once('^')
+            .chain(word.chars())
+            .chain(std::iter::once('$'))
+            .collect();
         for gram in padded.windows(3) {
             let gram: String = gram.iter().collect();
             add(gram.as_bytes(), 0.4);
@@ -37,7 +40,9 @@ pub fn embed(text: &str) -> [i8; DIMENSIONS] {
 }
 
 fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Quantised vectors stored back to back.
@@ -80,11 +85,16 @@ mod tests {
     fn similar_texts_are_closer_than_unrelated_ones() {
         let query = embed("quantum error correction");
         let mut store = Vectors::default();
-        store.push(&embed("surface codes for quantum error correction on superconducting qubits"));
+        store.push(&embed(
+            "surface codes for quantum error correction on superconducting qubits",
+        ));
         store.push(&embed("loss aversion in household savings decisions"));
         assert!(store.cosine(0, &query) > store.cosine(1, &query) + 0.2);
         assert!(
-            (store.cosine(0, &embed("surface codes for quantum error correction on superconducting qubits")) - 1.0)
+            (store.cosine(
+                0,
+                &embed("surface codes for quantum error correction on superconducting qubits")
+            ) - 1.0)
                 .abs()
                 < 0.05
         );

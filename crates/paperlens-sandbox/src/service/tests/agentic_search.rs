@@ -10,7 +10,10 @@ fn search(body: Value) -> Vec<Value> {
 }
 
 fn hit_paper(hit: &Value) -> &'static crate::service::corpus::Paper {
-    service().corpus().by_doc_id(hit["doc_id"].as_str().unwrap_or_default()).expect("paper of hit")
+    service()
+        .corpus()
+        .by_doc_id(hit["doc_id"].as_str().unwrap_or_default())
+        .expect("paper of hit")
 }
 
 #[test]
@@ -20,7 +23,10 @@ fn a_query_on_a_topic_ranks_that_topic_first() {
         for retrieval in ["hybrid", "es", "vector"] {
             let hits = search(json!({"query": query, "top_k": 5, "retrieval": retrieval}));
             assert!(!hits.is_empty());
-            assert_eq!(hits[0]["primary_topic"], topic.display_name, "{retrieval}: {query}");
+            assert_eq!(
+                hits[0]["primary_topic"], topic.display_name,
+                "{retrieval}: {query}"
+            );
         }
     }
 }
@@ -44,8 +50,16 @@ fn recall_sources_and_scores_are_truthful() {
     for hit in &hybrid {
         let source = hit["recall_source"].as_str().unwrap_or_default();
         sources.insert(source.to_string());
-        assert_eq!(hit["origin_es_score"].is_null(), !source.contains("es"), "{hit}");
-        assert_eq!(hit["origin_vector_score"].is_null(), !source.contains("vector"), "{hit}");
+        assert_eq!(
+            hit["origin_es_score"].is_null(),
+            !source.contains("es"),
+            "{hit}"
+        );
+        assert_eq!(
+            hit["origin_vector_score"].is_null(),
+            !source.contains("vector"),
+            "{hit}"
+        );
         let score = hit["score"].as_f64().unwrap_or(-1.0);
         assert!((0.0..=1.0).contains(&score));
         assert!(score <= previous);
@@ -56,7 +70,10 @@ fn recall_sources_and_scores_are_truthful() {
 
 #[test]
 fn top_k_sub_queries_and_token_estimates() {
-    let (_, body) = post("/agentic-search", json!({"query": "coral reef bleaching", "top_k": 3, "sub_queries": 3}));
+    let (_, body) = post(
+        "/agentic-search",
+        json!({"query": "coral reef bleaching", "top_k": 3, "sub_queries": 3}),
+    );
     assert_eq!(body["hits"].as_array().map(Vec::len), Some(3));
     assert_eq!(body["sub_queries"].as_array().map(Vec::len), Some(3));
     assert!(body["request_tokens"].as_u64().unwrap_or_default() > 0);
@@ -85,60 +102,103 @@ fn every_filter_restricts_hits() {
     let sample = hit_paper(&all_hits(json!({}))[0]);
     let title_hits = all_hits(json!({"title": sample.title.to_uppercase()}));
     assert!(!title_hits.is_empty());
-    assert!(title_hits.iter().all(|h| h["title"] == sample.title.as_str()));
+    assert!(title_hits
+        .iter()
+        .all(|h| h["title"] == sample.title.as_str()));
     let name = corpus.authors[sample.authors[0] as usize].name.clone();
     for filter in [json!(name), json!(["Nobody Atall", name])] {
         let hits = all_hits(json!({"author": filter}));
         assert!(!hits.is_empty());
-        assert!(hits.iter().all(|h| h["author"].as_array().is_some_and(|a| a.contains(&json!(name)))));
+        assert!(hits.iter().all(|h| h["author"]
+            .as_array()
+            .is_some_and(|a| a.contains(&json!(name)))));
     }
     let venue = &corpus.sources[sample.venue as usize].name;
     assert!(all_hits(json!({"publication_venue_name_unified": venue}))
         .iter()
         .all(|h| h["publication_venue_name_unified"] == venue.as_str()));
     let journals = all_hits(json!({"publication_venue_type": "JOURNAL"}));
-    assert!(!journals.is_empty() && journals.iter().all(|h| h["publication_venue_type"] == "journal"));
+    assert!(
+        !journals.is_empty()
+            && journals
+                .iter()
+                .all(|h| h["publication_venue_type"] == "journal")
+    );
     assert!(all_hits(json!({"publication_venue_type": "Book Series"}))
         .iter()
         .all(|h| h["publication_venue_type"] == "book series"));
 
     let year_of = |h: &Value| h["publication_published_year"].as_i64().unwrap_or_default();
-    assert!(all_hits(json!({"publication_published_date": "2020"})).iter().all(|h| year_of(h) == 2020));
+    assert!(all_hits(json!({"publication_published_date": "2020"}))
+        .iter()
+        .all(|h| year_of(h) == 2020));
     let month = all_hits(json!({"publication_published_date": "2021-03"}));
-    assert!(month.iter().all(|h| h["publication_published_date"].as_str().unwrap_or_default().starts_with("2021-03")));
+    assert!(month.iter().all(|h| h["publication_published_date"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("2021-03")));
     let range = all_hits(json!({"publication_published_date": {"gte": "2015-01", "lt": "2020"}}));
     assert!(!range.is_empty() && range.iter().all(|h| (2015..2020).contains(&year_of(h))));
     let open = all_hits(json!({"publication_published_date": ["2024-06-01", null]}));
     assert!(
         !open.is_empty()
-            && open.iter().all(|h| h["publication_published_date"].as_str().unwrap_or_default() >= "2024-06-01")
+            && open.iter().all(
+                |h| h["publication_published_date"].as_str().unwrap_or_default() >= "2024-06-01"
+            )
     );
-    assert!(all_hits(json!({"publication_published_date": {"gt": "2025"}})).iter().all(|h| year_of(h) >= 2026));
+    assert!(
+        all_hits(json!({"publication_published_date": {"gt": "2025"}}))
+            .iter()
+            .all(|h| year_of(h) >= 2026)
+    );
 
-    assert!(all_hits(json!({"publication_published_year": 2019})).iter().all(|h| year_of(h) == 2019));
+    assert!(all_hits(json!({"publication_published_year": 2019}))
+        .iter()
+        .all(|h| year_of(h) == 2019));
     let years = all_hits(json!({"publication_published_year": [2010, 2012]}));
     assert!(!years.is_empty() && years.iter().all(|h| (2010..=2012).contains(&year_of(h))));
     let cited = all_hits(json!({"citation_count": {"gte": "5"}}));
-    assert!(!cited.is_empty() && cited.iter().all(|h| h["citation_count"].as_i64().unwrap_or_default() >= 5));
+    assert!(
+        !cited.is_empty()
+            && cited
+                .iter()
+                .all(|h| h["citation_count"].as_i64().unwrap_or_default() >= 5)
+    );
     let few = all_hits(json!({"citation_count": [null, 2]}));
-    assert!(!few.is_empty() && few.iter().all(|h| h["citation_count"].as_i64().unwrap_or(99) <= 2));
+    assert!(
+        !few.is_empty()
+            && few
+                .iter()
+                .all(|h| h["citation_count"].as_i64().unwrap_or(99) <= 2)
+    );
     assert!(all_hits(json!({"influential_citation_count": {"gt": 1}}))
         .iter()
         .all(|h| h["influential_citation_count"].as_i64().unwrap_or_default() > 1));
 
-    let health = all_hits(json!({"topics": {"dimensions": {"primary_topic_domain": "Health Sciences"}}}));
-    assert!(!health.is_empty() && health.iter().all(|h| h["primary_topic_domain"] == "Health Sciences"));
+    let health =
+        all_hits(json!({"topics": {"dimensions": {"primary_topic_domain": "Health Sciences"}}}));
+    assert!(
+        !health.is_empty()
+            && health
+                .iter()
+                .all(|h| h["primary_topic_domain"] == "Health Sciences")
+    );
     let topic = TOPICS[0].display_name;
     let both = all_hits(
         json!({"topics": {"logic": "and", "dimensions": {"primary_topic": topic, "primary_topic_domain": "Life Sciences"}}}),
     );
-    assert!(both.is_empty(), "a Physical Sciences topic is not in Life Sciences");
+    assert!(
+        both.is_empty(),
+        "a Physical Sciences topic is not in Life Sciences"
+    );
     let either = all_hits(
         json!({"topics": {"logic": "or", "dimensions": {"primary_topic": topic, "primary_topic_domain": "Life Sciences"}}}),
     );
     assert!(
         !either.is_empty()
-            && either.iter().all(|h| h["primary_topic"] == topic || h["primary_topic_domain"] == "Life Sciences")
+            && either.iter().all(
+                |h| h["primary_topic"] == topic || h["primary_topic_domain"] == "Life Sciences"
+            )
     );
 
     let pdf = search(json!({"query": "climate", "top_k": 50, "source_types": ["pdf"]}));
@@ -186,5 +246,8 @@ fn invalid_bodies_are_400() {
         assert!(message.contains('\''), "{body}: {message}");
     }
     let ok = "q".repeat(4096);
-    assert_eq!(post("/agentic-search", json!({"query": ok, "top_k": 1})).0, 200);
+    assert_eq!(
+        post("/agentic-search", json!({"query": ok, "top_k": 1})).0,
+        200
+    );
 }

@@ -20,14 +20,29 @@ pub const SEED: u64 = 7;
 /// One shared service for the tests (600 papers keep debug builds quick).
 pub fn service() -> &'static Service {
     static SERVICE: OnceLock<Service> = OnceLock::new();
-    SERVICE.get_or_init(|| Service::build(ServiceConfig { papers: 600, seed: SEED, int64_as_string: false }))
+    SERVICE.get_or_init(|| {
+        Service::build(ServiceConfig {
+            papers: 600,
+            seed: SEED,
+            int64_as_string: false,
+        })
+    })
 }
 
-pub fn request(method: &str, path: &str, query: &[(&str, &str)], body: &str, access: Access) -> ServiceRequest {
+pub fn request(
+    method: &str,
+    path: &str,
+    query: &[(&str, &str)],
+    body: &str,
+    access: Access,
+) -> ServiceRequest {
     ServiceRequest {
         method: method.into(),
         path: path.into(),
-        query: query.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        query: query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
         body: Bytes::from(body.to_string()),
         access,
         request_id: "req-test-1".into(),
@@ -35,11 +50,16 @@ pub fn request(method: &str, path: &str, query: &[(&str, &str)], body: &str, acc
 }
 
 pub fn json(response: &ServiceResponse) -> Value {
-    serde_json::from_slice(&response.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", response.body))
+    serde_json::from_slice(&response.body)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", response.body))
 }
 
 pub fn header<'a>(response: &'a ServiceResponse, name: &str) -> Option<&'a str> {
-    response.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    response
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 pub fn post_as(service: &Service, path: &str, body: Value, access: Access) -> (u16, Value) {
@@ -61,5 +81,8 @@ pub fn assert_error(status: u16, body: &Value, want_status: u16, want_code: &str
     assert_eq!(status, want_status, "body: {body}");
     assert_eq!(body["code"], want_code, "body: {body}");
     assert_eq!(body["request_id"], "req-test-1");
-    body["message"].as_str().map(str::to_string).unwrap_or_default()
+    body["message"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_default()
 }

@@ -9,7 +9,11 @@ fn relations(body: Value) -> (u16, Value) {
 #[test]
 fn pages_through_every_relation_without_gaps() {
     let corpus = service().corpus();
-    let paper = corpus.papers.iter().max_by_key(|p| p.citation_count()).expect("papers");
+    let paper = corpus
+        .papers
+        .iter()
+        .max_by_key(|p| p.citation_count())
+        .expect("papers");
     for (relation, expected) in [
         ("CITATIONS", paper.citation_count() as usize),
         ("REFERENCES", paper.reference_count() as usize),
@@ -18,8 +22,9 @@ fn pages_through_every_relation_without_gaps() {
         let mut seen = Vec::new();
         let mut page = 1;
         loop {
-            let (status, body) =
-                relations(json!({"unique_id": paper.unique_id, "relation": relation, "page": page, "page_size": 7}));
+            let (status, body) = relations(
+                json!({"unique_id": paper.unique_id, "relation": relation, "page": page, "page_size": 7}),
+            );
             assert_eq!(status, 200);
             assert_eq!(body["code"], "SUCCESS");
             assert_eq!(body["biz_code"], 0);
@@ -27,7 +32,11 @@ fn pages_through_every_relation_without_gaps() {
             assert_eq!(body["total_pages"], expected.div_ceil(7));
             let items = body["items"].as_array().cloned().unwrap_or_default();
             for item in &items {
-                assert!(item["id"].is_string() && item["id_type"].is_string() && item["title"].is_string());
+                assert!(
+                    item["id"].is_string()
+                        && item["id_type"].is_string()
+                        && item["title"].is_string()
+                );
             }
             seen.extend(items.into_iter().map(|i| i["id"].to_string()));
             if page >= body["total_pages"].as_u64().unwrap_or_default() as usize {
@@ -41,10 +50,13 @@ fn pages_through_every_relation_without_gaps() {
     }
     let (_, body) = relations(json!({"unique_id": paper.unique_id, "relation": "CITATIONS"}));
     for item in body["items"].as_array().cloned().unwrap_or_default() {
-        let citing = corpus.by_unique_id(item["id"].as_str().unwrap_or_default()).expect("citing paper");
+        let citing = corpus
+            .by_unique_id(item["id"].as_str().unwrap_or_default())
+            .expect("citing paper");
         assert!(citing.references.contains(&paper.index));
     }
-    let (_, beyond) = relations(json!({"unique_id": paper.unique_id, "relation": "CITATIONS", "page": 999}));
+    let (_, beyond) =
+        relations(json!({"unique_id": paper.unique_id, "relation": "CITATIONS", "page": 999}));
     assert_eq!(beyond["items"], json!([]));
 }
 

@@ -53,9 +53,17 @@ fn service_is_shared_across_threads() {
 
 #[test]
 fn int64_counts_as_strings() {
-    let service = Service::build(ServiceConfig { papers: 80, seed: 3, int64_as_string: true });
-    let (status, body) =
-        post_as(&service, "/meta-search", json!({"facets": [{"field": "language"}], "page_size": 5}), Access::Full);
+    let service = Service::build(ServiceConfig {
+        papers: 80,
+        seed: 3,
+        int64_as_string: true,
+    });
+    let (status, body) = post_as(
+        &service,
+        "/meta-search",
+        json!({"facets": [{"field": "language"}], "page_size": 5}),
+        Access::Full,
+    );
     assert_eq!(status, 200);
     assert_eq!(body["total_count"], "80");
     assert!(body["facets"][0]["buckets"][0]["doc_count"].is_string());

@@ -21,7 +21,12 @@ const FILTER_FIELDS: [&str; 11] = [
     "topics",
 ];
 
-const DOMAIN_NAMES: [&str; 4] = ["Physical Sciences", "Social Sciences", "Health Sciences", "Life Sciences"];
+const DOMAIN_NAMES: [&str; 4] = [
+    "Physical Sciences",
+    "Social Sciences",
+    "Health Sciences",
+    "Life Sciences",
+];
 
 /// Inclusive or exclusive bounds on a number (dates as yyyymmdd).
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,8 +37,12 @@ pub struct Bounds {
 
 impl Bounds {
     fn contains(&self, x: f64) -> bool {
-        let above = self.lower.is_none_or(|(v, inclusive)| if inclusive { x >= v } else { x > v });
-        let below = self.upper.is_none_or(|(v, inclusive)| if inclusive { x <= v } else { x < v });
+        let above = self
+            .lower
+            .is_none_or(|(v, inclusive)| if inclusive { x >= v } else { x > v });
+        let below = self
+            .upper
+            .is_none_or(|(v, inclusive)| if inclusive { x <= v } else { x < v });
         above && below
     }
 }
@@ -62,10 +71,17 @@ pub struct AgenticFilters {
 /// One bound value of a date filter: the period a partial date covers.
 fn date_period(fields: &Fields<'_>, name: &str, value: &Value) -> Result<(f64, f64)> {
     let text = value.as_str().ok_or_else(|| {
-        fields.invalid(name, format!("must be a date string yyyy, yyyy-MM or yyyy-MM-dd (got {value})"))
+        fields.invalid(
+            name,
+            format!("must be a date string yyyy, yyyy-MM or yyyy-MM-dd (got {value})"),
+        )
     })?;
-    let (lo, hi) = parse_partial_date(text)
-        .ok_or_else(|| fields.invalid(name, format!("must match ^\\d{{4}}(-\\d{{2}})?(-\\d{{2}})?$ (got '{text}')")))?;
+    let (lo, hi) = parse_partial_date(text).ok_or_else(|| {
+        fields.invalid(
+            name,
+            format!("must match ^\\d{{4}}(-\\d{{2}})?(-\\d{{2}})?$ (got '{text}')"),
+        )
+    })?;
     Ok((lo as f64, hi as f64))
 }
 
@@ -75,7 +91,9 @@ fn number(fields: &Fields<'_>, name: &str, value: &Value, strings_allowed: bool)
         Value::String(s) if strings_allowed => s.trim().parse::<f64>().ok(),
         _ => None,
     };
-    parsed.filter(|n| n.is_finite()).ok_or_else(|| fields.invalid(name, format!("must be a number (got {value})")))
+    parsed
+        .filter(|n| n.is_finite())
+        .ok_or_else(|| fields.invalid(name, format!("must be a number (got {value})")))
 }
 
 /// A date or number filter value: a single value, a range object or a 2-array.
@@ -96,7 +114,11 @@ fn bounds(fields: &Fields<'_>, name: &str, dates: bool) -> Result<Option<Bounds>
             range.allow_only(&["gt", "gte", "lt", "lte"])?;
             let mut b = Bounds::default();
             for (key, v) in map.iter().filter(|(_, v)| !v.is_null()) {
-                let (lo, hi) = if dates { date_period(&range, key, v)? } else { period(&range.name(key), v, true)? };
+                let (lo, hi) = if dates {
+                    date_period(&range, key, v)?
+                } else {
+                    period(&range.name(key), v, true)?
+                };
                 match key.as_str() {
                     "gt" => b.lower = Some((hi, false)),
                     "gte" => b.lower = Some((lo, true)),
@@ -108,8 +130,13 @@ fn bounds(fields: &Fields<'_>, name: &str, dates: bool) -> Result<Option<Bounds>
         }
         Value::Array(items) => {
             if items.len() != 2 {
-                return Err(fields
-                    .invalid(name, format!("as an array must have exactly 2 items [from, to] (got {})", items.len())));
+                return Err(fields.invalid(
+                    name,
+                    format!(
+                        "as an array must have exactly 2 items [from, to] (got {})",
+                        items.len()
+                    ),
+                ));
             }
             let mut b = Bounds::default();
             if !items[0].is_null() {
@@ -122,7 +149,10 @@ fn bounds(fields: &Fields<'_>, name: &str, dates: bool) -> Result<Option<Bounds>
         }
         single => {
             let (lo, hi) = period(name, single, false)?;
-            Bounds { lower: Some((lo, true)), upper: Some((hi, true)) }
+            Bounds {
+                lower: Some((lo, true)),
+                upper: Some((hi, true)),
+            }
         }
     };
     Ok(Some(result))
@@ -145,18 +175,28 @@ impl AgenticFilters {
                 .iter()
                 .map(|v| v.as_str().map(|s| s.trim().to_lowercase()))
                 .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| fields.invalid("author", "must be a string or an array of strings"))?,
-            Some(_) => return Err(fields.invalid("author", "must be a string or an array of strings")),
+                .ok_or_else(|| {
+                    fields.invalid("author", "must be a string or an array of strings")
+                })?,
+            Some(_) => {
+                return Err(fields.invalid("author", "must be a string or an array of strings"))
+            }
         };
-        filters.venue = fields.string("publication_venue_name_unified")?.map(|v| v.trim().to_lowercase());
+        filters.venue = fields
+            .string("publication_venue_name_unified")?
+            .map(|v| v.trim().to_lowercase());
         if let Some(kind) = fields.string("publication_venue_type")? {
             let names: Vec<&str> = VenueType::ALL.iter().map(|v| v.as_str()).collect();
-            filters.venue_type = Some(VenueType::parse_case_insensitive(kind).ok_or_else(|| {
-                fields.invalid(
-                    "publication_venue_type",
-                    format!("must be one of {} (case-insensitive; got '{kind}')", names.join(", ")),
-                )
-            })?);
+            filters.venue_type =
+                Some(VenueType::parse_case_insensitive(kind).ok_or_else(|| {
+                    fields.invalid(
+                        "publication_venue_type",
+                        format!(
+                            "must be one of {} (case-insensitive; got '{kind}')",
+                            names.join(", ")
+                        ),
+                    )
+                })?);
         }
         filters.date = bounds(fields, "publication_published_date", true)?;
         filters.year = bounds(fields, "publication_published_year", false)?;
@@ -165,12 +205,18 @@ impl AgenticFilters {
         if let Some(topics) = fields.object("topics")? {
             topics.allow_only(&["logic", "dimensions"])?;
             let all = topics.one_of("logic", &["and", "or"])? == Some("and");
-            let mut filter = TopicFilter { all, ..TopicFilter::default() };
+            let mut filter = TopicFilter {
+                all,
+                ..TopicFilter::default()
+            };
             if let Some(dimensions) = topics.object("dimensions")? {
                 dimensions.allow_only(&["primary_topic", "primary_topic_domain"])?;
-                filter.topic = dimensions.string("primary_topic")?.map(|t| t.trim().to_lowercase());
-                filter.domain =
-                    dimensions.one_of("primary_topic_domain", &DOMAIN_NAMES)?.and_then(Domain::from_display_name);
+                filter.topic = dimensions
+                    .string("primary_topic")?
+                    .map(|t| t.trim().to_lowercase());
+                filter.domain = dimensions
+                    .one_of("primary_topic_domain", &DOMAIN_NAMES)?
+                    .and_then(Domain::from_display_name);
             }
             filters.topics = Some(filter);
         }
@@ -182,16 +228,27 @@ impl AgenticFilters {
         if !self.languages.iter().all(|l| l == language) {
             return false;
         }
-        if self.title.as_ref().is_some_and(|t| paper.title.trim().to_lowercase() != *t) {
+        if self
+            .title
+            .as_ref()
+            .is_some_and(|t| paper.title.trim().to_lowercase() != *t)
+        {
             return false;
         }
         if !self.authors.is_empty()
-            && !paper.authors.iter().any(|&a| self.authors.contains(&corpus.authors[a as usize].name.to_lowercase()))
+            && !paper.authors.iter().any(|&a| {
+                self.authors
+                    .contains(&corpus.authors[a as usize].name.to_lowercase())
+            })
         {
             return false;
         }
         let source = &corpus.sources[paper.venue as usize];
-        if self.venue.as_ref().is_some_and(|v| source.name.to_lowercase() != *v) {
+        if self
+            .venue
+            .as_ref()
+            .is_some_and(|v| source.name.to_lowercase() != *v)
+        {
             return false;
         }
         if self.venue_type.is_some_and(|t| t != source.venue_type) {
@@ -203,7 +260,10 @@ impl AgenticFilters {
             (self.citations, paper.citation_count() as f64),
             (self.influential, paper.influential_citation_count as f64),
         ];
-        if checks.iter().any(|(b, x)| b.is_some_and(|b| !b.contains(*x))) {
+        if checks
+            .iter()
+            .any(|(b, x)| b.is_some_and(|b| !b.contains(*x)))
+        {
             return false;
         }
         self.topics.as_ref().is_none_or(|t| t.accepts(paper))
@@ -228,7 +288,9 @@ impl TopicFilter {
         let topic = paper.primary_topic();
         let mut results = Vec::new();
         if let Some(name) = &self.topic {
-            results.push(topic.display_name.to_lowercase() == *name || topic.id.to_lowercase() == *name);
+            results.push(
+                topic.display_name.to_lowercase() == *name || topic.id.to_lowercase() == *name,
+            );
         }
         if let Some(domain) = self.domain {
             results.push(topic.domain == domain);

@@ -31,11 +31,21 @@ struct SearchRequest {
 fn parse(body: &[u8]) -> Result<SearchRequest> {
     let map = parse_object(body, STANDARD)?;
     let body = Fields::new(&map, "", STANDARD);
-    body.allow_only(&["query", "top_k", "retrieval", "sub_queries", "filters", "source_types"])?;
+    body.allow_only(&[
+        "query",
+        "top_k",
+        "retrieval",
+        "sub_queries",
+        "filters",
+        "source_types",
+    ])?;
     let query = body.required_string("query")?;
     let length = query.chars().count();
     if length == 0 || length > MAX_QUERY_CHARS {
-        return Err(body.invalid("query", format!("must have 1-{MAX_QUERY_CHARS} characters (got {length})")));
+        return Err(body.invalid(
+            "query",
+            format!("must have 1-{MAX_QUERY_CHARS} characters (got {length})"),
+        ));
     }
     if query.trim().is_empty() {
         return Err(body.invalid("query", "must not be empty after trimming whitespace"));
@@ -50,12 +60,20 @@ fn parse(body: &[u8]) -> Result<SearchRequest> {
         None => AgenticFilters::default(),
     };
     let mut source_types = Vec::new();
-    for (k, item) in body.array("source_types")?.into_iter().flatten().enumerate() {
+    for (k, item) in body
+        .array("source_types")?
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         match item.as_str() {
             Some("pdf") => source_types.push(SourceType::Pdf),
             Some("web") => source_types.push(SourceType::Web),
             _ => {
-                return Err(body.invalid(&format!("source_types[{k}]"), format!("must be 'web' or 'pdf' (got {item})")))
+                return Err(body.invalid(
+                    &format!("source_types[{k}]"),
+                    format!("must be 'web' or 'pdf' (got {item})"),
+                ))
             }
         }
     }
@@ -96,11 +114,17 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     let hits: Vec<Hit<'_>> = recalled.iter().map(|r| Hit::new(service, r)).collect();
     let response = Response {
         request_tokens: queries.iter().map(|q| estimate_tokens(q)).sum(),
-        response_tokens: hits.iter().map(|h| estimate_tokens(&h.chunk) + estimate_tokens(h.title)).sum(),
+        response_tokens: hits
+            .iter()
+            .map(|h| estimate_tokens(&h.chunk) + estimate_tokens(h.title))
+            .sum(),
         sub_queries: rewrites,
         hits,
     };
-    Ok(json_response(200, serde_json::to_vec(&response).unwrap_or_default()))
+    Ok(json_response(
+        200,
+        serde_json::to_vec(&response).unwrap_or_default(),
+    ))
 }
 
 #[derive(Serialize)]
@@ -173,7 +197,11 @@ impl<'a> Hit<'a> {
             model_version: MODEL_VERSION,
             lang: paper.language.code(),
             metadata_type: paper.metadata_type.as_str(),
-            author: paper.authors.iter().map(|&a| corpus.authors[a as usize].name.as_str()).collect(),
+            author: paper
+                .authors
+                .iter()
+                .map(|&a| corpus.authors[a as usize].name.as_str())
+                .collect(),
             publication_venue_name_unified: &source.name,
             publication_venue_type: source.venue_type.as_str(),
             publication_published_date: paper.date.iso(),

@@ -51,8 +51,18 @@ pub fn sub_queries(query: &str, n: usize) -> Vec<String> {
             words.iter().filter(|w| vocabulary.contains(w)).count()
         })
         .unwrap_or(&TOPICS[0]);
-    let keywords = if words.is_empty() { query.trim().to_string() } else { words.join(" ") };
-    let fresh: Vec<&str> = topic.terms.iter().copied().filter(|t| !query.to_lowercase().contains(t)).take(2).collect();
+    let keywords = if words.is_empty() {
+        query.trim().to_string()
+    } else {
+        words.join(" ")
+    };
+    let fresh: Vec<&str> = topic
+        .terms
+        .iter()
+        .copied()
+        .filter(|t| !query.to_lowercase().contains(t))
+        .take(2)
+        .collect();
     let rewrites = [
         keywords.clone(),
         format!("{keywords} {}", topic.display_name.to_lowercase()),
@@ -87,8 +97,13 @@ pub fn recall(
         if retrieval != Retrieval::Vector {
             let mut words = Vec::new();
             tokens(query, &mut words);
-            let matches = indexes.chunk_terms.search(&words, 1, |c| accept(indexes.chunks[c as usize].paper));
-            for (chunk, score) in top(matches.into_iter().map(|m| (m.doc, m.score)).collect(), candidates) {
+            let matches = indexes
+                .chunk_terms
+                .search(&words, 1, |c| accept(indexes.chunks[c as usize].paper));
+            for (chunk, score) in top(
+                matches.into_iter().map(|m| (m.doc, m.score)).collect(),
+                candidates,
+            ) {
                 let best = es.entry(chunk).or_insert(score);
                 *best = best.max(score);
             }
@@ -122,7 +137,12 @@ pub fn recall(
                     0.5 * keyword + 0.5 * v.unwrap_or(0.0)
                 }
             };
-            Recalled { chunk, es: e, vector: v, score: (score * 10_000.0).round() / 10_000.0 }
+            Recalled {
+                chunk,
+                es: e,
+                vector: v,
+                score: (score * 10_000.0).round() / 10_000.0,
+            }
         })
         .collect();
     let mut fused = fused;
@@ -133,7 +153,12 @@ pub fn recall(
 
 /// A rough token count: one per CJK character, one per four other characters.
 pub fn estimate_tokens(text: &str) -> usize {
-    let (wide, narrow): (usize, usize) =
-        text.chars().fold((0, 0), |(w, n), c| if (c as u32) >= 0x2e80 { (w + 1, n) } else { (w, n + 1) });
+    let (wide, narrow): (usize, usize) = text.chars().fold((0, 0), |(w, n), c| {
+        if (c as u32) >= 0x2e80 {
+            (w + 1, n)
+        } else {
+            (w, n + 1)
+        }
+    });
     wide + narrow.div_ceil(4)
 }

@@ -7,7 +7,9 @@ const PREFIX: &str = "mc1";
 
 pub fn signature(parts: &[&str]) -> u64 {
     parts.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, part| {
-        let h = part.bytes().fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+        let h = part
+            .bytes()
+            .fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
         mix(h ^ 0xff)
     })
 }
@@ -15,7 +17,10 @@ pub fn signature(parts: &[&str]) -> u64 {
 pub fn encode(signature: u64, position: usize) -> String {
     let position = position as u64;
     let check = mix(signature ^ position ^ 0x5eed);
-    format!("{PREFIX}{signature:016x}{:016x}{check:016x}", position ^ mix(signature))
+    format!(
+        "{PREFIX}{signature:016x}{:016x}{check:016x}",
+        position ^ mix(signature)
+    )
 }
 
 /// The position of a cursor issued for `expected`, or None when it is not one.
@@ -27,7 +32,8 @@ pub fn decode(token: &str, expected: u64) -> Option<usize> {
     let field = |i: usize| u64::from_str_radix(&hex[i * 16..(i + 1) * 16], 16).ok();
     let (signature, masked, check) = (field(0)?, field(1)?, field(2)?);
     let position = masked ^ mix(signature);
-    (signature == expected && check == mix(signature ^ position ^ 0x5eed)).then_some(position as usize)
+    (signature == expected && check == mix(signature ^ position ^ 0x5eed))
+        .then_some(position as usize)
 }
 
 #[cfg(test)]

@@ -62,10 +62,20 @@ pub fn compute<'a, R>(
             false
         });
     }
-    let mut buckets: Vec<Bucket<'a>> = counts.into_values().map(|(key, doc_count)| Bucket { key, doc_count }).collect();
-    buckets.sort_by(|a, b| b.doc_count.cmp(&a.doc_count).then_with(|| order(&a.key, &b.key)));
+    let mut buckets: Vec<Bucket<'a>> = counts
+        .into_values()
+        .map(|(key, doc_count)| Bucket { key, doc_count })
+        .collect();
+    buckets.sort_by(|a, b| {
+        b.doc_count
+            .cmp(&a.doc_count)
+            .then_with(|| order(&a.key, &b.key))
+    });
     buckets.truncate(spec.size);
-    FacetResult { field: def.name, buckets }
+    FacetResult {
+        field: def.name,
+        buckets,
+    }
 }
 
 /// An int64 count, written as a JSON string when the service is configured so.

@@ -161,63 +161,154 @@ pub static PAPER_FIELDS: &[FieldDef<Paper>] = &[
 ];
 
 pub static AUTHOR_FIELDS: &[FieldDef<Author>] = &[
-    field!("orcid", String, "F--DP", false, "ORCID iD; links the author to the `author` field of papers.", |_, a| {
-        str_value(&a.orcid)
-    }),
-    field!("display_name", String, "FS-DP", false, "Author name.", |_, a| str_value(&a.name)),
-    field!("affiliation", String, "FS-DP", true, "Last known institution.", |_, a| str_value(a.affiliation)),
-    field!("country", String, "F--DP", true, "Country code of the institution.", |_, a| str_value(a.country)),
-    field!("topics", ListString, "F--DP", true, "Main research topic.", |_, a| Value::One(Scalar::Str(
-        crate::service::corpus::TOPICS[a.topic as usize].display_name
-    ))),
-    field!("works_count", Integer, "F-ODP", false, "Number of papers in the corpus.", |_, a| Value::int(
-        a.works.len() as i64
-    )),
-    field!("cited_by_count", Integer, "F-ODP", false, "Citations of the author's papers.", |_, a| Value::int(
-        a.cited_by_count
-    )),
-    field!("h_index", Integer, "F-ODP", false, "h-index over the corpus.", |_, a| Value::int(a.h_index)),
-    field!("works", ListString, "----P", false, "Unique ids of the author's papers (truncated to 25).", |c, a| {
-        Value::PaperIds(c, &a.works)
-    }),
+    field!(
+        "orcid",
+        String,
+        "F--DP",
+        false,
+        "ORCID iD; links the author to the `author` field of papers.",
+        |_, a| str_value(&a.orcid)
+    ),
+    field!(
+        "display_name",
+        String,
+        "FS-DP",
+        false,
+        "Author name.",
+        |_, a| str_value(&a.name)
+    ),
+    field!(
+        "affiliation",
+        String,
+        "FS-DP",
+        true,
+        "Last known institution.",
+        |_, a| str_value(a.affiliation)
+    ),
+    field!(
+        "country",
+        String,
+        "F--DP",
+        true,
+        "Country code of the institution.",
+        |_, a| str_value(a.country)
+    ),
+    field!(
+        "topics",
+        ListString,
+        "F--DP",
+        true,
+        "Main research topic.",
+        |_, a| Value::One(Scalar::Str(
+            crate::service::corpus::TOPICS[a.topic as usize].display_name
+        ))
+    ),
+    field!(
+        "works_count",
+        Integer,
+        "F-ODP",
+        false,
+        "Number of papers in the corpus.",
+        |_, a| Value::int(a.works.len() as i64)
+    ),
+    field!(
+        "cited_by_count",
+        Integer,
+        "F-ODP",
+        false,
+        "Citations of the author's papers.",
+        |_, a| Value::int(a.cited_by_count)
+    ),
+    field!(
+        "h_index",
+        Integer,
+        "F-ODP",
+        false,
+        "h-index over the corpus.",
+        |_, a| Value::int(a.h_index)
+    ),
+    field!(
+        "works",
+        ListString,
+        "----P",
+        false,
+        "Unique ids of the author's papers (truncated to 25).",
+        |c, a| Value::PaperIds(c, &a.works)
+    ),
 ];
 
-pub static SOURCE_FIELDS: &[FieldDef<Source>] =
-    &[
-        field!("issn_l", String, "F--DP", false, "Linking ISSN; the first of `issn`.", |_, s| s
-            .issns
-            .first()
-            .map_or(Value::Absent, |i| str_value(i))),
-        field!(
-            "issn",
-            ListString,
-            "F--DP",
-            false,
-            "ISSN list; links the source to `publication_venue_issn` of papers.",
-            |_, s| Value::Strs(&s.issns)
-        ),
-        field!(
-            "display_name",
-            String,
-            "FS-DP",
-            true,
-            "Venue name, as `publication_venue_name_unified` of papers.",
-            |_, s| str_value(&s.name)
-        ),
-        field!("venue_type", String, "F--DP", true, "Venue type, as `publication_venue_type` of papers.", |_, s| {
-            str_value(s.venue_type.as_str())
-        }),
-        field!("publisher", String, "FS-DP", true, "Publisher.", |_, s| { str_value(s.publisher) }),
-        field!("country", String, "F--DP", true, "Country code.", |_, s| { str_value(s.country) }),
-        field!("is_oa", Boolean, "F--DP", true, "Fully open-access venue.", |_, s| Value::One(Scalar::Bool(s.is_oa))),
-        field!("homepage_url", String, "---DP", false, "Homepage.", |_, s| str_value(&s.homepage_url)),
-        field!("works_count", Integer, "F-ODP", false, "Number of papers in the corpus.", |_, s| Value::int(
-            s.works_count
-        )),
-        field!("cited_by_count", Integer, "F-ODP", false, "Citations of the venue's papers.", |_, s| Value::int(
-            s.cited_by_count
-        )),
-    ];
+pub static SOURCE_FIELDS: &[FieldDef<Source>] = &[
+    field!(
+        "issn_l",
+        String,
+        "F--DP",
+        false,
+        "Linking ISSN; the first of `issn`.",
+        |_, s| s.issns.first().map_or(Value::Absent, |i| str_value(i))
+    ),
+    field!(
+        "issn",
+        ListString,
+        "F--DP",
+        false,
+        "ISSN list; links the source to `publication_venue_issn` of papers.",
+        |_, s| Value::Strs(&s.issns)
+    ),
+    field!(
+        "display_name",
+        String,
+        "FS-DP",
+        true,
+        "Venue name, as `publication_venue_name_unified` of papers.",
+        |_, s| str_value(&s.name)
+    ),
+    field!(
+        "venue_type",
+        String,
+        "F--DP",
+        true,
+        "Venue type, as `publication_venue_type` of papers.",
+        |_, s| str_value(s.venue_type.as_str())
+    ),
+    field!("publisher", String, "FS-DP", true, "Publisher.", |_, s| {
+        str_value(s.publisher)
+    }),
+    field!("country", String, "F--DP", true, "Country code.", |_, s| {
+        str_value(s.country)
+    }),
+    field!(
+        "is_oa",
+        Boolean,
+        "F--DP",
+        true,
+        "Fully open-access venue.",
+        |_, s| Value::One(Scalar::Bool(s.is_oa))
+    ),
+    field!(
+        "homepage_url",
+        String,
+        "---DP",
+        false,
+        "Homepage.",
+        |_, s| str_value(&s.homepage_url)
+    ),
+    field!(
+        "works_count",
+        Integer,
+        "F-ODP",
+        false,
+        "Number of papers in the corpus.",
+        |_, s| Value::int(s.works_count)
+    ),
+    field!(
+        "cited_by_count",
+        Integer,
+        "F-ODP",
+        false,
+        "Citations of the venue's papers.",
+        |_, s| Value::int(s.cited_by_count)
+    ),
+];
 
 pub fn find<R>(table: &'static [FieldDef<R>], name: &str) -> Option<usize> {
     table.iter().position(|f| f.name == name)

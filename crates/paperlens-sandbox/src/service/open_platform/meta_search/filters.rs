@@ -29,8 +29,19 @@ pub enum Op {
     MatchPhrase,
 }
 
-pub const OPERATOR_NAMES: [&str; 11] =
-    ["EQ", "NE", "GT", "GTE", "LT", "LTE", "IN", "NIN", "CONTAINS", "MATCH", "MATCH_PHRASE"];
+pub const OPERATOR_NAMES: [&str; 11] = [
+    "EQ",
+    "NE",
+    "GT",
+    "GTE",
+    "LT",
+    "LTE",
+    "IN",
+    "NIN",
+    "CONTAINS",
+    "MATCH",
+    "MATCH_PHRASE",
+];
 
 impl Op {
     pub fn parse(wire: &str) -> Option<Op> {
@@ -48,7 +59,10 @@ impl Op {
             Op::Match,
             Op::MatchPhrase,
         ];
-        OPERATOR_NAMES.iter().position(|n| *n == short).map(|i| ops[i])
+        OPERATOR_NAMES
+            .iter()
+            .position(|n| *n == short)
+            .map(|i| ops[i])
     }
 
     pub fn short_name(self) -> &'static str {
@@ -90,7 +104,9 @@ pub fn parse_partial_date(text: &str) -> Option<(u32, u32)> {
         }
         [y, m] if digits(y, 4) && digits(m, 2) => {
             let (y, m) = (number(y)?, number(m)?);
-            (1..=12).contains(&m).then_some((y * 10_000 + m * 100 + 1, y * 10_000 + m * 100 + 31))
+            (1..=12)
+                .contains(&m)
+                .then_some((y * 10_000 + m * 100 + 1, y * 10_000 + m * 100 + 31))
         }
         [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => {
             let (y, m, d) = (number(y)?, number(m)?, number(d)?);
@@ -103,16 +119,23 @@ pub fn parse_partial_date(text: &str) -> Option<(u32, u32)> {
 
 fn scalar_operand(name: &str, ty: FieldType, op: Op, value: &Json) -> Result<Operand> {
     if matches!(op, Op::Match | Op::MatchPhrase) {
-        let text = value.as_str().ok_or_else(|| bad(name, format!("{} needs a string value", op.short_name())))?;
+        let text = value
+            .as_str()
+            .ok_or_else(|| bad(name, format!("{} needs a string value", op.short_name())))?;
         let mut words = Vec::new();
         tokens(text, &mut words);
         if words.is_empty() {
-            return Err(bad(name, format!("{} needs a value with at least one word", op.short_name())));
+            return Err(bad(
+                name,
+                format!("{} needs a value with at least one word", op.short_name()),
+            ));
         }
         return Ok(Operand::Tokens(words));
     }
     if op == Op::Contains {
-        let text = value.as_str().ok_or_else(|| bad(name, "CONTAINS needs a string value"))?;
+        let text = value
+            .as_str()
+            .ok_or_else(|| bad(name, "CONTAINS needs a string value"))?;
         return Ok(Operand::Text(text.to_lowercase()));
     }
     match ty {
@@ -136,9 +159,12 @@ fn scalar_operand(name: &str, ty: FieldType, op: Op, value: &Json) -> Result<Ope
                 }),
                 _ => None,
             };
-            range
-                .map(|(lo, hi)| Operand::Dates(lo, hi))
-                .ok_or_else(|| bad(name, format!("needs a date yyyy, yyyy-MM or yyyy-MM-dd (got {value})")))
+            range.map(|(lo, hi)| Operand::Dates(lo, hi)).ok_or_else(|| {
+                bad(
+                    name,
+                    format!("needs a date yyyy, yyyy-MM or yyyy-MM-dd (got {value})"),
+                )
+            })
         }
         FieldType::Boolean => match value {
             Json::Bool(b) => Ok(Operand::Bool(*b)),
@@ -168,17 +194,28 @@ pub fn compile<R>(field: usize, def: &FieldDef<R>, op: Op, value: &Json) -> Resu
     }
     let operand = match op {
         Op::In | Op::Nin => {
-            let items = value
-                .as_array()
-                .ok_or_else(|| bad(def.name, format!("FILTER_OP_{} needs an array value", op.short_name())))?;
+            let items = value.as_array().ok_or_else(|| {
+                bad(
+                    def.name,
+                    format!("FILTER_OP_{} needs an array value", op.short_name()),
+                )
+            })?;
             if items.len() > 1024 {
                 return Err(bad(def.name, "at most 1024 values"));
             }
-            Operand::Any(items.iter().map(|v| scalar_operand(def.name, def.ty, Op::Eq, v)).collect::<Result<_>>()?)
+            Operand::Any(
+                items
+                    .iter()
+                    .map(|v| scalar_operand(def.name, def.ty, Op::Eq, v))
+                    .collect::<Result<_>>()?,
+            )
         }
         _ => {
             if value.is_array() || value.is_object() || value.is_null() {
-                return Err(bad(def.name, format!("FILTER_OP_{} needs a single value", op.short_name())));
+                return Err(bad(
+                    def.name,
+                    format!("FILTER_OP_{} needs a single value", op.short_name()),
+                ));
             }
             scalar_operand(def.name, def.ty, op, value)?
         }
@@ -234,13 +271,20 @@ fn text_matches(scalar: Scalar<'_>, op: Op, operand: &Operand) -> bool {
     }
 }
 
-pub fn matches<R>(filter: &Filter, table: &'static [FieldDef<R>], corpus: &Corpus, record: &R) -> bool {
+pub fn matches<R>(
+    filter: &Filter,
+    table: &'static [FieldDef<R>],
+    corpus: &Corpus,
+    record: &R,
+) -> bool {
     let value = (table[filter.field].get)(corpus, record);
     let operand = &filter.operand;
     match filter.op {
         Op::Eq | Op::In => value.any(|s| equals(s, operand)),
         Op::Ne | Op::Nin => !value.any(|s| equals(s, operand)),
         Op::Gt | Op::Gte | Op::Lt | Op::Lte => value.any(|s| compare(s, filter.op, operand)),
-        Op::Contains | Op::Match | Op::MatchPhrase => value.any(|s| text_matches(s, filter.op, operand)),
+        Op::Contains | Op::Match | Op::MatchPhrase => {
+            value.any(|s| text_matches(s, filter.op, operand))
+        }
     }
 }

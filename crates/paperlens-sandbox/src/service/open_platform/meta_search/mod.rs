@@ -72,19 +72,31 @@ impl Plan {
 
 fn resolve<C: Collection>(name: &str, parameter: &str, access: Access) -> Result<usize> {
     let index = fields::find(C::fields(), name).ok_or_else(|| {
-        META_SEARCH
-            .invalid_param(parameter, format!("unknown field '{name}' in '{parameter}' for collection {}", C::NAME))
+        META_SEARCH.invalid_param(
+            parameter,
+            format!(
+                "unknown field '{name}' in '{parameter}' for collection {}",
+                C::NAME
+            ),
+        )
     })?;
     if !field_visible(access, name) {
-        return Err(META_SEARCH.forbidden(format!("the token has no permission for field '{name}' (in '{parameter}')")));
+        return Err(META_SEARCH.forbidden(format!(
+            "the token has no permission for field '{name}' (in '{parameter}')"
+        )));
     }
     Ok(index)
 }
 
 fn item_fields<'a>(item: &'a serde_json::Value, parameter: &str, k: usize) -> Result<Fields<'a>> {
     match item {
-        serde_json::Value::Object(map) => Ok(Fields::new(map, &format!("{parameter}[{k}]"), META_SEARCH)),
-        _ => Err(META_SEARCH.invalid_param(parameter, format!("'{parameter}[{k}]' must be an object"))),
+        serde_json::Value::Object(map) => {
+            Ok(Fields::new(map, &format!("{parameter}[{k}]"), META_SEARCH))
+        }
+        _ => {
+            Err(META_SEARCH
+                .invalid_param(parameter, format!("'{parameter}[{k}]' must be an object")))
+        }
     }
 }
 
@@ -99,7 +111,10 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
         let field = resolve::<C>(name, "filters", access)?;
         let def = &table[field];
         if !def.caps.filter {
-            return Err(item.invalid("field", format!("names '{name}', which cannot be used in filters")));
+            return Err(item.invalid(
+                "field",
+                format!("names '{name}', which cannot be used in filters"),
+            ));
         }
         let op = match item.string("operator")? {
             None => Op::Eq,
@@ -107,7 +122,9 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
                 item.invalid("operator", format!("must be one of FILTER_OP_EQ, FILTER_OP_NE, FILTER_OP_GT, FILTER_OP_GTE, FILTER_OP_LT, FILTER_OP_LTE, FILTER_OP_IN, FILTER_OP_NIN, FILTER_OP_CONTAINS, FILTER_OP_MATCH, FILTER_OP_MATCH_PHRASE (got '{wire}')"))
             })?,
         };
-        let value = item.get("value").ok_or_else(|| item.invalid("value", "is required"))?;
+        let value = item
+            .get("value")
+            .ok_or_else(|| item.invalid("value", "is required"))?;
         filters.push(filters::compile(field, def, op, value)?);
     }
 
@@ -117,40 +134,47 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
         let name = item.required_string("field")?;
         let field = resolve::<C>(name, "sort", access)?;
         if !table[field].caps.sort {
-            let sortable: Vec<&str> = table.iter().filter(|f| f.caps.sort).map(|f| f.name).collect();
+            let sortable: Vec<&str> = table
+                .iter()
+                .filter(|f| f.caps.sort)
+                .map(|f| f.name)
+                .collect();
             return Err(item.invalid(
                 "field",
-                format!("names '{name}', which is not sortable; sortable fields: {}", sortable.join(", ")),
+                format!(
+                    "names '{name}', which is not sortable; sortable fields: {}",
+                    sortable.join(", ")
+                ),
             ));
         }
-        let descending = item.one_of("order", &["SORT_ORDER_DESC", "SORT_ORDER_ASC"])? != Some("SORT_ORDER_ASC");
+        let descending =
+            item.one_of("order", &["SORT_ORDER_DESC", "SORT_ORDER_ASC"])? != Some("SORT_ORDER_ASC");
         sort.push((field, descending));
     }
 
     let mut projection = Vec::new();
     for (k, item) in body.array("fields")?.into_iter().flatten().enumerate() {
-        let name = item
-            .as_str()
-            .ok_or_else(|| META_SEARCH.invalid_param("fields", format!("'fields[{k}]' must be a string")))?;
+        let name = item.as_str().ok_or_else(|| {
+            META_SEARCH.invalid_param("fields", format!("'fields[{k}]' must be a string"))
+        })?;
         if name.contains('.') {
-            return Err(META_SEARCH.invalid_param(
-                "fields",
-                format!("'fields[{k}]': dotted sub-field '{name}' cannot be projected; project its parent field"),
-            ));
+            return Err(META_SEARCH.invalid_param("fields", format!("'fields[{k}]': dotted sub-field '{name}' cannot be projected; project its parent field")));
         }
         let field = resolve::<C>(name, "fields", access)?;
         if !table[field].caps.project {
-            return Err(
-                META_SEARCH.invalid_param("fields", format!("'fields[{k}]': field '{name}' cannot be projected"))
-            );
+            return Err(META_SEARCH.invalid_param(
+                "fields",
+                format!("'fields[{k}]': field '{name}' cannot be projected"),
+            ));
         }
         if !projection.contains(&field) {
             projection.push(field);
         }
     }
     if projection.is_empty() {
-        projection =
-            (0..table.len()).filter(|&i| table[i].caps.default && field_visible(access, table[i].name)).collect();
+        projection = (0..table.len())
+            .filter(|&i| table[i].caps.default && field_visible(access, table[i].name))
+            .collect();
     }
     if let Some(always) = C::always_returned().and_then(|name| fields::find(table, name)) {
         if !projection.contains(&always) {
@@ -159,12 +183,23 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
     }
 
     let page = body.integer("page", 1, i64::MAX)?.unwrap_or(1) as usize;
-    let page_size = body.integer("page_size", 1, MAX_PAGE_SIZE)?.unwrap_or(DEFAULT_PAGE_SIZE) as usize;
-    let cursor = body.string("cursor")?.filter(|c| !c.is_empty()).map(str::to_string);
+    let page_size = body
+        .integer("page_size", 1, MAX_PAGE_SIZE)?
+        .unwrap_or(DEFAULT_PAGE_SIZE) as usize;
+    let cursor = body
+        .string("cursor")?
+        .filter(|c| !c.is_empty())
+        .map(str::to_string);
 
     let facet_items = body.array("facets")?.map_or(&[][..], |v| v.as_slice());
     if facet_items.len() > MAX_FACETS {
-        return Err(body.invalid("facets", format!("must have at most {MAX_FACETS} items (got {})", facet_items.len())));
+        return Err(body.invalid(
+            "facets",
+            format!(
+                "must have at most {MAX_FACETS} items (got {})",
+                facet_items.len()
+            ),
+        ));
     }
     let mut facet_specs = Vec::new();
     for (k, item) in facet_items.iter().enumerate() {
@@ -172,14 +207,20 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
         let name = item.required_string("field")?;
         let field = resolve::<C>(name, "facets", access)?;
         if !table[field].caps.filter {
-            return Err(item.invalid("field", format!("names '{name}', which is not filterable and cannot be faceted")));
+            return Err(item.invalid(
+                "field",
+                format!("names '{name}', which is not filterable and cannot be faceted"),
+            ));
         }
         let size = item.integer("size", 1, 50)?.unwrap_or(10) as usize;
         facet_specs.push(FacetSpec { field, size });
     }
 
-    let strength =
-        |name: &str| -> Result<Strength> { Ok(Strength::parse(body.one_of(name, &STRENGTHS)?.unwrap_or("NONE"))) };
+    let strength = |name: &str| -> Result<Strength> {
+        Ok(Strength::parse(
+            body.one_of(name, &STRENGTHS)?.unwrap_or("NONE"),
+        ))
+    };
     let boosts = Boosts {
         freshness: strength("freshness_boost")?,
         impact: strength("impact_boost")?,
@@ -187,14 +228,26 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
     };
 
     let canonical = |name: &str| body.get(name).map_or(String::new(), |v| v.to_string());
-    let signature = cursor::signature(&[C::NAME, &query, &canonical("filters"), &canonical("sort")]);
-    let plan =
-        Plan { query, filters, sort, projection, page, page_size, cursor, facets: facet_specs, boosts, signature };
+    let signature =
+        cursor::signature(&[C::NAME, &query, &canonical("filters"), &canonical("sort")]);
+    let plan = Plan {
+        query,
+        filters,
+        sort,
+        projection,
+        page,
+        page_size,
+        cursor,
+        facets: facet_specs,
+        boosts,
+        signature,
+    };
 
     if plan.cursor.is_some() && page > 1 {
-        return Err(
-            META_SEARCH.invalid_param("cursor", "'cursor' cannot be combined with 'page' > 1; pass one or the other")
-        );
+        return Err(META_SEARCH.invalid_param(
+            "cursor",
+            "'cursor' cannot be combined with 'page' > 1; pass one or the other",
+        ));
     }
     if plan.cursor.is_some() && plan.boosts_active() {
         return Err(META_SEARCH.invalid_param("cursor", "'cursor' deep paging is not available while a boost (freshness_boost, impact_boost, language_affinity) is active; use page numbers"));
@@ -212,13 +265,20 @@ type SortableHit = (Vec<Option<f64>>, (u32, f64));
 fn execute<C: Collection>(corpus: &Corpus, service: &Service, plan: &Plan) -> Vec<(u32, f64)> {
     let records = C::records(corpus);
     let table = C::fields();
-    let accept = |i: u32| plan.filters.iter().all(|f| filters::matches(f, table, corpus, &records[i as usize]));
+    let accept = |i: u32| {
+        plan.filters
+            .iter()
+            .all(|f| filters::matches(f, table, corpus, &records[i as usize]))
+    };
     let mut words = Vec::new();
     tokens(&plan.query, &mut words);
     words.sort();
     words.dedup();
     let mut hits: Vec<(u32, f64)> = if words.is_empty() {
-        (0..records.len() as u32).filter(|&i| accept(i)).map(|i| (i, 0.0)).collect()
+        (0..records.len() as u32)
+            .filter(|&i| accept(i))
+            .map(|i| (i, 0.0))
+            .collect()
     } else {
         let n = words.len();
         let needed = if n <= 2 { n } else { (n * 7).div_ceil(10) };
@@ -309,25 +369,57 @@ fn run<C: Collection>(
     let total = hits.len();
     let start = offset.min(total);
     let end = (start + plan.page_size).min(total);
-    let next_cursor =
-        if plan.boosts_active() || end >= total { String::new() } else { cursor::encode(plan.signature, end) };
+    let next_cursor = if plan.boosts_active() || end >= total {
+        String::new()
+    } else {
+        cursor::encode(plan.signature, end)
+    };
     let records = C::records(corpus);
-    let matched: Vec<u32> = if plan.facets.is_empty() { Vec::new() } else { hits.iter().map(|h| h.0).collect() };
-    let facet_results: Vec<FacetResult<'_>> =
-        plan.facets.iter().map(|spec| facets::compute(C::fields(), corpus, records, &matched, spec)).collect();
+    let matched: Vec<u32> = if plan.facets.is_empty() {
+        Vec::new()
+    } else {
+        hits.iter().map(|h| h.0).collect()
+    };
+    let facet_results: Vec<FacetResult<'_>> = plan
+        .facets
+        .iter()
+        .map(|spec| facets::compute(C::fields(), corpus, records, &matched, spec))
+        .collect();
     let as_string = service.config().int64_as_string;
     let capped = total.min(MAX_WINDOW);
     let response = Response {
-        results: Records { table: C::fields(), corpus, records, hits: &hits[start..end], projection: &plan.projection },
-        total_count: Count { value: capped as u64, as_string },
-        page: if plan.cursor.is_some() { offset / plan.page_size + 1 } else { plan.page },
+        results: Records {
+            table: C::fields(),
+            corpus,
+            records,
+            hits: &hits[start..end],
+            projection: &plan.projection,
+        },
+        total_count: Count {
+            value: capped as u64,
+            as_string,
+        },
+        page: if plan.cursor.is_some() {
+            offset / plan.page_size + 1
+        } else {
+            plan.page
+        },
         page_size: plan.page_size,
         total_pages: capped.div_ceil(plan.page_size),
         search_time_ms: (started.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
         next_cursor,
-        facets: facet_results.iter().map(|f| FacetOut { result: f, as_string }).collect(),
+        facets: facet_results
+            .iter()
+            .map(|f| FacetOut {
+                result: f,
+                as_string,
+            })
+            .collect(),
     };
-    Ok(json_response(200, serde_json::to_vec(&response).unwrap_or_default()))
+    Ok(json_response(
+        200,
+        serde_json::to_vec(&response).unwrap_or_default(),
+    ))
 }
 
 #[derive(Serialize)]
@@ -355,7 +447,10 @@ impl<R> Serialize for Records<'_, R> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.hits.len()))?;
         for &(i, _) in self.hits {
-            seq.serialize_element(&Record { records: self, record: &self.records[i as usize] })?;
+            seq.serialize_element(&Record {
+                records: self,
+                record: &self.records[i as usize],
+            })?;
         }
         seq.end()
     }
@@ -396,7 +491,13 @@ impl Serialize for FacetOut<'_> {
             .result
             .buckets
             .iter()
-            .map(|b| BucketOut { key: b.key, doc_count: Count { value: b.doc_count, as_string: self.as_string } })
+            .map(|b| BucketOut {
+                key: b.key,
+                doc_count: Count {
+                    value: b.doc_count,
+                    as_string: self.as_string,
+                },
+            })
             .collect();
         let mut map = s.serialize_map(Some(2))?;
         map.serialize_entry("field", self.result.field)?;

@@ -31,7 +31,9 @@ pub struct Boosts {
 
 impl Boosts {
     pub fn any(&self) -> bool {
-        [self.freshness, self.impact, self.language].iter().any(|s| *s != Strength::None)
+        [self.freshness, self.impact, self.language]
+            .iter()
+            .any(|s| *s != Strength::None)
     }
 }
 
@@ -77,7 +79,11 @@ pub fn impact_factor(strength: Strength, citations: u32) -> f64 {
 
 /// Language affinity: results in another known language are multiplied by 0.5 (`MILD`)
 /// or 0.2 (`STRONG`); `und` documents are never lowered.
-pub fn language_factor(strength: Strength, target: Option<Language>, language: Option<Language>) -> f64 {
+pub fn language_factor(
+    strength: Strength,
+    target: Option<Language>,
+    language: Option<Language>,
+) -> f64 {
     let factor = match strength {
         Strength::None => return 1.0,
         Strength::Mild => 0.5,

@@ -4,7 +4,9 @@
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
-use crate::service::corpus::{CitationPercentile, Corpus, Date, Paper, PercentileRange, TopicScore};
+use crate::service::corpus::{
+    CitationPercentile, Corpus, Date, Paper, PercentileRange, TopicScore,
+};
 
 /// Items of relation arrays returned inside a record (the rest via `/meta-paper-relations`).
 pub const RELATION_ARRAY_LIMIT: usize = 25;
@@ -89,7 +91,9 @@ impl<'a> Value<'a> {
             Value::Authors(_, v) | Value::PaperIds(_, v) | Value::Citations(_, v) => v.is_empty(),
             Value::References(_, p) => p.reference_count() == 0,
             Value::Topics(v) => v.is_empty(),
-            Value::Locations(..) | Value::Topic(_) | Value::Percentile(_) | Value::Range(_) => false,
+            Value::Locations(..) | Value::Topic(_) | Value::Percentile(_) | Value::Range(_) => {
+                false
+            }
         }
     }
 
@@ -100,8 +104,12 @@ impl<'a> Value<'a> {
             Value::Strs(v) => v.iter().any(|s| f(Scalar::Str(s))),
             Value::StaticStrs(v) => v.iter().any(|s| f(Scalar::Str(s))),
             Value::Scalars(v) => v.iter().any(|s| f(*s)),
-            Value::Authors(corpus, ids) => ids.iter().any(|&a| f(Scalar::Str(&corpus.authors[a as usize].name))),
-            Value::PaperIds(corpus, ids) => ids.iter().any(|&p| f(Scalar::Str(&corpus.papers[p as usize].unique_id))),
+            Value::Authors(corpus, ids) => ids
+                .iter()
+                .any(|&a| f(Scalar::Str(&corpus.authors[a as usize].name))),
+            Value::PaperIds(corpus, ids) => ids
+                .iter()
+                .any(|&p| f(Scalar::Str(&corpus.papers[p as usize].unique_id))),
             _ => false,
         }
     }
@@ -117,10 +125,15 @@ impl Serialize for Value<'_> {
             Value::Scalars(v) => v.serialize(s),
             Value::Authors(corpus, ids) => s.collect_seq(ids.iter().map(|&a| {
                 let author = &corpus.authors[a as usize];
-                AuthorRef { name: &author.name, orcid: &author.orcid }
+                AuthorRef {
+                    name: &author.name,
+                    orcid: &author.orcid,
+                }
             })),
             Value::PaperIds(corpus, ids) => s.collect_seq(
-                ids.iter().take(RELATION_ARRAY_LIMIT).map(|&p| corpus.papers[p as usize].unique_id.as_str()),
+                ids.iter()
+                    .take(RELATION_ARRAY_LIMIT)
+                    .map(|&p| corpus.papers[p as usize].unique_id.as_str()),
             ),
             Value::References(corpus, paper) => {
                 let total = (paper.reference_count() as usize).min(RELATION_ARRAY_LIMIT);
@@ -133,22 +146,27 @@ impl Serialize for Value<'_> {
                 }
                 seq.end()
             }
-            Value::Citations(corpus, ids) => s.collect_seq(ids.iter().take(RELATION_ARRAY_LIMIT).map(|&p| {
-                let citing = &corpus.papers[p as usize];
-                CitationRef {
-                    unique_id: &citing.unique_id,
-                    title: &citing.title,
-                    doi: citing.doi.as_deref(),
-                    publication_published_year: citing.date.year,
-                }
-            })),
+            Value::Citations(corpus, ids) => {
+                s.collect_seq(ids.iter().take(RELATION_ARRAY_LIMIT).map(|&p| {
+                    let citing = &corpus.papers[p as usize];
+                    CitationRef {
+                        unique_id: &citing.unique_id,
+                        title: &citing.title,
+                        doi: citing.doi.as_deref(),
+                        publication_published_year: citing.date.year,
+                    }
+                }))
+            }
             Value::Locations(corpus, paper) => {
                 let source = &corpus.sources[paper.venue as usize];
                 let access = &paper.open_access;
                 let mut seq = s.serialize_seq(None)?;
                 seq.serialize_element(&Location {
                     source_name: &source.name,
-                    landing_page_url: format!("https://sandbox.paperlens.dev/works/{}", paper.unique_id),
+                    landing_page_url: format!(
+                        "https://sandbox.paperlens.dev/works/{}",
+                        paper.unique_id
+                    ),
                     pdf_url: access.url.as_deref(),
                     is_oa: access.is_oa,
                     license: access.license,
@@ -212,9 +230,25 @@ impl Serialize for TopicOut<'_> {
         map.serialize_entry("id", topic.id)?;
         map.serialize_entry("display_name", topic.display_name)?;
         map.serialize_entry("score", &topic_score(self.0))?;
-        map.serialize_entry("subfield", &Named { display_name: topic.subfield })?;
-        map.serialize_entry("field", &Named { display_name: topic.field })?;
-        map.serialize_entry("domain", &Domain { id: topic.domain.id(), display_name: topic.domain.display_name() })?;
+        map.serialize_entry(
+            "subfield",
+            &Named {
+                display_name: topic.subfield,
+            },
+        )?;
+        map.serialize_entry(
+            "field",
+            &Named {
+                display_name: topic.field,
+            },
+        )?;
+        map.serialize_entry(
+            "domain",
+            &Domain {
+                id: topic.domain.id(),
+                display_name: topic.domain.display_name(),
+            },
+        )?;
         map.end()
     }
 }
