@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use paperlens_core::open_platform::download_target;
-use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
+use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, DownloadProgress, Error, Transport};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pythonize::Depythonizer;
@@ -20,7 +20,7 @@ use crate::runtime::block_on;
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct NativeClient {
     transport: Transport,
-    log: Arc<PythonLog>,
+    events: Arc<PythonLog>,
 }
 
 /// `rate_limits` as Python gives it: `"default"`, `None` (off) or a mapping of overrides.
@@ -46,7 +46,8 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
 impl NativeClient {
     #[new]
     #[pyo3(signature = (*, api_token, base_url, timeout, connect_timeout, max_retries, retry_backoff,
-                        max_rate_limit_wait, service_source, rate_limits, validate, user_agent))]
+                        max_rate_limit_wait, service_source, rate_limits, validate, user_agent,
+                        cache_dir=None, cache_ttl=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -61,6 +62,8 @@ impl NativeClient {
         rate_limits: &Bound<'_, PyAny>,
         validate: Option<bool>,
         user_agent: Option<String>,
+        cache_dir: Option<PathBuf>,
+        cache_ttl: Option<f64>,
     ) -> PyResult<NativeClient> {
         let input = ConfigInput {
             api_token,
@@ -74,11 +77,14 @@ impl NativeClient {
             rate_limits: rate_limits_input(rate_limits)?,
             validate,
             user_agent,
+            cache_dir,
+            // From Python, `None` means "entries never expire"; the default is Python's.
+            cache_ttl: Some(cache_ttl),
         };
         let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(|e| to_py_err(py, e))?;
-        let log = Arc::new(PythonLog::new(py)?);
-        let transport = Transport::new(config, log.clone()).map_err(|e| to_py_err(py, e))?;
-        Ok(NativeClient { transport, log })
+        let events = Arc::new(PythonLog::new(py)?);
+        let transport = Transport::new(config, events.clone()).map_err(|e| to_py_err(py, e))?;
+        Ok(NativeClient { transport, events })
     }
 
     /// A client sharing this one's connection pool and pacing, with other call settings.
@@ -112,7 +118,41 @@ impl NativeClient {
         }
         config.max_retries = max_retries.unwrap_or(config.max_retries);
         config.validate = validate.unwrap_or(config.validate);
-        Ok(NativeClient { transport: self.transport.with_config(config), log: self.log.clone() })
+        Ok(NativeClient { transport: self.transport.with_config(config), events: self.events.clone() })
+    }
+
+    /// The response cache's directory, or `None` when caching is off.
+    #[getter]
+    fn cache_dir(&self) -> Option<PathBuf> {
+        self.transport.cache().map(|c| c.dir().to_path_buf())
+    }
+
+    /// The response cache's TTL in seconds; `None` when entries never expire (or no cache).
+    #[getter]
+    fn cache_ttl(&self) -> Option<f64> {
+        self.transport.cache().and_then(|c| c.ttl()).map(|t| t.as_secs_f64())
+    }
+
+    /// Removes every cached answer; returns how many were removed (0 when caching is off).
+    fn clear_cache(&self, py: Python<'_>) -> PyResult<usize> {
+        let Some(cache) = self.transport.cache() else { return Ok(0) };
+        py.detach(|| cache.clear()).map_err(|e| {
+            to_py_err(
+                py,
+                Error::Io { message: format!("could not clear the response cache: {e}"), request_id: String::new() },
+            )
+        })
+    }
+
+    /// Registers `callback(kind, wait_seconds, message)` for the transport's events of this
+    /// client and those derived from it (`kind`: request, response, retry, paced, cache_hit);
+    /// returns an id for `remove_listener`. Called from the I/O threads, with the GIL.
+    fn add_listener(&self, callback: Py<PyAny>) -> u64 {
+        self.events.add_listener(callback)
+    }
+
+    fn remove_listener(&self, id: u64) -> bool {
+        self.events.remove_listener(id)
     }
 
     #[getter]
@@ -176,7 +216,7 @@ impl NativeClient {
     /// Starts an operation whose answer arrives through `completions` under `id` (the asyncio
     /// path): `kind` is `json`, `bytes` (a resource) or `download` (to `dest`). Parameter
     /// errors raise here, before anything is sent.
-    #[pyo3(signature = (kind, operation, params, completions, id, dest=None))]
+    #[pyo3(signature = (kind, operation, params, completions, id, dest=None, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn submit(
         &self,
@@ -187,6 +227,7 @@ impl NativeClient {
         completions: &Completions,
         id: u64,
         dest: Option<PathBuf>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<()> {
         let transport = self.transport.clone();
         let shared = completions.shared();
@@ -201,37 +242,52 @@ impl NativeClient {
             }
             ("download", Some(dest)) => {
                 let (request, file_name) = self.prepare_download(py, params)?;
-                shared.spawn(id, async move { Outcome::Download(download(transport, request, file_name, dest).await) });
+                let progress = progress.map(python_progress);
+                shared.spawn(id, async move {
+                    Outcome::Download(download(transport, request, file_name, dest, progress).await)
+                });
             }
             _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown submission kind {kind:?}"))),
         }
         Ok(())
     }
 
-    /// Streams a resource to `dest` atomically; returns `(path, request_id)`.
-    fn download(&self, py: Python<'_>, params: &Bound<'_, PyDict>, dest: PathBuf) -> PyResult<(PathBuf, String)> {
+    /// Streams a resource to `dest` atomically; returns `(path, request_id)`. `progress`, if
+    /// given, is called `(bytes_written, content_length_or_None)` as the body arrives.
+    #[pyo3(signature = (params, dest, progress=None))]
+    fn download(
+        &self,
+        py: Python<'_>,
+        params: &Bound<'_, PyDict>,
+        dest: PathBuf,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(PathBuf, String)> {
         let (request, file_name) = self.prepare_download(py, params)?;
         let transport = self.transport.clone();
-        block_on(py, download(transport, request, file_name, dest))?.map_err(|e| to_py_err(py, e))
+        let progress = progress.map(python_progress);
+        block_on(py, download(transport, request, file_name, dest, progress))?.map_err(|e| to_py_err(py, e))
     }
 
+    #[pyo3(signature = (params, dest, progress=None))]
     fn download_async<'py>(
         &self,
         py: Python<'py>,
         params: &Bound<'py, PyDict>,
         dest: PathBuf,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (request, file_name) = self.prepare_download(py, params)?;
         let transport = self.transport.clone();
+        let progress = progress.map(python_progress);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            download(transport, request, file_name, dest).await.map_err(to_py_err_attached)
+            download(transport, request, file_name, dest, progress).await.map_err(to_py_err_attached)
         })
     }
 }
 
 impl NativeClient {
     fn prepare(&self, py: Python<'_>, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
-        self.log.refresh(py);
+        self.events.refresh(py);
         let mut params = Depythonizer::from_object(params.as_any());
         prepare(operation, &mut params, self.transport.config().validate).map_err(|e| to_py_err(py, e))
     }
@@ -242,15 +298,28 @@ impl NativeClient {
     }
 }
 
+/// A Python callable as a download progress callback; what it raises is reported as
+/// unraisable, never failing the download.
+fn python_progress(callback: Py<PyAny>) -> Arc<DownloadProgress> {
+    Arc::new(move |written: u64, total: Option<u64>| {
+        Python::attach(|py| {
+            if let Err(error) = callback.call1(py, (written, total)) {
+                error.write_unraisable(py, Some(callback.bind(py)));
+            }
+        })
+    })
+}
+
 async fn download(
     transport: Transport,
     request: ApiRequest,
     file_name: String,
     dest: PathBuf,
+    progress: Option<Arc<DownloadProgress>>,
 ) -> Result<(PathBuf, String), Error> {
     let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
-    let (response, file) = transport.download(&request, &dir).await?;
+    let (response, file) = transport.download_with_progress(&request, &dir, progress.as_deref()).await?;
     let target = download_target(&dest, &file_name, response.header("content-disposition"));
     file.persist(&target).map_err(|e| Error::Io {
         message: format!("could not move the download into {}: {}", target.display(), e.error),

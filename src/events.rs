@@ -1,7 +1,9 @@
-//! Transport events as records of the `paperlens` logger. The token never reaches them:
-//! events carry methods, paths, statuses and request ids only.
+//! Transport events as records of the `paperlens` logger, and for the listeners a client's
+//! progress bars register while they iterate. The token never reaches them: events carry
+//! methods, paths, statuses, waits and request ids only.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 
 use paperlens_core::{Event, EventSink};
 use pyo3::prelude::*;
@@ -10,18 +12,28 @@ const DEBUG: u8 = 10;
 const INFO: u8 = 20;
 const WARNING: u8 = 30;
 
-/// Logs events on the `paperlens` logger. Events come from tokio threads, where taking the
-/// GIL is slow when Python is busy: the lowest enabled level is read by the calling thread
-/// (which holds the GIL anyway) at the start of every call, so filtered-out events cost nothing.
+/// Events come from tokio threads, where taking the GIL is slow when Python is busy: the
+/// lowest level the logger lets through is read by the calling thread (which holds the GIL
+/// anyway) at the start of every call, so an event nobody logs or listens to costs nothing.
 pub struct PythonLog {
     logger: Py<PyAny>,
     lowest_enabled: AtomicU8,
+    /// Callables `(kind, wait_seconds, message)`, by the id `add_listener` returned.
+    listeners: Mutex<Vec<(u64, Py<PyAny>)>>,
+    listening: AtomicBool,
+    next_id: AtomicU64,
 }
 
 impl PythonLog {
     pub fn new(py: Python<'_>) -> PyResult<PythonLog> {
         let logger = py.import("logging")?.call_method1("getLogger", ("paperlens",))?;
-        let log = PythonLog { logger: logger.unbind(), lowest_enabled: AtomicU8::new(WARNING) };
+        let log = PythonLog {
+            logger: logger.unbind(),
+            lowest_enabled: AtomicU8::new(WARNING),
+            listeners: Mutex::new(Vec::new()),
+            listening: AtomicBool::new(false),
+            next_id: AtomicU64::new(1),
+        };
         log.refresh(py);
         Ok(log)
     }
@@ -34,21 +46,66 @@ impl PythonLog {
         let lowest = [DEBUG, INFO, WARNING].into_iter().find(|level| enabled(*level)).unwrap_or(u8::MAX);
         self.lowest_enabled.store(lowest, Ordering::Relaxed);
     }
+
+    pub fn add_listener(&self, callback: Py<PyAny>) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        listeners.push((id, callback));
+        self.listening.store(true, Ordering::Release);
+        id
+    }
+
+    /// Returns whether a listener of that id was registered.
+    pub fn remove_listener(&self, id: u64) -> bool {
+        let mut listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        let before = listeners.len();
+        listeners.retain(|(i, _)| *i != id);
+        self.listening.store(!listeners.is_empty(), Ordering::Release);
+        listeners.len() != before
+    }
+
+    fn notify(&self, py: Python<'_>, event: &Event) {
+        let (kind, wait) = match event {
+            Event::Request { .. } => ("request", 0.0),
+            Event::Response { .. } => ("response", 0.0),
+            Event::Retry { wait, .. } => ("retry", wait.as_secs_f64()),
+            Event::Paced { wait, .. } => ("paced", wait.as_secs_f64()),
+            Event::CacheHit { .. } => ("cache_hit", 0.0),
+        };
+        let callbacks: Vec<Py<PyAny>> = {
+            let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            listeners.iter().map(|(_, c)| c.clone_ref(py)).collect()
+        };
+        let text = message(event);
+        for callback in callbacks {
+            // A failing listener must not fail the request; Python reports it as unraisable.
+            if let Err(error) = callback.call1(py, (kind, wait, text.as_str())) {
+                error.write_unraisable(py, Some(callback.bind(py)));
+            }
+        }
+    }
 }
 
 impl EventSink for PythonLog {
     fn emit(&self, event: Event) {
         let level = match &event {
-            Event::Request { .. } | Event::Response { .. } => DEBUG,
+            Event::Request { .. } | Event::Response { .. } | Event::CacheHit { .. } => DEBUG,
             Event::Paced { .. } => INFO,
             Event::Retry { .. } => WARNING,
         };
-        if level < self.lowest_enabled.load(Ordering::Relaxed) {
+        let listening = self.listening.load(Ordering::Acquire);
+        let logged = level >= self.lowest_enabled.load(Ordering::Relaxed);
+        if !listening && !logged {
             return;
         }
         Python::attach(|py| {
-            // A failing handler must not fail the request; logging reports its own errors.
-            let _ = self.logger.bind(py).call_method1("log", (level, message(&event)));
+            if listening {
+                self.notify(py, &event);
+            }
+            if logged {
+                // A failing handler must not fail the request; logging reports its own errors.
+                let _ = self.logger.bind(py).call_method1("log", (level, message(&event)));
+            }
         });
     }
 }
@@ -68,6 +125,10 @@ fn message(event: &Event) -> String {
         Event::Paced { quota, per_minute, wait, request_id } => format!(
             "pacing: waiting {:.2} s to stay within {per_minute} requests/minute of the {quota} quota [request_id={request_id}]",
             wait.as_secs_f64()
+        ),
+        Event::CacheHit { method, path, request_id, age } => format!(
+            "{method} {path} answered from the response cache (stored {:.0} s ago) [request_id={request_id}]",
+            age.as_secs_f64()
         ),
     }
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,17 @@ class _Bridge:
         loop.add_reader(self.completions.fd, self.drain)
 
     def submit(
-        self, core: NativeClient, kind: str, operation: str, params: dict[str, Any], dest: str | None
+        self,
+        core: NativeClient,
+        kind: str,
+        operation: str,
+        params: dict[str, Any],
+        dest: str | None = None,
+        progress: Callable[[int, int | None], None] | None = None,
     ) -> asyncio.Future[Any]:
         id_ = next(_ids)
         future = self.loop.create_future()
-        core.submit(kind, operation, params, self.completions, id_, dest)
+        core.submit(kind, operation, params, self.completions, id_, dest, progress)
         self.futures[id_] = future
         future.add_done_callback(lambda f: self._forget(id_, f))
         return future
@@ -66,18 +73,20 @@ async def call(core: NativeClient, operation: str, params: dict[str, Any]) -> tu
     bridge = _bridge()
     if bridge is None:
         return await core.call_async(operation, params)
-    return await bridge.submit(core, "json", operation, params, None)
+    return await bridge.submit(core, "json", operation, params)
 
 
 async def fetch(core: NativeClient, params: dict[str, Any]) -> tuple[bytes, str | None, str | None, str]:
     bridge = _bridge()
     if bridge is None:
         return await core.fetch_async(params)
-    return await bridge.submit(core, "bytes", "resource", params, None)
+    return await bridge.submit(core, "bytes", "resource", params)
 
 
-async def download(core: NativeClient, params: dict[str, Any], dest: str) -> tuple[Path, str]:
+async def download(
+    core: NativeClient, params: dict[str, Any], dest: str, progress: Callable[[int, int | None], None] | None = None
+) -> tuple[Path, str]:
     bridge = _bridge()
     if bridge is None:
-        return await core.download_async(params, dest)
-    return await bridge.submit(core, "download", "resource", params, dest)
+        return await core.download_async(params, dest, progress)
+    return await bridge.submit(core, "download", "resource", params, dest, progress)

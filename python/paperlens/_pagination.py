@@ -9,7 +9,7 @@ import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Generic, TypeVar
 
-from paperlens._progress import progress_bar
+from paperlens._progress import Listen, Progress
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -162,13 +162,16 @@ class CursorPaging(Paging[Any]):
 
 
 class _Base(Generic[T]):
-    def __init__(self, paging: Paging[Any], *, limit: int | None, progress: bool, unit: str) -> None:
+    def __init__(
+        self, paging: Paging[Any], *, limit: int | None, progress: bool, unit: str, listen: Listen | None = None
+    ) -> None:
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
         self._paging = paging
         self._limit = limit
         self._progress = progress
         self._unit = unit
+        self._listen = listen
         self._next: Any = None
         self._page: Any = None  # the last page fetched
 
@@ -178,13 +181,19 @@ class _Base(Generic[T]):
         page after the last one fetched; None when nothing is left. Pass it back unchanged."""
         return self._next
 
-    def _bar(self, page: Any) -> Any:
+    def _bar(self) -> Progress | None:
+        """A bar opened before the first request, so that a wait for it shows too."""
         if not self._progress:
             return None
+        return Progress(total=self._limit, unit=self._unit, listen=self._listen)
+
+    def _size(self, bar: Progress | None, page: Any) -> None:
+        if bar is None:
+            return
         total = self._paging.total(page)
         if self._limit is not None:
             total = self._limit if total is None else min(total, self._limit)
-        return progress_bar(total=total, unit=self._unit)
+        bar.set_total(total)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._paging).__name__}, limit={self._limit})"
@@ -201,8 +210,9 @@ class Paginator(_Base[T]):
         limit: int | None = None,
         progress: bool = False,
         unit: str = "records",
+        listen: Listen | None = None,
     ) -> None:
-        super().__init__(paging, limit=limit, progress=progress, unit=unit)
+        super().__init__(paging, limit=limit, progress=progress, unit=unit, listen=listen)
         self._fetch = fetch
 
     def pages(self) -> Iterator[Any]:
@@ -215,11 +225,12 @@ class Paginator(_Base[T]):
             yield page
 
     def __iter__(self) -> Iterator[T]:
-        count, bar = 0, None
+        count, bar, sized = 0, self._bar(), False
         try:
             for page in self.pages():
-                if bar is None:
-                    bar = self._bar(page)
+                if not sized:
+                    self._size(bar, page)
+                    sized = True
                 for item in self._paging.items(page):
                     if self._limit is not None and count >= self._limit:
                         return
@@ -260,8 +271,9 @@ class AsyncPaginator(_Base[T]):
         limit: int | None = None,
         progress: bool = False,
         unit: str = "records",
+        listen: Listen | None = None,
     ) -> None:
-        super().__init__(paging, limit=limit, progress=progress, unit=unit)
+        super().__init__(paging, limit=limit, progress=progress, unit=unit, listen=listen)
         self._fetch = fetch
 
     async def pages(self) -> AsyncIterator[Any]:
@@ -274,11 +286,12 @@ class AsyncPaginator(_Base[T]):
             yield page
 
     async def __aiter__(self) -> AsyncIterator[T]:
-        count, bar = 0, None
+        count, bar, sized = 0, self._bar(), False
         try:
             async for page in self.pages():
-                if bar is None:
-                    bar = self._bar(page)
+                if not sized:
+                    self._size(bar, page)
+                    sized = True
                 for item in self._paging.items(page):
                     if self._limit is not None and count >= self._limit:
                         return

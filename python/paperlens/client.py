@@ -24,6 +24,8 @@ from paperlens._pagination import (
     Paginator,
 )
 from paperlens._paperlens import NativeClient, __version__
+from paperlens._progress import Progress
+from paperlens.cache import ResponseCache
 from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
 from paperlens.schema import AsyncSchema, Schema
@@ -103,7 +105,12 @@ class _ClientBase:
         validate: bool = True,
         max_rate_limit_wait: float = 60.0,
         retry_backoff: float = 1.0,
+        cache_dir: str | os.PathLike[str] | None = None,
+        cache_ttl: float | None = 3600.0,
     ) -> None:
+        """See ``paperlens.Client``. ``cache_dir``: store successful read answers there and
+        serve repeated calls from it (no request, no quota) for ``cache_ttl`` seconds (None:
+        forever); off by default. See :mod:`paperlens.cache`."""
         self._native = NativeClient(
             api_token=api_token,
             base_url=base_url,
@@ -116,6 +123,8 @@ class _ClientBase:
             rate_limits=rate_limits,
             validate=validate,
             user_agent=_USER_AGENT,
+            cache_dir=None if cache_dir is None else os.fspath(cache_dir),
+            cache_ttl=cache_ttl,
         )
 
     @property
@@ -127,6 +136,24 @@ class _ClientBase:
     @property
     def base_url(self) -> str:
         return self._core.base_url
+
+    @property
+    def cache(self) -> ResponseCache:
+        """The response cache (``Client(cache_dir=...)``): ``.path``, ``.ttl``, ``.clear()``."""
+        return ResponseCache(self._core)
+
+    def _listen(self, callback: Any) -> Any:
+        """Registers ``callback(kind, wait, message)`` for this client's transport events;
+        returns the function that unregisters it (progress bars show waits this way)."""
+        native = self._core
+        listener = native.add_listener(callback)
+        return lambda: native.remove_listener(listener)
+
+    def _download_bar(self, progress: bool, file_name: str) -> Progress | None:
+        if not progress:
+            return None
+        name = file_name.rsplit("/", 1)[-1]
+        return Progress(total=None, unit="B", listen=self._listen, desc=name, unit_scale=True, unit_divisor=1024)
 
     def _derive(self, native: NativeClient) -> Any:
         clone = object.__new__(type(self))
@@ -230,10 +257,18 @@ class Client(_ClientBase):
         """A binary attachment in memory (``GET /resource``)."""
         return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
 
-    def download_resource(self, file_name: str, dest: str | os.PathLike[str]) -> Path:
+    def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
-        bytes go to a temporary file renamed into place, so a failure leaves nothing behind."""
-        path, _request_id = self._core.download({"file_name": file_name}, os.fspath(dest))
+        bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
+        ``progress=True`` shows a tqdm bar of the bytes written (sized by Content-Length)."""
+        bar = self._download_bar(progress, file_name)
+        try:
+            path, _request_id = self._core.download(
+                {"file_name": file_name}, os.fspath(dest), _bytes_callback(bar) if bar else None
+            )
+        finally:
+            if bar is not None:
+                bar.close()
         return Path(path)
 
     def meta_catalog(
@@ -287,7 +322,7 @@ class Client(_ClientBase):
         while a boost is active (the spec forbids cursors then)."""
         params = _meta_search_params(_args(locals(), "limit", "progress"))
         fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
-        return Paginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress)
+        return Paginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress, listen=self._listen)
 
     def paper_relations(
         self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
@@ -307,7 +342,7 @@ class Client(_ClientBase):
         """Every relation item, page after page until ``total_pages``."""
         params = _args(locals(), "limit", "progress")
         fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
-        return Paginator(fetch, PageNumberPaging(params), limit=limit, progress=progress)
+        return Paginator(fetch, PageNumberPaging(params), limit=limit, progress=progress, listen=self._listen)
 
 
 class AsyncClient(_ClientBase):
@@ -377,9 +412,16 @@ class AsyncClient(_ClientBase):
         """A binary attachment in memory (``GET /resource``)."""
         return _resource_model(*_unpack(await _bridge.fetch(self._core, {"file_name": file_name}), file_name))
 
-    async def download_resource(self, file_name: str, dest: str | os.PathLike[str]) -> Path:
+    async def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Streams an attachment to ``dest`` atomically (see :meth:`Client.download_resource`)."""
-        path, _request_id = await _bridge.download(self._core, {"file_name": file_name}, os.fspath(dest))
+        bar = self._download_bar(progress, file_name)
+        try:
+            path, _request_id = await _bridge.download(
+                self._core, {"file_name": file_name}, os.fspath(dest), _bytes_callback(bar) if bar else None
+            )
+        finally:
+            if bar is not None:
+                bar.close()
         return Path(path)
 
     async def meta_catalog(
@@ -432,7 +474,7 @@ class AsyncClient(_ClientBase):
         """Every record of a search (see :meth:`Client.iter_meta_search`)."""
         params = _meta_search_params(_args(locals(), "limit", "progress"))
         fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
-        return AsyncPaginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress)
+        return AsyncPaginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress, listen=self._listen)
 
     async def paper_relations(
         self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
@@ -452,7 +494,21 @@ class AsyncClient(_ClientBase):
         """Every relation item, page after page until ``total_pages``."""
         params = _args(locals(), "limit", "progress")
         fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
-        return AsyncPaginator(fetch, PageNumberPaging(params), limit=limit, progress=progress)
+        return AsyncPaginator(fetch, PageNumberPaging(params), limit=limit, progress=progress, listen=self._listen)
+
+
+def _bytes_callback(bar: Progress) -> Any:
+    """``(written, content_length)`` from the transport, as updates of a bar of bytes."""
+    done = 0
+
+    def on_bytes(written: int, total: int | None) -> None:
+        nonlocal done
+        bar.set_total(total)
+        if written > done:
+            bar.update(written - done)
+            done = written
+
+    return on_bytes
 
 
 def _unpack(

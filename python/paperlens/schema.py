@@ -49,7 +49,14 @@ class Schema:
     def _pages(self, method: str, model: type[Any], scope: dict[str, Any], unit: str) -> Paginator[Any]:
         params = _params(scope, "limit", "progress")
         fetch = lambda p: self._call(method, model, p)  # noqa: E731
-        return Paginator(fetch, CursorPaging(params), limit=scope["limit"], progress=scope["progress"], unit=unit)
+        return Paginator(
+            fetch,
+            CursorPaging(params),
+            limit=scope["limit"],
+            progress=scope["progress"],
+            unit=unit,
+            listen=self._client._listen,
+        )
 
     # -- capability -----------------------------------------------------------------------
 
@@ -399,7 +406,14 @@ class AsyncSchema:
     def _pages(self, method: str, model: type[Any], scope: dict[str, Any], unit: str) -> AsyncPaginator[Any]:
         params = _params(scope, "limit", "progress")
         fetch = lambda p: self._call(method, model, p)  # noqa: E731
-        return AsyncPaginator(fetch, CursorPaging(params), limit=scope["limit"], progress=scope["progress"], unit=unit)
+        return AsyncPaginator(
+            fetch,
+            CursorPaging(params),
+            limit=scope["limit"],
+            progress=scope["progress"],
+            unit=unit,
+            listen=self._client._listen,
+        )
 
     async def capabilities(self) -> t.Capabilities:
         """See :meth:`Schema.capabilities` (fetched once per client, then cached)."""

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use url::{Host, Url};
@@ -14,6 +15,8 @@ pub const TOKEN_ENV: &str = "PAPERLENS_API_TOKEN";
 pub const BASE_URL_ENV: &str = "PAPERLENS_BASE_URL";
 /// The documented default quota of `/meta-search` and of all `/paper-schema` operations.
 pub const DEFAULT_PER_MINUTE: u32 = 30;
+/// How long a cached answer is served when `cache_ttl` is not given: one hour.
+pub const DEFAULT_CACHE_TTL: f64 = 3600.0;
 
 /// The API token. Its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]
@@ -50,6 +53,10 @@ pub struct ConfigInput {
     pub rate_limits: Option<Option<HashMap<String, u32>>>,
     pub validate: Option<bool>,
     pub user_agent: Option<String>,
+    /// Where to cache successful read answers; `None`: no cache.
+    pub cache_dir: Option<PathBuf>,
+    /// `None`: the default TTL; `Some(None)`: entries never expire; `Some(Some(s))`: seconds.
+    pub cache_ttl: Option<Option<f64>>,
 }
 
 #[derive(Debug, Clone)]
@@ -65,6 +72,14 @@ pub struct ClientConfig {
     pub rate_limits: HashMap<Quota, u32>,
     pub validate: bool,
     pub user_agent: String,
+    /// The response cache, when enabled: its directory and TTL (`None`: no expiry).
+    pub cache: Option<CacheConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheConfig {
+    pub dir: PathBuf,
+    pub ttl: Option<Duration>,
 }
 
 impl ClientConfig {
@@ -94,8 +109,21 @@ impl ClientConfig {
             rate_limits: rate_limits(input.rate_limits)?,
             validate: input.validate.unwrap_or(true),
             user_agent: input.user_agent.unwrap_or_else(|| format!("paperlens/{}", env!("CARGO_PKG_VERSION"))),
+            cache: cache_config(input.cache_dir, input.cache_ttl)?,
         })
     }
+}
+
+fn cache_config(dir: Option<PathBuf>, ttl: Option<Option<f64>>) -> Result<Option<CacheConfig>, Error> {
+    let Some(dir) = dir.filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(None);
+    };
+    let ttl = match ttl {
+        None => Some(seconds("cache_ttl", DEFAULT_CACHE_TTL)?),
+        Some(None) => None,
+        Some(Some(value)) => Some(seconds("cache_ttl", value)?),
+    };
+    Ok(Some(CacheConfig { dir, ttl }))
 }
 
 fn non_empty(value: Option<String>) -> Option<String> {
@@ -220,6 +248,21 @@ mod tests {
         assert_eq!((limits[&Quota::MetaSearch], limits[&Quota::PaperSchema]), (120, 30));
         let bad = HashMap::from([("search".to_string(), 1)]);
         assert!(rate_limits(Some(Some(bad))).is_err());
+    }
+
+    #[test]
+    fn cache_is_off_unless_a_directory_is_given() {
+        let config = ClientConfig::resolve(input(Some("t"), Some("https://x.org")), |_| None).unwrap();
+        assert_eq!(config.cache, None);
+        let with = |ttl| ConfigInput {
+            cache_dir: Some("/tmp/c".into()),
+            cache_ttl: ttl,
+            ..input(Some("t"), Some("https://x.org"))
+        };
+        let config = ClientConfig::resolve(with(None), |_| None).unwrap();
+        assert_eq!(config.cache.unwrap().ttl, Some(Duration::from_secs(3600)));
+        assert_eq!(ClientConfig::resolve(with(Some(None)), |_| None).unwrap().cache.unwrap().ttl, None);
+        assert!(ClientConfig::resolve(with(Some(Some(-1.0))), |_| None).is_err());
     }
 
     #[test]

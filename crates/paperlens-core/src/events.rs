@@ -18,6 +18,8 @@ pub enum Event {
         wait: Duration,
         reason: String,
     },
+    /// A call was answered from the response cache: nothing was sent.
+    CacheHit { method: String, path: String, request_id: String, age: Duration },
     /// Client-side pacing holds a request back to stay within a quota.
     Paced { quota: &'static str, per_minute: u32, wait: Duration, request_id: String },
 }

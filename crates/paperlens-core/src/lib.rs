@@ -6,6 +6,7 @@
 //! returns the raw [`ApiResponse`]. Decoding the body into Python objects is the
 //! binding layer's job. Nothing here knows about Python.
 
+pub mod cache;
 pub mod config;
 pub mod error;
 pub mod events;
@@ -18,9 +19,10 @@ pub mod retry;
 pub mod transport;
 pub mod validate;
 
-pub use config::{ClientConfig, ConfigInput, Secret};
+pub use cache::ResponseCache;
+pub use config::{CacheConfig, ClientConfig, ConfigInput, Secret};
 pub use error::{ApiError, Error};
 pub use events::{Event, EventSink};
 pub use operation::prepare;
 pub use request::{ApiRequest, ApiResponse, Quota};
-pub use transport::{Body, BodySink, Transport};
+pub use transport::{Body, BodySink, DownloadProgress, Transport};

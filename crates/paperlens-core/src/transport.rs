@@ -10,6 +10,7 @@ use reqwest::redirect;
 use serde_json::Value;
 use tempfile::NamedTempFile;
 
+use crate::cache::{CacheKey, Hit, ResponseCache};
 use crate::config::ClientConfig;
 use crate::error::{ApiError, Error};
 use crate::events::{Event, EventSink};
@@ -25,9 +26,13 @@ const EXCERPT_CHARS: usize = 200;
 /// Where a successful body goes.
 pub enum BodySink<'a> {
     Memory,
-    /// A temporary file in this directory, deleted unless the caller persists it.
-    TempFileIn(&'a Path),
+    /// A temporary file in this directory, deleted unless the caller persists it; the
+    /// callback, if any, hears the bytes written so far and the announced length.
+    TempFileIn(&'a Path, Option<&'a DownloadProgress>),
 }
+
+/// Told `(bytes written so far, Content-Length if announced)` as a download progresses.
+pub type DownloadProgress = dyn Fn(u64, Option<u64>) + Send + Sync;
 
 /// A successful body, as the sink received it.
 pub enum Body {
@@ -42,6 +47,7 @@ pub struct Transport {
     config: Arc<ClientConfig>,
     pacer: Arc<Pacer>,
     events: Arc<dyn EventSink>,
+    cache: Option<Arc<ResponseCache>>,
 }
 
 /// A failed attempt that may be retried after `wait`.
@@ -65,15 +71,24 @@ impl Transport {
             .build()
             .map_err(|e| Error::Configuration(format!("could not start the HTTP client: {}", e.without_url())))?;
         let pacer = Arc::new(Pacer::new(&config.rate_limits));
-        Ok(Transport { http, config: Arc::new(config), pacer, events })
+        let cache = config
+            .cache
+            .as_ref()
+            .map(|c| Arc::new(ResponseCache::new(c.dir.clone(), c.ttl, config.base_url.as_str(), &config.token)));
+        Ok(Transport { http, config: Arc::new(config), pacer, events, cache })
     }
 
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
-    /// A transport with other settings sharing this one's pool, pacer and events.
-    /// Settings of the pool itself (`connect_timeout`) and the quotas stay those of `self`.
+    /// The response cache, when enabled.
+    pub fn cache(&self) -> Option<&ResponseCache> {
+        self.cache.as_deref()
+    }
+
+    /// A transport with other settings sharing this one's pool, pacer, events and cache.
+    /// Settings of the pool itself (`connect_timeout`), the quotas and the cache stay those of `self`.
     pub fn with_config(&self, config: ClientConfig) -> Transport {
         Transport { config: Arc::new(config), ..self.clone() }
     }
@@ -90,7 +105,17 @@ impl Transport {
     /// Sends `request` and streams the successful body into a temporary file in `dir`.
     /// A failure at any point (a connection dropped mid-body included) leaves no file behind.
     pub async fn download(&self, request: &ApiRequest, dir: &Path) -> Result<(ApiResponse, NamedTempFile), Error> {
-        match self.run(request, &BodySink::TempFileIn(dir)).await? {
+        self.download_with_progress(request, dir, None).await
+    }
+
+    /// [`download`](Self::download), reporting the bytes written as they arrive.
+    pub async fn download_with_progress(
+        &self,
+        request: &ApiRequest,
+        dir: &Path,
+        progress: Option<&DownloadProgress>,
+    ) -> Result<(ApiResponse, NamedTempFile), Error> {
+        match self.run(request, &BodySink::TempFileIn(dir, progress)).await? {
             (response, Body::File(file)) => Ok((response, file)),
             (response, Body::Bytes(_)) => {
                 unreachable!("a file sink returned bytes for {}", response.request_id)
@@ -99,12 +124,30 @@ impl Transport {
     }
 
     async fn run(&self, request: &ApiRequest, sink: &BodySink<'_>) -> Result<(ApiResponse, Body), Error> {
+        // The cache comes before pacing: a hit sends nothing and so costs no quota.
+        let cached = self.cache.as_ref().map(|cache| (Arc::clone(cache), cache.key(request)));
+        if let Some((cache, key)) = &cached {
+            if let Some(hit) = cache_get(cache, key).await {
+                self.events.emit(Event::CacheHit {
+                    method: request.method.to_string(),
+                    path: request.path.clone(),
+                    request_id: hit.response.request_id.clone(),
+                    age: hit.age,
+                });
+                return serve_hit(hit.response, sink).await;
+            }
+        }
         let request_id = uuid::Uuid::new_v4().to_string();
         let max_retries = self.config.max_retries;
         for attempt in 0.. {
             self.pace(request, &request_id).await;
             let failure = match self.attempt(request, &request_id, sink, attempt).await? {
-                Attempt::Done(response, body) => return Ok((response, body)),
+                Attempt::Done(response, body) => {
+                    if let Some((cache, key)) = cached {
+                        cache_put(cache, key, &response, &body).await;
+                    }
+                    return Ok((response, body));
+                }
                 Attempt::Retry(failure) => failure,
             };
             if attempt >= max_retries {
@@ -239,6 +282,72 @@ fn follow_redirect(attempt: redirect::Attempt) -> redirect::Action {
     }
 }
 
+async fn cache_get(cache: &Arc<ResponseCache>, key: &CacheKey) -> Option<Hit> {
+    let (cache, key) = (Arc::clone(cache), key.clone());
+    tokio::task::spawn_blocking(move || cache.get(&key)).await.ok().flatten()
+}
+
+/// Stores a successful answer; a failure to store is not the caller's problem.
+async fn cache_put(cache: Arc<ResponseCache>, key: CacheKey, response: &ApiResponse, body: &Body) {
+    let meta = ApiResponse { body: Bytes::new(), ..response.clone() };
+    let source = match body {
+        Body::Bytes(bytes) => Ok(bytes.clone()),
+        Body::File(file) => Err(file.path().to_path_buf()),
+    };
+    let _ = tokio::task::spawn_blocking(move || {
+        let bytes = match source {
+            Ok(bytes) => bytes,
+            Err(path) => {
+                let too_big = std::fs::metadata(&path).map_or(true, |m| m.len() > crate::cache::MAX_ENTRY_BYTES as u64);
+                if too_big {
+                    return;
+                }
+                match std::fs::read(&path) {
+                    Ok(data) => Bytes::from(data),
+                    Err(_) => return,
+                }
+            }
+        };
+        if ResponseCache::storable(&meta, &bytes) {
+            let _ = cache.put(&key, &meta, &bytes);
+        }
+    })
+    .await;
+}
+
+/// A cached answer as the sink expects it.
+async fn serve_hit(response: ApiResponse, sink: &BodySink<'_>) -> Result<(ApiResponse, Body), Error> {
+    match sink {
+        BodySink::Memory => {
+            let body = response.body.clone();
+            Ok((response, Body::Bytes(body)))
+        }
+        BodySink::TempFileIn(dir, progress) => {
+            let dir = dir.to_path_buf();
+            let data = response.body.clone();
+            let size = data.len() as u64;
+            let written = tokio::task::spawn_blocking(move || -> std::io::Result<NamedTempFile> {
+                use std::io::Write;
+                let mut file = NamedTempFile::with_prefix_in(".paperlens-", dir)?;
+                file.write_all(&data)?;
+                file.as_file().sync_all()?;
+                Ok(file)
+            })
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+            match written {
+                Ok(file) => {
+                    if let Some(progress) = progress {
+                        progress(size, Some(size));
+                    }
+                    Ok((ApiResponse { body: Bytes::new(), ..response }, Body::File(file)))
+                }
+                Err(e) => Err(Error::Io { message: e.to_string(), request_id: response.request_id }),
+            }
+        }
+    }
+}
+
 enum BodyError {
     Transport(reqwest::Error),
     Io(std::io::Error),
@@ -247,11 +356,20 @@ enum BodyError {
 async fn read_body(mut response: reqwest::Response, sink: &BodySink<'_>) -> Result<Body, BodyError> {
     match sink {
         BodySink::Memory => response.bytes().await.map(Body::Bytes).map_err(BodyError::Transport),
-        BodySink::TempFileIn(dir) => {
+        BodySink::TempFileIn(dir, progress) => {
             use std::io::Write;
             let mut file = NamedTempFile::with_prefix_in(".paperlens-", dir).map_err(BodyError::Io)?;
+            let total = response.content_length();
+            let mut written = 0u64;
+            if let Some(progress) = progress {
+                progress(0, total);
+            }
             while let Some(chunk) = response.chunk().await.map_err(BodyError::Transport)? {
                 file.write_all(&chunk).map_err(BodyError::Io)?;
+                written += chunk.len() as u64;
+                if let Some(progress) = progress {
+                    progress(written, total);
+                }
             }
             file.as_file().sync_all().map_err(BodyError::Io)?;
             Ok(Body::File(file))

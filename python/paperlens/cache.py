@@ -1,0 +1,53 @@
+"""The opt-in response cache: ``Client(cache_dir=...)``; ``client.cache`` describes and clears it.
+
+A successful read answer is stored on disk under a key made of the base URL, a token
+*identity* (a salted, truncated SHA-256: never the token itself), the operation's method,
+path, query and body. A call whose answer is cached sends nothing and so costs no quota: a
+re-run notebook cell is free. Entries older than ``cache_ttl`` seconds are ignored, as are
+corrupt ones; several processes may share one directory (entries are written to a temporary
+file and renamed into place). Partial answers (``partial=true``) are never stored.
+Cache hits are logged at DEBUG on the ``paperlens`` logger.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paperlens._paperlens import NativeClient
+
+__all__ = ["ResponseCache"]
+
+
+class ResponseCache:
+    """``client.cache``: where the response cache lives, its TTL, and :meth:`clear`."""
+
+    def __init__(self, native: NativeClient) -> None:
+        self._native = native
+
+    @property
+    def enabled(self) -> bool:
+        """True when the client was made with ``cache_dir=``."""
+        return self._native.cache_dir is not None
+
+    @property
+    def path(self) -> Path | None:
+        """The cache directory, or None when caching is off."""
+        directory = self._native.cache_dir
+        return None if directory is None else Path(directory)
+
+    @property
+    def ttl(self) -> float | None:
+        """Seconds an answer is served from the cache; None: forever (or caching is off)."""
+        return self._native.cache_ttl
+
+    def clear(self) -> int:
+        """Removes every cached answer (of every token) in the directory; returns how many.
+        Files in the directory that are not cache entries are left alone."""
+        return self._native.clear_cache()
+
+    def __repr__(self) -> str:
+        if not self.enabled:
+            return "paperlens.ResponseCache(disabled)"
+        return f"paperlens.ResponseCache(path={str(self.path)!r}, ttl={self.ttl})"

@@ -1,0 +1,401 @@
+"""Resumable bulk harvests of metadata search results to Parquet or JSONL.
+
+>>> from paperlens.harvest import harvest
+>>> harvest(client, query="protein folding", out="folding", format="parquet", progress=True)
+
+Records are fetched page by page (cursor deep paging, paced to the client's quota) and
+written in chunks: Parquet as numbered part files ``part-00000.parquet``... in the ``out``
+directory, or JSONL appended to the ``out`` file. After each chunk is durably on disk
+(fsync, then an atomic rename for Parquet), a checkpoint next to the output,
+``<out>.checkpoint.json``, records where to continue. Run the same call again after an
+interruption (Ctrl-C, a crash, an error of the service) and it resumes from the checkpoint:
+a chunk written without its checkpoint is discarded and fetched again, so nothing is lost
+or written twice. A finished harvest run again returns at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from paperlens import types as t
+from paperlens._pagination import MetaSearchPaging
+from paperlens._progress import Progress
+from paperlens.client import _meta_search_params
+from paperlens.errors import PaperlensError
+from paperlens.filters import FilterSpec, SortSpec
+
+if TYPE_CHECKING:
+    from paperlens.client import Client
+
+__all__ = ["HarvestError", "HarvestResult", "harvest", "read_records"]
+
+Format = Literal["parquet", "jsonl"]
+_VERSION = 1
+_MAX_PAGE_SIZE = 200
+
+
+class HarvestError(PaperlensError):
+    """The output or checkpoint does not belong to this harvest, or cannot be used."""
+
+
+@dataclass(frozen=True)
+class HarvestResult:
+    """What a :func:`harvest` call left on disk."""
+
+    out: Path
+    checkpoint: Path
+    format: str
+    records: int
+    """Records written in all runs of this harvest."""
+    chunks: int
+    done: bool
+    """True when the search is exhausted or ``limit`` is reached (a call that cannot finish raises)."""
+    resumed: bool
+    """True when this call continued an earlier, interrupted run."""
+
+
+def checkpoint_path(out: str | os.PathLike[str]) -> Path:
+    """Where the checkpoint of a harvest into ``out`` lives: ``<out>.checkpoint.json``."""
+    out = Path(out)
+    return out.with_name(out.name + ".checkpoint.json")
+
+
+def harvest(
+    client: Client,
+    query: str | None = None,
+    *,
+    out: str | os.PathLike[str],
+    format: Format = "parquet",
+    filters: FilterSpec | list[FilterSpec] | None = None,
+    sort: SortSpec | list[SortSpec] | None = None,
+    fields: list[str] | None = None,
+    collection: str | None = None,
+    chunk_size: int = 1000,
+    page_size: int = _MAX_PAGE_SIZE,
+    limit: int | None = None,
+    progress: bool = False,
+    on_chunk: Callable[[HarvestResult], None] | None = None,
+) -> HarvestResult:
+    """Writes every record of a metadata search to ``out``, resumably.
+
+    Args:
+        client: a :class:`paperlens.Client`; its pacing (30 requests/minute to
+            ``/meta-search`` by default) keeps the harvest within the quota.
+        query, filters, sort, fields, collection: as for ``client.meta_search``.
+        out: a directory (``format="parquet"``) or a file (``format="jsonl"``).
+        format: ``"parquet"`` (needs pyarrow) or ``"jsonl"``.
+        chunk_size: records per chunk (rounded up to whole pages); one checkpoint per chunk.
+        page_size: records per request (1-200; the most saves quota).
+        limit: stop after this many records in all.
+        progress: a tqdm bar of records, showing pacing and retry waits.
+        on_chunk: called after each chunk and its checkpoint are on disk.
+
+    Returns a :class:`HarvestResult`. Raises what the client raises (the checkpoint then
+    holds every chunk written so far: call again to resume), and :class:`HarvestError`
+    when ``out`` holds something else than this harvest.
+    """
+    if format not in ("parquet", "jsonl"):
+        raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    params = _meta_search_params(
+        {
+            "query": query,
+            "collection": collection,
+            "filters": filters,
+            "sort": sort,
+            "fields": fields,
+            "page": None,
+            "page_size": page_size,
+            "cursor": None,
+            "facets": None,
+            "freshness_boost": None,
+            "impact_boost": None,
+            "language_affinity": None,
+        }
+    )
+    paging = MetaSearchPaging(params)
+    writer: _Writer = _ParquetWriter(Path(out)) if format == "parquet" else _JsonlWriter(Path(out))
+    ckpt_path = checkpoint_path(out)
+    fingerprint = _fingerprint(params, format, limit)
+    state = _load_checkpoint(ckpt_path, fingerprint, writer)
+    resumed = state is not None
+    if state is None:
+        writer.start()
+        state = {"version": _VERSION, "fingerprint": fingerprint, "next": paging.first(), "records": 0, "chunks": 0}
+        state.update(writer.position())
+        _write_json_atomically(ckpt_path, state)
+    else:
+        writer.rewind(state)
+
+    def result() -> HarvestResult:
+        return HarvestResult(
+            out=Path(out),
+            checkpoint=ckpt_path,
+            format=format,
+            records=state["records"],
+            chunks=state["chunks"],
+            done=state["next"] is None,
+            resumed=resumed,
+        )
+
+    if state["next"] is None:
+        return result()
+    bar = Progress(total=limit, unit="records", listen=client._listen, initial=state["records"]) if progress else None
+    try:
+        buffer: list[dict[str, Any]] = []
+        for page, after in _pages(client, paging, state["next"]):
+            records = [r.to_dict() for r in page.results]
+            if limit is not None:
+                records = records[: max(0, limit - state["records"] - len(buffer))]
+                if state["records"] + len(buffer) + len(records) >= limit:
+                    after = None
+            if bar is not None:
+                total = page.total_count if limit is None else min(limit, page.total_count or limit)
+                bar.set_total(total)
+                bar.update(len(records))
+            buffer.extend(records)
+            if len(buffer) >= chunk_size or after is None:
+                if buffer:
+                    writer.write_chunk(state["chunks"], buffer)
+                    state["chunks"] += 1
+                    state["records"] += len(buffer)
+                    buffer = []
+                state["next"] = after
+                state.update(writer.position())
+                _write_json_atomically(ckpt_path, state)
+                if on_chunk is not None:
+                    on_chunk(result())
+            if after is None:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    return result()
+
+
+def _pages(client: Client, paging: MetaSearchPaging, params: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+    """``(page, parameters of the next request or None)`` from ``params`` on."""
+    current: dict[str, Any] | None = params
+    while current is not None:
+        page = client._call("meta_search", t.MetaSearchPage, current)
+        after = paging.after(current, page)
+        yield page, after
+        current = after
+
+
+def _fingerprint(params: dict[str, Any], format: str, limit: int | None) -> str:
+    blob = json.dumps({"params": params, "format": format, "limit": limit}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def _load_checkpoint(path: Path, fingerprint: str, writer: _Writer) -> dict[str, Any] | None:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if writer.exists():
+            raise HarvestError(
+                f"{writer.out} exists but has no checkpoint ({path.name}): it is not a resumable harvest; "
+                f"choose another output or remove it"
+            ) from None
+        return None
+    try:
+        state = json.loads(raw)
+        if state.get("version") != _VERSION:
+            raise ValueError(f"version {state.get('version')!r}")
+    except ValueError as e:
+        raise HarvestError(f"the checkpoint {path} is unreadable ({e}); remove it and the output to start over") from e
+    if state.get("fingerprint") != fingerprint:
+        raise HarvestError(
+            f"{path} belongs to a harvest with other parameters (query, filters, fields, format or limit); "
+            f"use another output, or remove {writer.out} and the checkpoint to start over"
+        )
+    return state
+
+
+def _write_json_atomically(path: Path, value: Any) -> None:
+    _write_atomically(path, json.dumps(value, indent=1, default=str).encode())
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Writes ``data`` to a temporary file beside ``path``, syncs it, and renames it into place."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    _sync_dir(path.parent)
+
+
+def _sync_dir(directory: Path) -> None:
+    """Makes a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class _Writer:
+    out: Path
+
+    def exists(self) -> bool:
+        return self.out.exists()
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def position(self) -> dict[str, Any]:
+        """What the checkpoint records about the output besides the counts."""
+        return {}
+
+    def rewind(self, state: dict[str, Any]) -> None:
+        """Drops whatever was written after the checkpoint."""
+        raise NotImplementedError
+
+    def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+
+class _JsonlWriter(_Writer):
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.size = 0
+
+    def start(self) -> None:
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.out.touch()
+        self.size = 0
+
+    def position(self) -> dict[str, Any]:
+        return {"bytes": self.size}
+
+    def rewind(self, state: dict[str, Any]) -> None:
+        self.size = int(state["bytes"])
+        if not self.out.exists():
+            if self.size:
+                raise HarvestError(f"{self.out} is gone but its checkpoint says {self.size} bytes were written")
+            self.start()
+            return
+        if self.out.stat().st_size < self.size:
+            raise HarvestError(f"{self.out} is shorter than its checkpoint says ({self.size} bytes)")
+        with open(self.out, "r+b") as file:
+            file.truncate(self.size)
+
+    def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
+        data = b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for r in records)
+        with open(self.out, "ab") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        self.size += len(data)
+
+
+class _ParquetWriter(_Writer):
+    def __init__(self, out: Path) -> None:
+        self.out = out
+
+    @staticmethod
+    def part(index: int) -> str:
+        return f"part-{index:05d}.parquet"
+
+    def exists(self) -> bool:
+        return self.out.exists() and (not self.out.is_dir() or any(self.out.iterdir()))
+
+    def start(self) -> None:
+        _pyarrow()
+        if self.out.exists() and not self.out.is_dir():
+            raise HarvestError(f"{self.out} is a file; format='parquet' writes part files into a directory")
+        self.out.mkdir(parents=True, exist_ok=True)
+
+    def rewind(self, state: dict[str, Any]) -> None:
+        _pyarrow()
+        self.out.mkdir(parents=True, exist_ok=True)
+        chunks = int(state["chunks"])
+        for index in range(chunks):
+            if not (self.out / self.part(index)).exists():
+                raise HarvestError(f"{self.out / self.part(index)} is missing but its checkpoint counts it")
+        # Parts written after the last checkpoint (and temporary files) were never counted.
+        for path in self.out.iterdir():
+            stray = path.name.startswith(".part-") or (
+                path.name.startswith("part-") and path.suffix == ".parquet" and _part_index(path.name) >= chunks
+            )
+            if stray:
+                path.unlink()
+
+    def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
+        pa, pq = _pyarrow()
+        table = pa.Table.from_pylist(records)
+        fd, temp = tempfile.mkstemp(prefix=".part-", suffix=".tmp", dir=self.out)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                pq.write_table(table, file)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temp, self.out / self.part(index))
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        _sync_dir(self.out)
+
+
+def _part_index(name: str) -> int:
+    try:
+        return int(name.removeprefix("part-").removesuffix(".parquet"))
+    except ValueError:
+        return -1
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        hint = 'pip install "paperlens[pandas]" (or use format="jsonl")'
+        raise ImportError(f'format="parquet" needs pyarrow: {hint}') from e
+    return pa, pq
+
+
+def read_records(out: str | os.PathLike[str], format: Format | None = None) -> list[dict[str, Any]]:
+    """The records a harvest wrote to ``out``, in order (Parquet parts or JSONL lines).
+
+    Only what a checkpoint counts is read, so a harvest interrupted mid-chunk reads exactly
+    what it will keep."""
+    out = Path(out)
+    fmt = format or ("parquet" if out.is_dir() else "jsonl")
+    state: dict[str, Any] = {}
+    ckpt = checkpoint_path(out)
+    if ckpt.exists():
+        state = json.loads(ckpt.read_text(encoding="utf-8"))
+    if fmt == "jsonl":
+        data = out.read_bytes()
+        if "bytes" in state:
+            data = data[: int(state["bytes"])]
+        return [json.loads(line) for line in data.splitlines() if line.strip()]
+    _pa, pq = _pyarrow()
+    parts = sorted((p for p in out.glob("part-*.parquet") if _part_index(p.name) >= 0), key=lambda p: p.name)
+    if "chunks" in state:
+        parts = [p for p in parts if _part_index(p.name) < int(state["chunks"])]
+    records: list[dict[str, Any]] = []
+    for part in parts:
+        records.extend(pq.read_table(part).to_pylist())
+    return records

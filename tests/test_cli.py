@@ -1,0 +1,242 @@
+"""The ``paperlens`` command: every subcommand through ``main([...])`` against a sandbox."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import re
+
+import pytest
+
+from paperlens import cli
+from paperlens.cli import SCHEMA_OPERATIONS, main
+from paperlens.sandbox import Sandbox
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(papers=300) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def env(sandbox, monkeypatch):
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
+    return sandbox
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_documents_examples_and_exit_codes(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for text in ("examples:", "exit codes:", "PAPERLENS_API_TOKEN", "5 rate limited", "meta-search", "harvest"):
+        assert text in out
+
+
+def test_search_formats(env, capsys):
+    code, out, _ = run(capsys, "search", "neural circuits", "--top-k", "3")
+    assert code == 0 and "score" in out.splitlines()[0] and len(out.splitlines()) == 5
+    code, out, _ = run(capsys, "search", "neural circuits", "--top-k", "3", "--format", "json")
+    assert code == 0 and len(json.loads(out)["hits"]) == 3
+    code, out, _ = run(capsys, "search", "neural circuits", "--top-k", "3", "--format", "jsonl")
+    assert [json.loads(line)["doc_id"] for line in out.splitlines()]
+    code, out, _ = run(capsys, "search", "neural circuits", "--top-k", "3", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 3 and rows[0]["doc_id"]
+
+
+def first_doc(capsys) -> str:
+    _, out, _ = run(capsys, "search", "neuron", "--top-k", "1", "--format", "jsonl")
+    return json.loads(out)["doc_id"]
+
+
+def test_read_and_download(env, capsys, tmp_path):
+    doc = first_doc(capsys)
+    code, text, _ = run(capsys, "read", doc)
+    assert code == 0 and len(text) > 200
+    code, out, err = run(capsys, "read", doc, "--offset", "0", "--limit", "50")
+    assert code == 0 and len(out.rstrip("\n")) <= 50 and "code points" in err
+    code, out, _ = run(capsys, "read", doc, "--format", "json")
+    assert json.loads(out)["text"] == text.rstrip("\n") or json.loads(out)["text"] == text
+    figure = re.search(r"!\[[^\]]*\]\(([^)\s]+)\)", text).group(1)
+    code, out, _ = run(capsys, "download", figure, "--out", str(tmp_path), "--format", "json", "--no-progress")
+    saved = json.loads(out)
+    assert code == 0 and saved["bytes"] > 0 and (tmp_path / saved["path"].rsplit("/", 1)[-1]).exists()
+
+
+def test_catalog(env, capsys):
+    code, out, _ = run(capsys, "catalog")
+    assert code == 0 and out.startswith("name") and "citation_count" in out
+    code, out, _ = run(capsys, "catalog", "--format", "csv")
+    assert "citation_count" in {row["name"] for row in csv.DictReader(io.StringIO(out))}
+
+
+def test_meta_search(env, capsys):
+    code, out, err = run(
+        capsys,
+        "meta-search",
+        "--filter",
+        "publication_published_year>=2020",
+        "--sort",
+        "citation_count:desc",
+        "--fields",
+        "unique_id,title,citation_count,publication_published_year",
+        "--page-size",
+        "5",
+        "--facet",
+        "language:3",
+    )
+    assert code == 0 and "facet language" in out and "records" in err
+    code, out, _ = run(capsys, "meta-search", "--filter", "publication_published_year>=2020", "--format", "json")
+    page = json.loads(out)
+    assert all(r["publication_published_year"] >= 2020 for r in page["results"])
+    code, out, _ = run(capsys, "meta-search", "--all", "--limit", "120", "--page-size", "50", "--format", "jsonl")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 120 and len({json.loads(x)["unique_id"] for x in lines}) == 120
+
+
+def test_relations(env, capsys):
+    code, out, _ = run(capsys, "meta-search", "--sort", "citation_count:desc", "--page-size", "1", "--format", "jsonl")
+    uid = json.loads(out)["unique_id"]
+    code, out, err = run(capsys, "relations", uid, "CITATIONS", "--page-size", "5")
+    assert code == 0 and out.startswith("id_type") and "items" in err
+    code, out, _ = run(capsys, "relations", uid, "CITATIONS", "--all", "--limit", "7", "--format", "jsonl")
+    assert code == 0 and 0 < len(out.splitlines()) <= 7
+
+
+def test_harvest(env, capsys, tmp_path):
+    out_file = tmp_path / "h.jsonl"
+    argv = ["harvest", "--out", str(out_file), "--format", "jsonl", "--limit", "150", "--page-size", "50"]
+    code, out, _ = run(capsys, *argv, "--fields", "unique_id,title", "--no-progress")
+    assert code == 0 and "150 records" in out
+    assert len(out_file.read_text().splitlines()) == 150
+    code, out, _ = run(capsys, *argv, "--fields", "unique_id,title", "--no-progress")
+    assert code == 0 and "(resumed)" in out
+
+
+def test_schema_operations(env, capsys):
+    code, out, _ = run(capsys, "schema", "capabilities", "--format", "json")
+    if code == cli.EXIT_NOT_FOUND:
+        pytest.skip("this tree's sandbox does not serve /paper-schema yet")
+    assert code == 0 and json.loads(out)
+    code, out, _ = run(capsys, "schema", "search", "neural", "--size", "3", "--format", "jsonl")
+    assert code == 0
+    schema_id = json.loads(out.splitlines()[0])["schema_id"]
+    for argv in (
+        ["schema", "citation-summary", schema_id],
+        ["schema", "citations", schema_id, "--size", "2"],
+        ["schema", "entities", schema_id, "--size", "3"],
+        ["schema", "citation-graph", schema_id, "--depth", "1", "--format", "json"],
+        ["schema", "search-in-paper", schema_id, "method", "--top-k", "2"],
+        ["schema", "materials", schema_id, "--format", "jsonl"],
+        ["schema", "search", "neural", "--all", "--limit", "4", "--format", "jsonl"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 0, (argv, err)
+        assert out.strip(), argv
+
+
+@pytest.mark.parametrize(
+    ("argv", "method", "expected"),
+    [
+        (["capabilities"], "capabilities", {}),
+        (
+            ["search", "diffusion", "--filters", '{"has_code": true}', "--size", "5"],
+            "search",
+            {"query": "diffusion", "filters": {"has_code": True}, "sort": None, "size": 5, "cursor": None},
+        ),
+        (
+            ["entity-related-papers", "graph", "--entity-types", "METHOD,DATASET"],
+            "entity_related_papers",
+            {"query": "graph", "entity_types": ["METHOD", "DATASET"]},
+        ),
+        (
+            ["related-papers", "s1", "--exclude-same-work"],
+            "related_papers",
+            {"schema_id": "s1", "exclude_same_work": True},
+        ),
+        (["entity", "s1", "e2", "--no-include-relations"], "entity", {"entity_id": "e2", "include_relations": False}),
+        (["relation", "s1", "r1"], "relation", {"schema_id": "s1", "relation_id": "r1"}),
+        (["citation-graph", "s1", "--depth", "2"], "citation_graph", {"depth": 2, "direction": None}),
+        (
+            ["search-evidence", "metrics", "datasets", "--value-number-min", "0.5"],
+            "search_evidence",
+            {"groups": ["metrics", "datasets"], "value_number_min": 0.5},
+        ),
+        (["resolve-provenance", "--marker-nums", "1,2"], "resolve_provenance", {"marker_nums": [1, 2]}),
+        (
+            ["hydrate-items", '[{"schema_id": "s1"}]', "--window", "1"],
+            "hydrate_items",
+            {"items": [{"schema_id": "s1"}], "window": 1},
+        ),
+        (["materials", "s1", "s2", "--goal", "survey"], "materials", {"schema_ids": ["s1", "s2"], "goal": "survey"}),
+        (["citations", "s1", "--all", "--limit", "3"], "iter_citations", {"schema_id": "s1", "limit": 3}),
+    ],
+)
+def test_schema_arguments_reach_the_method(env, capsys, monkeypatch, argv, method, expected):
+    from paperlens.schema import Schema
+
+    seen = {}
+
+    @functools.wraps(getattr(Schema, method))  # the parser is built from the real signature
+    def fake(self, *args, **kwargs):
+        seen.update(kwargs, args=args)
+        return [{"id": "x1", "title": "t"}] if method.startswith("iter_") else {"ok": True}
+
+    monkeypatch.setattr(Schema, method, fake)
+    code, _out, err = run(capsys, "schema", *argv, "--format", "json")
+    assert code == 0, err
+    assert {k: seen.get(k) for k in expected} == expected
+
+
+def test_every_schema_operation_has_a_subcommand(capsys):
+    assert len(SCHEMA_OPERATIONS) == 18
+    for name in SCHEMA_OPERATIONS:
+        code, out, _ = run(capsys, "schema", name.replace("_", "-"), "--help")
+        assert code == 0 and "--format" in out
+
+
+def test_exit_codes(env, sandbox, capsys, monkeypatch):
+    code, _, err = run(capsys, "read", "0" * 64)
+    assert code == cli.EXIT_NOT_FOUND and "NotFoundError" in err
+    sandbox.inject_fault("/meta-search", status=429, retry_after=600)
+    code, _, err = run(capsys, "meta-search", "x")
+    assert code == cli.EXIT_RATE_LIMITED and "RateLimitError" in err
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", "sk-wrong-token")
+    code, _, err = run(capsys, "catalog")
+    assert code == cli.EXIT_AUTH and "sk-wrong-token" not in err
+
+
+def test_usage_errors(env, capsys):
+    assert run(capsys, "no-such-command")[0] == cli.EXIT_USAGE
+    assert run(capsys, "meta-search", "--filter", "nonsense")[0] == cli.EXIT_USAGE
+    assert run(capsys, "read")[0] == cli.EXIT_USAGE
+    assert run(capsys, "search", "x", "--format", "xml")[0] == cli.EXIT_USAGE
+    code, _, err = run(capsys, "meta-search", "--page-size", "1000")
+    assert code == cli.EXIT_USAGE and "page_size" in err
+
+
+def test_server_errors_map_to_6():
+    import paperlens
+
+    assert cli.exit_code(paperlens.APIConnectionError("down")) == cli.EXIT_SERVER
+
+
+def test_without_environment_a_sandbox_is_used(monkeypatch, capsys):
+    monkeypatch.delenv("PAPERLENS_API_TOKEN", raising=False)
+    monkeypatch.delenv("PAPERLENS_BASE_URL", raising=False)
+    code, out, err = run(capsys, "catalog", "--format", "jsonl")
+    assert code == 0 and "sandbox" in err and out
+
+
+def test_token_is_not_an_argument(capsys):
+    assert run(capsys, "search", "x", "--api-token", "t")[0] == cli.EXIT_USAGE

@@ -1,0 +1,139 @@
+"""Resumable harvests: interrupted anywhere, resumed, the union equals one whole run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import paperlens
+from paperlens import harvest as harvest_module
+from paperlens.harvest import HarvestError, checkpoint_path, harvest, read_records
+from paperlens.sandbox import Sandbox
+
+pytest.importorskip("pyarrow")
+
+FIELDS = ["unique_id", "title", "publication_published_year", "citation_count"]
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(papers=600) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def client(sandbox):
+    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def expected(sandbox):
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    return [r.unique_id for r in client.iter_meta_search(None, fields=FIELDS, page_size=200)]
+
+
+def ids(out, fmt):
+    return [r["unique_id"] for r in read_records(out, fmt)]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_whole_harvest(client, expected, tmp_path, fmt):
+    out = tmp_path / ("papers" if fmt == "parquet" else "papers.jsonl")
+    result = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=100, page_size=50)
+    assert result.done and not result.resumed
+    assert result.records == len(expected) == 600 and result.chunks == 6
+    assert ids(out, fmt) == expected
+    state = json.loads(checkpoint_path(out).read_text())
+    assert state["next"] is None and state["records"] == 600
+    # Run again: nothing to do, nothing sent.
+    again = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=100, page_size=50)
+    assert again.resumed and again.records == 600 and ids(out, fmt) == expected
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_resume_after_a_server_error(sandbox, client, expected, tmp_path, fmt):
+    out = tmp_path / ("papers" if fmt == "parquet" else "papers.jsonl")
+
+    def fail_later(result):
+        if result.chunks == 2:
+            sandbox.inject_fault("/meta-search", status=503, times=1)
+
+    with pytest.raises(paperlens.ServerError):
+        harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=120, page_size=40, on_chunk=fail_later)
+    assert len(ids(out, fmt)) == 240
+    result = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=120, page_size=40)
+    assert result.resumed and result.done
+    got = ids(out, fmt)
+    assert got == expected and len(set(got)) == len(got)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_resume_after_a_crash_between_a_chunk_and_its_checkpoint(client, expected, tmp_path, monkeypatch, fmt):
+    out = tmp_path / ("papers" if fmt == "parquet" else "papers.jsonl")
+    real = harvest_module._write_json_atomically
+    calls = {"n": 0}
+
+    def crash_on_third_checkpoint(path, value):
+        calls["n"] += 1
+        if calls["n"] == 4:  # the initial checkpoint, two chunks, then the third chunk's
+            raise KeyboardInterrupt
+        real(path, value)
+
+    monkeypatch.setattr(harvest_module, "_write_json_atomically", crash_on_third_checkpoint)
+    with pytest.raises(KeyboardInterrupt):
+        harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=100, page_size=100)
+    monkeypatch.setattr(harvest_module, "_write_json_atomically", real)
+    # The third chunk reached the disk without its checkpoint: it does not count...
+    assert len(ids(out, fmt)) == 200
+    # ...and it is not written twice.
+    result = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=100, page_size=100)
+    assert result.records == 600 and ids(out, fmt) == expected
+
+
+def test_an_exception_from_the_progress_hook_interrupts_cleanly(client, expected, tmp_path):
+    out = tmp_path / "papers"
+
+    def stop(result):
+        if result.chunks == 3:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError):
+        harvest(client, out=out, fields=FIELDS, chunk_size=50, page_size=50, on_chunk=stop)
+    assert len(ids(out, "parquet")) == 150
+    harvest(client, out=out, fields=FIELDS, chunk_size=50, page_size=50)
+    assert ids(out, "parquet") == expected
+
+
+def test_limit_and_chunks_round_up_to_pages(client, expected, tmp_path):
+    out = tmp_path / "some.jsonl"
+    result = harvest(client, out=out, format="jsonl", fields=FIELDS, chunk_size=70, page_size=50, limit=230)
+    assert result.records == 230 and result.chunks == 3  # chunks of 100, 100, 30
+    assert ids(out, "jsonl") == expected[:230]
+
+
+def test_a_checkpoint_of_other_parameters_is_refused(client, tmp_path):
+    out = tmp_path / "papers.jsonl"
+    harvest(client, out=out, format="jsonl", fields=FIELDS, limit=10, page_size=10)
+    with pytest.raises(HarvestError, match="other parameters"):
+        harvest(client, "learning", out=out, format="jsonl", fields=FIELDS, limit=10, page_size=10)
+    stray = tmp_path / "stray.jsonl"
+    stray.write_text("{}\n")
+    with pytest.raises(HarvestError, match="not a resumable harvest"):
+        harvest(client, out=stray, format="jsonl")
+
+
+def test_filters_and_progress(client, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    out = tmp_path / "recent"
+    result = harvest(
+        client,
+        out=out,
+        fields=FIELDS,
+        filters=[paperlens.Filter("publication_published_year", ">=", 2020)],
+        page_size=50,
+        progress=True,
+    )
+    years = [r["publication_published_year"] for r in read_records(out)]
+    assert result.records == len(years) > 0 and min(years) >= 2020
+    assert "records" in capsys.readouterr().err
