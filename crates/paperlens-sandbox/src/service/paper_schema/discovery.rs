@@ -324,7 +324,7 @@ pub fn entity_related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[Strin
             })
         })
         .collect();
-    respond(json!({"items": items, "next_cursor": next_cursor}))
+    respond(json!({"total": total_json(papers.len()), "items": items, "next_cursor": next_cursor}))
 }
 
 // -- POST /paper-schema/schemas/{schema_id}/related-papers -----------------------------------

@@ -33,7 +33,7 @@ use serde_json::{json, Map, Value};
 
 use crate::service::corpus::structure::{Entity, Evidence, Paragraph, Provenance, Relation};
 use crate::service::corpus::{Corpus, Paper, PaperStructure};
-use crate::service::error::{json_response, ApiError, Result};
+use crate::service::error::{json_response, ApiError, Result, STANDARD};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
 use index::SchemaIndex;
 
@@ -91,12 +91,23 @@ pub fn route(
         method,
         fits.then(|| {
             if let Some(empty) = ids.iter().position(String::is_empty) {
-                let name = ["schema_id", "the second path id"][empty.min(1)];
-                return Err(ApiError::not_found(format!("{name} must not be empty")));
+                let name = if empty == 0 { "schema_id" } else { id_name(&request.path) };
+                return Err(STANDARD.invalid_param(name, format!("'{name}' must not be empty")));
             }
             handler(&Ctx::new(service), request, &ids)
         }),
     ))
+}
+
+/// The name of the second path id of `path` (entity, relation or evidence).
+fn id_name(path: &str) -> &'static str {
+    if path.contains("/entities/") {
+        "entity_id"
+    } else if path.contains("/relations/") {
+        "relation_id"
+    } else {
+        "evidence_id"
+    }
 }
 
 /// `%XX` escapes decoded (a malformed escape stays as it is).
