@@ -67,14 +67,8 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             index.entity_terms.search(&wanted, 1, accept).into_iter().map(|m| (m.doc, m.score)).collect()
         }
         None => {
-            // Scoped to papers: their entities in paper order, each paper's in its order.
-            let mut ranks: Vec<u32> = scope.iter().flatten().filter_map(|&p| index.rank_of(p)).collect();
-            ranks.sort_unstable();
-            let wanted: HashSet<u32> = ranks.iter().map(|&r| index.order[r as usize]).collect();
-            (0..index.entities.len() as u32)
-                .filter(|&d| wanted.contains(&index.entities[d as usize].paper) && accept(d))
-                .map(|d| (d, 0.0))
-                .collect()
+            // Scoped to papers (`accept` checks the scope): sorted below by paper, then ordinal.
+            (0..index.entities.len() as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect()
         }
     };
     let position = |doc: u32| {
