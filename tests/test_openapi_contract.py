@@ -42,7 +42,10 @@ def run_schemathesis(sandbox: Sandbox, paths: str, examples: int) -> subprocess.
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.parametrize(("paths", "operations"), [(OPEN_PLATFORM, 6)])
+PAPER_SCHEMA = "^/paper-schema"
+
+
+@pytest.mark.parametrize(("paths", "operations"), [(OPEN_PLATFORM, 6), (PAPER_SCHEMA, 18)], ids=["open", "schema"])
 def test_sandbox_conforms_to_its_openapi_document(paths, operations):
     with Sandbox(papers=300) as sandbox:
         result = run_schemathesis(sandbox, paths, examples=25)
