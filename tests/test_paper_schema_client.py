@@ -633,110 +633,7 @@ async def test_operation_async(aclient: paperlens.AsyncClient, httpserver: HTTPS
 # -- narrowing rules, client side -----------------------------------------------------------
 
 
-def _ids(n: int) -> list[str]:
-    return [f"s{i}" for i in range(n)]
-
-
-_ITEM = {"schema_id": "s1", "marker_nums": [1]}
-
-RULES: list[tuple[str, tuple[Any, ...], dict[str, Any], str]] = [
-    ("search", (), {}, "query"),
-    ("search", (), {"filters": {}}, "query"),
-    ("search", ("",), {}, "query"),
-    ("search", ("x" * 501,), {}, "query"),
-    ("search", ("q",), {"size": 0}, "size"),
-    ("search", ("q",), {"size": 101}, "size"),
-    ("search", ("q",), {"sort": [{"field": "year"}] * 3}, "sort"),
-    ("search", ("q",), {"sort": [{"field": "title"}]}, "sort[0].field"),
-    ("search", (), {"filters": {"schema_ids": _ids(101)}}, "filters.schema_ids"),
-    ("search", (), {"filters": {"dois": _ids(101)}}, "filters.dois"),
-    ("search", (), {"filters": {"authors": _ids(21)}}, "filters.authors"),
-    ("search", (), {"filters": {"venues": _ids(51)}}, "filters.venues"),
-    ("search", (), {"filters": {"published_year_gte": 1799}}, "filters.published_year_gte"),
-    ("search", (), {"filters": {"published_year_lte": 2201}}, "filters.published_year_lte"),
-    ("entity_related_papers", ("",), {}, "query"),
-    ("entity_related_papers", ("x" * 501,), {}, "query"),
-    ("entity_related_papers", ("q",), {"exclude_schema_ids": _ids(101)}, "exclude_schema_ids"),
-    ("entity_related_papers", ("q",), {"size": 101}, "size"),
-    ("related_papers", ("",), {}, "schema_id"),
-    ("related_papers", ("s1",), {"signals": []}, "signals"),
-    ("related_papers", ("s1",), {"signals": ["keyword"]}, "signals[0]"),
-    ("related_papers", ("s1",), {"size": 51}, "size"),
-    ("search_entities", (), {}, "query"),
-    ("search_entities", (), {"filters": {"entity_types": ["Problem"]}}, "query"),
-    ("search_entities", ("x" * 501,), {}, "query"),
-    ("search_entities", (), {"filters": {"schema_ids": _ids(101)}}, "filters.schema_ids"),
-    ("search_entities", ("q",), {"filters": {"sections": _ids(51)}}, "filters.sections"),
-    ("search_entities", ("q",), {"size": 101}, "size"),
-    ("entities", ("",), {}, "schema_id"),
-    ("entities", ("s1",), {"sections": _ids(51)}, "sections"),
-    ("entities", ("s1",), {"size": 0}, "size"),
-    ("entities", ("s1",), {"size": 101}, "size"),
-    ("entity", ("s1", ""), {}, "entity_id"),
-    ("entity", ("", "e1"), {}, "schema_id"),
-    ("entity", ("s1", "e1"), {"relation_limit": 0}, "relation_limit"),
-    ("entity", ("s1", "e1"), {"relation_limit": 101}, "relation_limit"),
-    ("search_relations", (), {}, "filters"),
-    ("search_relations", (), {"evidence_query": "FID"}, "filters"),
-    ("search_relations", (), {"filters": {"schema_ids": []}}, "filters"),
-    ("search_relations", (), {"filters": {"schema_ids": _ids(101)}}, "filters.schema_ids"),
-    ("search_relations", (), {"filters": {"source_entity_ids": _ids(101)}}, "filters.source_entity_ids"),
-    ("search_relations", (), {"filters": {"target_entity_ids": _ids(101)}}, "filters.target_entity_ids"),
-    ("search_relations", (), {"filters": {"relation_types": _ids(51)}}, "filters.relation_types"),
-    ("search_relations", (), {"filters": {"schema_ids": ["s1"]}, "evidence_query": ""}, "evidence_query"),
-    ("search_relations", (), {"filters": {"schema_ids": ["s1"]}, "include_context": "all"}, "include_context"),
-    ("search_relations", (), {"filters": {"schema_ids": ["s1"]}, "size": 101}, "size"),
-    ("relation", ("s1", ""), {}, "relation_id"),
-    ("citation_summary", ("",), {}, "schema_id"),
-    ("citations", ("s1",), {"size": 0}, "size"),
-    ("citations", ("s1",), {"size": 101}, "size"),
-    ("citation_graph", ("s1",), {"direction": "both"}, "direction"),
-    ("citation_graph", ("s1",), {"depth": 0}, "depth"),
-    ("citation_graph", ("s1",), {"depth": 4}, "depth"),
-    ("citation_graph", ("s1",), {"max_nodes": 1}, "max_nodes"),
-    ("citation_graph", ("s1",), {"max_nodes": 501}, "max_nodes"),
-    ("citation_graph", ("s1",), {"max_edges": 0}, "max_edges"),
-    ("citation_graph", ("s1",), {"max_edges": 501}, "max_edges"),
-    ("search_evidence", ([],), {"key": "fid"}, "groups"),
-    ("search_evidence", (["formula"] * 6,), {"key": "fid"}, "groups"),
-    ("search_evidence", (["tables"],), {"key": "fid"}, "groups[0]"),
-    ("search_evidence", (["formula"],), {}, "groups"),
-    ("search_evidence", (["formula"],), {"hydrate_schema_papers": True, "group_operator": "any"}, "groups"),
-    ("search_evidence", (["formula"],), {"key": "fid", "group_operator": "none"}, "group_operator"),
-    ("search_evidence", (["formula"],), {"schema_ids": _ids(101)}, "schema_ids"),
-    ("search_evidence", (["formula"],), {"key": "fid", "size": 101}, "size"),
-    ("evidence", ("s1", ""), {}, "evidence_id"),
-    ("resolve_provenance", (), {}, "paragraph_ids"),
-    ("resolve_provenance", (), {"schema_id": "s1", "marker_nums": [1], "paragraph_ids": ["p1"]}, "paragraph_ids"),
-    ("resolve_provenance", (), {"schema_id": "s1", "paragraph_ids": ["p1"]}, "paragraph_ids"),
-    ("resolve_provenance", (), {"marker_nums": [1]}, "schema_id"),
-    ("resolve_provenance", (), {"schema_id": "s1"}, "marker_nums"),
-    ("resolve_provenance", (), {"schema_id": "s1", "marker_nums": list(range(101))}, "marker_nums"),
-    ("resolve_provenance", (), {"paragraph_ids": _ids(101)}, "paragraph_ids"),
-    ("resolve_provenance", (), {"paragraph_ids": ["p1"], "window": 6}, "window"),
-    ("resolve_provenance", (), {"paragraph_ids": ["p1"], "max_segments": 0}, "max_segments"),
-    ("resolve_provenance", (), {"paragraph_ids": ["p1"], "max_segments": 101}, "max_segments"),
-    ("search_in_paper", ("", "q"), {}, "schema_id"),
-    ("search_in_paper", ("s1", ""), {}, "query"),
-    ("search_in_paper", ("s1", "x" * 501), {}, "query"),
-    ("search_in_paper", ("s1", "q"), {"section_hint": "x" * 301}, "section_hint"),
-    ("search_in_paper", ("s1", "q"), {"top_k": 0}, "top_k"),
-    ("search_in_paper", ("s1", "q"), {"top_k": 21}, "top_k"),
-    ("search_in_paper", ("s1", "q"), {"window": 6}, "window"),
-    ("hydrate_items", ([],), {}, "items"),
-    ("hydrate_items", ([_ITEM] * 51,), {}, "items"),
-    ("hydrate_items", ([_ITEM, {"paragraph_ids": ["p1"]}],), {}, "items[1].schema_id"),
-    ("hydrate_items", ([{"schema_id": "s1"}],), {}, "items[0]"),
-    ("hydrate_items", ([_ITEM],), {"window": -1}, "window"),
-    ("hydrate_items", ([_ITEM],), {"max_segments_per_item": 21}, "max_segments_per_item"),
-    ("materials", ([],), {}, "schema_ids"),
-    ("materials", (_ids(21),), {}, "schema_ids"),
-    ("materials", (["s1"],), {"goal": "review"}, "goal"),
-    ("materials", (["s1"],), {"per_schema_entity_limit": 151}, "per_schema_entity_limit"),
-    ("materials", (["s1"],), {"per_schema_relation_limit": -1}, "per_schema_relation_limit"),
-    ("materials", (["s1"],), {"per_schema_attribute_limit": 201}, "per_schema_attribute_limit"),
-    ("materials", (["s1"],), {"per_schema_term_limit": 101}, "per_schema_term_limit"),
-]
+from schema_rules import ITEM, RULES  # noqa: E402
 
 
 @pytest.mark.parametrize(("method", "args", "kwargs", "param"), RULES)
@@ -886,7 +783,7 @@ async def test_partial_result_warns_async(aclient: paperlens.AsyncClient, httpse
     answer = {"items": [{"hydration_method": "none", "segments": [], "reason": "timeout"}], "partial": True}
     httpserver.expect_request("/paper-schema/hydrate-items").respond_with_json(answer)
     with pytest.warns(paperlens.PartialResultWarning, match="no warnings given") as record:
-        result = await aclient.schema.hydrate_items([_ITEM])
+        result = await aclient.schema.hydrate_items([ITEM])
     assert record[0].filename == __file__
     assert result.partial is True and result.warnings == []
     assert result.failed[0].reason == "timeout"
