@@ -195,6 +195,23 @@ class _Base(Generic[T]):
             total = self._limit if total is None else min(total, self._limit)
         bar.set_total(total)
 
+    def _received(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
+        """Records a fetched page; returns the parameters of the next request (None: last)."""
+        self._page = page
+        following = self._paging.after(params, page)
+        self._next = self._paging.resume_token(following)
+        return following
+
+    def _within_limit(self, page: Any, taken: int, bar: Progress | None) -> list[Any]:
+        """The items of ``page`` still within ``limit`` after ``taken``; sizes the bar on the first page."""
+        if taken == 0 and self._page is page:
+            self._size(bar, page)
+        items = self._paging.items(page)
+        return items if self._limit is None else items[: max(self._limit - taken, 0)]
+
+    def _exhausted(self, taken: int) -> bool:
+        return self._limit is not None and taken >= self._limit
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._paging).__name__}, limit={self._limit})"
 
@@ -219,26 +236,19 @@ class Paginator(_Base[T]):
         params: dict[str, Any] | None = self._paging.first()
         while params is not None:
             page = self._fetch(params)
-            self._page = page
-            params = self._paging.after(params, page)
-            self._next = self._paging.resume_token(params)
+            params = self._received(params, page)
             yield page
 
     def __iter__(self) -> Iterator[T]:
-        count, bar, sized = 0, self._bar(), False
+        taken, bar = 0, self._bar()
         try:
             for page in self.pages():
-                if not sized:
-                    self._size(bar, page)
-                    sized = True
-                for item in self._paging.items(page):
-                    if self._limit is not None and count >= self._limit:
-                        return
-                    count += 1
+                for item in self._within_limit(page, taken, bar):
+                    taken += 1
                     if bar is not None:
                         bar.update(1)
                     yield item
-                if self._limit is not None and count >= self._limit:
+                if self._exhausted(taken):
                     return
         finally:
             if bar is not None:
@@ -280,26 +290,19 @@ class AsyncPaginator(_Base[T]):
         params: dict[str, Any] | None = self._paging.first()
         while params is not None:
             page = await self._fetch(params)
-            self._page = page
-            params = self._paging.after(params, page)
-            self._next = self._paging.resume_token(params)
+            params = self._received(params, page)
             yield page
 
     async def __aiter__(self) -> AsyncIterator[T]:
-        count, bar, sized = 0, self._bar(), False
+        taken, bar = 0, self._bar()
         try:
             async for page in self.pages():
-                if not sized:
-                    self._size(bar, page)
-                    sized = True
-                for item in self._paging.items(page):
-                    if self._limit is not None and count >= self._limit:
-                        return
-                    count += 1
+                for item in self._within_limit(page, taken, bar):
+                    taken += 1
                     if bar is not None:
                         bar.update(1)
                     yield item
-                if self._limit is not None and count >= self._limit:
+                if self._exhausted(taken):
                     return
         finally:
             if bar is not None:
