@@ -182,42 +182,39 @@ pub static AUTHOR_FIELDS: &[FieldDef<Author>] = &[
     }),
 ];
 
-pub static SOURCE_FIELDS: &[FieldDef<Source>] =
-    &[
-        field!("issn_l", String, "F--DP", false, "Linking ISSN; the first of `issn`.", |_, s| s
-            .issns
-            .first()
-            .map_or(Value::Absent, |i| str_value(i))),
-        field!(
-            "issn",
-            ListString,
-            "F--DP",
-            false,
-            "ISSN list; links the source to `publication_venue_issn` of papers.",
-            |_, s| Value::Strs(&s.issns)
-        ),
-        field!(
-            "display_name",
-            String,
-            "FS-DP",
-            true,
-            "Venue name, as `publication_venue_name_unified` of papers.",
-            |_, s| str_value(&s.name)
-        ),
-        field!("venue_type", String, "F--DP", true, "Venue type, as `publication_venue_type` of papers.", |_, s| {
-            str_value(s.venue_type.as_str())
-        }),
-        field!("publisher", String, "FS-DP", true, "Publisher.", |_, s| { str_value(s.publisher) }),
-        field!("country", String, "F--DP", true, "Country code.", |_, s| { str_value(s.country) }),
-        field!("is_oa", Boolean, "F--DP", true, "Fully open-access venue.", |_, s| Value::One(Scalar::Bool(s.is_oa))),
-        field!("homepage_url", String, "---DP", false, "Homepage.", |_, s| str_value(&s.homepage_url)),
-        field!("works_count", Integer, "F-ODP", false, "Number of papers in the corpus.", |_, s| Value::int(
-            s.works_count
-        )),
-        field!("cited_by_count", Integer, "F-ODP", false, "Citations of the venue's papers.", |_, s| Value::int(
-            s.cited_by_count
-        )),
-    ];
+pub static SOURCE_FIELDS: &[FieldDef<Source>] = &[
+    field!("issn_l", String, "F--DP", false, "Linking ISSN; the first of `issn`.", |_, s| s
+        .issns
+        .first()
+        .map_or(Value::Absent, |i| str_value(i))),
+    field!(
+        "issn",
+        ListString,
+        "F--DP",
+        false,
+        "ISSN list; links the source to `publication_venue_issn` of papers.",
+        |_, s| Value::Strs(&s.issns)
+    ),
+    field!(
+        "display_name",
+        String,
+        "FS-DP",
+        true,
+        "Venue name, as `publication_venue_name_unified` of papers.",
+        |_, s| str_value(&s.name)
+    ),
+    field!("venue_type", String, "F--DP", true, "Venue type, as `publication_venue_type` of papers.", |_, s| {
+        str_value(s.venue_type.as_str())
+    }),
+    field!("publisher", String, "FS-DP", true, "Publisher.", |_, s| { str_value(s.publisher) }),
+    field!("country", String, "F--DP", true, "Country code.", |_, s| { str_value(s.country) }),
+    field!("is_oa", Boolean, "F--DP", true, "Fully open-access venue.", |_, s| Value::One(Scalar::Bool(s.is_oa))),
+    field!("homepage_url", String, "---DP", false, "Homepage.", |_, s| str_value(&s.homepage_url)),
+    field!("works_count", Integer, "F-ODP", false, "Number of papers in the corpus.", |_, s| Value::int(s.works_count)),
+    field!("cited_by_count", Integer, "F-ODP", false, "Citations of the venue's papers.", |_, s| Value::int(
+        s.cited_by_count
+    )),
+];
 
 pub fn find<R>(table: &'static [FieldDef<R>], name: &str) -> Option<usize> {
     table.iter().position(|f| f.name == name)
