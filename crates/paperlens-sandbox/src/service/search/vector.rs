@@ -40,35 +40,172 @@ fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// Quantised vectors stored back to back.
+/// Chunks per block of [`Vectors`]: a block stores its vectors dimension by dimension.
+const BLOCK: usize = 512;
+/// The largest `sum |q_d|` of a group of query dimensions whose partial dot products
+/// cannot overflow an `i16` accumulator (`|v_d| <= 127`).
+const GROUP_WEIGHT: i32 = i16::MAX as i32 / 127;
+
+/// Quantised vectors in blocks of [`BLOCK`], each block stored dimension-major
+/// (`block[d * BLOCK + i]` is dimension `d` of the block's `i`-th vector).
+///
+/// Query vectors are sparse (a short question hashes into a few dozen of the
+/// [`DIMENSIONS`] slots), so a scan only reads the columns of the query's non-zero
+/// dimensions. The dot products are exact integers: the same ranking as comparing
+/// the full vectors one by one, at a fraction of the cost.
 #[derive(Default)]
 pub struct Vectors {
     data: Vec<i8>,
+    len: usize,
+}
+
+/// A query vector prepared for [`Vectors::top`]: its non-zero dimensions, in groups
+/// that can be summed in 16-bit lanes without overflow.
+#[derive(Debug, Clone)]
+pub struct Query {
+    groups: Vec<Vec<(usize, i16)>>,
+}
+
+impl Query {
+    pub fn new(vector: &[i8; DIMENSIONS]) -> Query {
+        let mut groups: Vec<Vec<(usize, i16)>> = Vec::new();
+        let mut weight = GROUP_WEIGHT;
+        for (d, &q) in vector.iter().enumerate().filter(|(_, &q)| q != 0) {
+            let w = (q as i32).abs();
+            if weight + w > GROUP_WEIGHT {
+                groups.push(Vec::new());
+                weight = 0;
+            }
+            weight += w;
+            if let Some(group) = groups.last_mut() {
+                group.push((d, q as i16));
+            }
+        }
+        Query { groups }
+    }
 }
 
 impl Vectors {
     pub fn push(&mut self, vector: &[i8; DIMENSIONS]) {
-        self.data.extend_from_slice(vector);
+        let i = self.len % BLOCK;
+        if i == 0 {
+            self.data.resize(self.data.len() + BLOCK * DIMENSIONS, 0);
+        }
+        let start = self.data.len() - BLOCK * DIMENSIONS;
+        for (d, &v) in vector.iter().enumerate() {
+            self.data[start + d * BLOCK + i] = v;
+        }
+        self.len += 1;
     }
 
     pub fn len(&self) -> usize {
-        self.data.len() / DIMENSIONS
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.len == 0
     }
 
     /// Cosine similarity between stored vector `i` and `query`.
     pub fn cosine(&self, i: usize, query: &[i8; DIMENSIONS]) -> f32 {
-        let row = &self.data[i * DIMENSIONS..(i + 1) * DIMENSIONS];
-        let dot: i32 = row
-            .iter()
-            .zip(query.iter())
-            // i8 * i8 fits in i16: this form vectorizes to multiply-add instructions.
-            .map(|(&a, &b)| (a as i16 * b as i16) as i32)
-            .sum();
-        dot as f32 / (SCALE * SCALE)
+        let block = &self.data[(i / BLOCK) * BLOCK * DIMENSIONS..][..BLOCK * DIMENSIONS];
+        let dot: i32 = query.iter().enumerate().map(|(d, &q)| q as i32 * block[d * BLOCK + i % BLOCK] as i32).sum();
+        to_cosine(dot)
+    }
+
+    /// For each query, the `n` stored vectors most similar to it with a positive cosine,
+    /// best first (ties by position), among those `accept` keeps; as (position, cosine).
+    pub fn top(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
+        let mut best: Vec<TopN> = queries.iter().map(|_| TopN::new(n)).collect();
+        let mut wide = [0i32; BLOCK];
+        let mut narrow = [0i16; BLOCK];
+        for (b, block) in self.data.chunks_exact(BLOCK * DIMENSIONS).enumerate() {
+            let count = (self.len - b * BLOCK).min(BLOCK);
+            for (query, best) in queries.iter().zip(&mut best) {
+                dots(block, query, &mut wide, &mut narrow);
+                let floor = best.floor();
+                for (i, &dot) in wide[..count].iter().enumerate() {
+                    if dot > floor {
+                        let position = (b * BLOCK + i) as u32;
+                        if accept(position) {
+                            best.push(dot, position);
+                        }
+                    }
+                }
+            }
+        }
+        best.into_iter().map(|t| t.into_sorted().into_iter().map(|(dot, i)| (i, to_cosine(dot))).collect()).collect()
+    }
+}
+
+fn to_cosine(dot: i32) -> f32 {
+    dot as f32 / (SCALE * SCALE)
+}
+
+/// The dot products of `query` with the block's vectors, into `wide`.
+fn dots(block: &[i8], query: &Query, wide: &mut [i32; BLOCK], narrow: &mut [i16; BLOCK]) {
+    wide.fill(0);
+    for group in &query.groups {
+        narrow.fill(0);
+        for &(d, q) in group {
+            let column: &[i8; BLOCK] = block[d * BLOCK..(d + 1) * BLOCK].try_into().expect("a block column");
+            // No overflow: a group's weights sum to at most i16::MAX / 127.
+            for (acc, &v) in narrow.iter_mut().zip(column) {
+                *acc += v as i16 * q;
+            }
+        }
+        for (acc, &part) in wide.iter_mut().zip(narrow.iter()) {
+            *acc += part as i32;
+        }
+    }
+}
+
+/// The `n` largest (dot, position) pairs pushed, ties to the lower position; positions
+/// are pushed in increasing order.
+struct TopN {
+    n: usize,
+    kept: Vec<(i32, u32)>,
+    /// Pushes must beat this dot product (0 until `n` candidates are known).
+    floor: i32,
+}
+
+impl TopN {
+    fn new(n: usize) -> TopN {
+        TopN { n, kept: Vec::with_capacity(2 * n + 1), floor: 0 }
+    }
+
+    fn floor(&self) -> i32 {
+        self.floor
+    }
+
+    fn push(&mut self, dot: i32, position: u32) {
+        self.kept.push((dot, position));
+        if self.kept.len() > 2 * self.n {
+            self.shrink();
+        }
+    }
+
+    fn shrink(&mut self) {
+        if self.n == 0 {
+            self.kept.clear();
+            self.floor = i32::MAX;
+            return;
+        }
+        let order = |a: &(i32, u32), b: &(i32, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        if self.kept.len() > self.n {
+            self.kept.select_nth_unstable_by(self.n - 1, order);
+            self.kept.truncate(self.n);
+        }
+        if self.kept.len() == self.n {
+            // Later positions lose ties, so they must beat the n-th dot product strictly.
+            self.floor = self.kept.iter().map(|k| k.0).min().unwrap_or(0).max(0);
+        }
+    }
+
+    fn into_sorted(mut self) -> Vec<(i32, u32)> {
+        self.shrink();
+        self.kept.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.kept
     }
 }
 
@@ -83,10 +220,45 @@ mod tests {
         store.push(&embed("surface codes for quantum error correction on superconducting qubits"));
         store.push(&embed("loss aversion in household savings decisions"));
         assert!(store.cosine(0, &query) > store.cosine(1, &query) + 0.2);
+        let top = store.top(&[Query::new(&query)], 5, &|_| true);
+        assert_eq!(top[0].len(), 1, "only positive similarities: {top:?}");
+        assert_eq!(top[0][0], (0, store.cosine(0, &query)));
         assert!(
             (store.cosine(0, &embed("surface codes for quantum error correction on superconducting qubits")) - 1.0)
                 .abs()
                 < 0.05
         );
+    }
+
+    #[test]
+    fn top_matches_a_one_by_one_comparison() {
+        let texts = ["quantum", "error", "correction", "qubit", "surface code", "coral reef", "loss aversion"];
+        let mut store = Vectors::default();
+        let mut vectors = Vec::new();
+        for k in 0..1500 {
+            let text = format!("{} {} {}", texts[k % 7], texts[(k / 7) % 7], texts[(k / 49) % 7]);
+            vectors.push(embed(&text));
+            store.push(&embed(&text));
+        }
+        assert_eq!(store.len(), 1500);
+        let queries = [embed("quantum error correction"), embed("coral reefs and loss"), embed(&"qubit ".repeat(300))];
+        let prepared: Vec<Query> = queries.iter().map(Query::new).collect();
+        for n in [0, 1, 7, 50, 2000] {
+            let accept = |i: u32| i % 3 != 1;
+            let top = store.top(&prepared, n, &accept);
+            for (query, got) in queries.iter().zip(&top) {
+                let mut want: Vec<(u32, f32)> = (0..vectors.len())
+                    .filter(|&i| accept(i as u32))
+                    .map(|i| {
+                        let dot: i32 = vectors[i].iter().zip(query).map(|(&a, &b)| a as i32 * b as i32).sum();
+                        (i as u32, dot as f32 / (SCALE * SCALE))
+                    })
+                    .filter(|(_, s)| *s > 0.0)
+                    .collect();
+                want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                want.truncate(n);
+                assert_eq!(got, &want, "n = {n}");
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::service::corpus::TOPICS;
 use crate::service::indexes::Indexes;
-use crate::service::search::{embed, tokens};
+use crate::service::search::{embed, tokens, Query};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retrieval {
@@ -93,14 +93,12 @@ pub fn recall(
                 *best = best.max(score);
             }
         }
-        if retrieval != Retrieval::Keyword {
-            let q = embed(query);
-            let scored: Vec<(u32, f32)> = (0..indexes.chunks.len())
-                .filter(|&c| accept(indexes.chunks[c].paper))
-                .map(|c| (c as u32, indexes.chunk_vectors.cosine(c, &q)))
-                .filter(|(_, s)| *s > 0.0)
-                .collect();
-            for (chunk, score) in top(scored, candidates) {
+    }
+    if retrieval != Retrieval::Keyword {
+        let prepared: Vec<Query> = queries.iter().map(|q| Query::new(&embed(q))).collect();
+        let chunk_accept = |c: u32| accept(indexes.chunks[c as usize].paper);
+        for top in indexes.chunk_vectors.top(&prepared, candidates, &chunk_accept) {
+            for (chunk, score) in top {
                 let best = vector.entry(chunk).or_insert(score);
                 *best = best.max(score);
             }
