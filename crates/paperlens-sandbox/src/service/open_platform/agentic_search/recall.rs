@@ -2,6 +2,7 @@
 //! fusion, and the deterministic sub-query rewrites.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::service::corpus::TOPICS;
 use crate::service::indexes::Indexes;
@@ -43,14 +44,9 @@ pub fn sub_queries(query: &str, n: usize) -> Vec<String> {
     tokens(query, &mut words);
     let topic = TOPICS
         .iter()
-        .max_by_key(|t| {
-            let mut vocabulary = Vec::new();
-            for term in t.terms.iter().chain(t.methods).chain([&t.display_name]) {
-                tokens(term, &mut vocabulary);
-            }
-            words.iter().filter(|w| vocabulary.contains(w)).count()
-        })
-        .unwrap_or(&TOPICS[0]);
+        .zip(topic_vocabularies())
+        .max_by_key(|(_, vocabulary)| words.iter().filter(|w| vocabulary.binary_search(w).is_ok()).count())
+        .map_or(&TOPICS[0], |(t, _)| t);
     let keywords = if words.is_empty() { query.trim().to_string() } else { words.join(" ") };
     let fresh: Vec<&str> = topic.terms.iter().copied().filter(|t| !query.to_lowercase().contains(t)).take(2).collect();
     let rewrites = [
@@ -62,14 +58,23 @@ pub fn sub_queries(query: &str, n: usize) -> Vec<String> {
     rewrites.into_iter().take(n).collect()
 }
 
-fn top(mut scored: Vec<(u32, f32)>, n: usize) -> Vec<(u32, f32)> {
-    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if scored.len() > n {
-        scored.select_nth_unstable_by(n, order);
-        scored.truncate(n);
-    }
-    scored.sort_by(order);
-    scored
+/// The tokens of each topic's terms, methods and name (sorted, distinct), computed once.
+fn topic_vocabularies() -> &'static [Vec<String>] {
+    static VOCABULARIES: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+    VOCABULARIES.get_or_init(|| {
+        TOPICS
+            .iter()
+            .map(|t| {
+                let mut vocabulary = Vec::new();
+                for term in t.terms.iter().chain(t.methods).chain([&t.display_name]) {
+                    tokens(term, &mut vocabulary);
+                }
+                vocabulary.sort();
+                vocabulary.dedup();
+                vocabulary
+            })
+            .collect()
+    })
 }
 
 /// Recalls chunks for every query, keeps each path's best score per chunk, fuses.
@@ -87,8 +92,8 @@ pub fn recall(
         if retrieval != Retrieval::Vector {
             let mut words = Vec::new();
             tokens(query, &mut words);
-            let matches = indexes.chunk_terms.search(&words, 1, |c| accept(indexes.chunks[c as usize].paper));
-            for (chunk, score) in top(matches.into_iter().map(|m| (m.doc, m.score)).collect(), candidates) {
+            let accept = |c: u32| accept(indexes.chunks[c as usize].paper);
+            for (chunk, score) in indexes.chunk_terms.top(&words, candidates, accept) {
                 let best = es.entry(chunk).or_insert(score);
                 *best = best.max(score);
             }
@@ -129,9 +134,4 @@ pub fn recall(
     fused
 }
 
-/// A rough token count: one per CJK character, one per four other characters.
-pub fn estimate_tokens(text: &str) -> usize {
-    let (wide, narrow): (usize, usize) =
-        text.chars().fold((0, 0), |(w, n), c| if (c as u32) >= 0x2e80 { (w + 1, n) } else { (w, n + 1) });
-    wide + narrow.div_ceil(4)
-}
+pub use crate::service::indexes::estimate_tokens;
