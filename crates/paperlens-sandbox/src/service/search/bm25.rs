@@ -39,20 +39,33 @@ impl Bm25Builder {
         let total: u64 = self.doc_lengths.iter().map(|&l| l as u64).sum();
         let average =
             if self.doc_lengths.is_empty() { 1.0 } else { (total as f32 / self.doc_lengths.len() as f32).max(1.0) };
-        let mut postings = self.postings;
-        for list in &mut postings {
-            list.sort_unstable_by_key(|&(doc, _)| doc);
-            list.shrink_to_fit();
-        }
-        Bm25 { terms: self.terms, postings, doc_lengths: self.doc_lengths, average }
+        let n = self.doc_lengths.len() as f32;
+        let postings = self
+            .postings
+            .into_iter()
+            .map(|mut list| {
+                list.sort_unstable_by_key(|&(doc, _)| doc);
+                let df = list.len() as f32;
+                let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                list.into_iter()
+                    .map(|(doc, tf)| {
+                        let tf = tf as f32;
+                        let length = self.doc_lengths[doc as usize] as f32;
+                        (doc, idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average)))
+                    })
+                    .collect()
+            })
+            .collect();
+        Bm25 { terms: self.terms, postings, len: self.doc_lengths.len() }
     }
 }
 
 pub struct Bm25 {
     terms: HashMap<String, u32>,
-    postings: Vec<Vec<(u32, u16)>>,
-    doc_lengths: Vec<u32>,
-    average: f32,
+    /// Per term, the documents containing it with the term's BM25 part of their score
+    /// (it depends only on the term and the document), in document order.
+    postings: Vec<Vec<(u32, f32)>>,
+    len: usize,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -65,11 +78,11 @@ pub struct Match {
 
 impl Bm25 {
     pub fn len(&self) -> usize {
-        self.doc_lengths.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.doc_lengths.is_empty()
+        self.len == 0
     }
 
     /// Documents containing at least `min_matched` distinct query terms, with their score,
@@ -92,8 +105,25 @@ impl Bm25 {
     /// listing every match.
     pub fn top(&self, query: &[String], n: usize, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
         self.accumulate(query, &accept, |touched, scores| {
-            let scored: Vec<(u32, f32)> = touched.iter().map(|&doc| (doc, scores[doc as usize].0)).collect();
-            top_by_score(scored, n)
+            if n == 0 {
+                return Vec::new();
+            }
+            // Keep at most 2n candidates, cut back to the n best whenever full: a score
+            // below the n-th best seen so far can never make the final n.
+            let mut kept: Vec<(u32, f32)> = Vec::with_capacity(2 * n);
+            let mut floor = f32::NEG_INFINITY;
+            for &doc in touched {
+                let score = scores[doc as usize].0;
+                if score < floor {
+                    continue;
+                }
+                kept.push((doc, score));
+                if kept.len() == 2 * n {
+                    kept = top_by_score(kept, n);
+                    floor = kept[n - 1].1;
+                }
+            }
+            top_by_score(kept, n)
         })
     }
 
@@ -122,21 +152,14 @@ impl Bm25 {
             let mut distinct: Vec<&String> = query.iter().collect();
             distinct.sort();
             distinct.dedup();
-            let n = self.len() as f32;
             for token in distinct {
                 let Some(&term) = self.terms.get(token) else {
                     continue;
                 };
-                let list = &self.postings[term as usize];
-                let df = list.len() as f32;
-                let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                for &(doc, tf) in list {
+                for &(doc, part) in &self.postings[term as usize] {
                     if !accept(doc) {
                         continue;
                     }
-                    let tf = tf as f32;
-                    let length = self.doc_lengths[doc as usize] as f32;
-                    let part = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / self.average));
                     let entry = &mut scores[doc as usize];
                     if entry.1 == 0 {
                         touched.push(doc);

@@ -90,8 +90,9 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     } else {
         Vec::new()
     };
-    let accept = |paper: u32| !restricted || mask[paper as usize];
-    let recalled = recall(indexes, &queries, search.retrieval, search.top_k, &accept);
+    let accept = |paper: u32| mask[paper as usize];
+    let accept = restricted.then_some(&accept as &dyn Fn(u32) -> bool);
+    let recalled = recall(indexes, &queries, search.retrieval, search.top_k, accept);
 
     let mut capacity = 256 + queries.iter().map(String::len).sum::<usize>();
     for r in &recalled {

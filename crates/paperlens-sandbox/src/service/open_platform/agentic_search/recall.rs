@@ -78,12 +78,13 @@ fn topic_vocabularies() -> &'static [Vec<String>] {
 }
 
 /// Recalls chunks for every query, keeps each path's best score per chunk, fuses.
+/// `accept` (when given) tells the papers whose chunks may be recalled.
 pub fn recall(
     indexes: &Indexes,
     queries: &[String],
     retrieval: Retrieval,
     top_k: usize,
-    accept: &dyn Fn(u32) -> bool,
+    accept: Option<&dyn Fn(u32) -> bool>,
 ) -> Vec<Recalled> {
     let candidates = (top_k * 3).max(50);
     let mut es: HashMap<u32, f32> = HashMap::new();
@@ -92,8 +93,13 @@ pub fn recall(
         if retrieval != Retrieval::Vector {
             let mut words = Vec::new();
             tokens(query, &mut words);
-            let accept = |c: u32| accept(indexes.chunks[c as usize].paper);
-            for (chunk, score) in indexes.chunk_terms.top(&words, candidates, accept) {
+            let top = match accept {
+                None => indexes.chunk_terms.top(&words, candidates, |_| true),
+                Some(accept) => {
+                    indexes.chunk_terms.top(&words, candidates, |c| accept(indexes.chunks[c as usize].paper))
+                }
+            };
+            for (chunk, score) in top {
                 let best = es.entry(chunk).or_insert(score);
                 *best = best.max(score);
             }
@@ -101,7 +107,7 @@ pub fn recall(
     }
     if retrieval != Retrieval::Keyword {
         let prepared: Vec<Query> = queries.iter().map(|q| Query::new(&embed(q))).collect();
-        let chunk_accept = |c: u32| accept(indexes.chunks[c as usize].paper);
+        let chunk_accept = |c: u32| accept.is_none_or(|accept| accept(indexes.chunks[c as usize].paper));
         for top in indexes.chunk_vectors.top(&prepared, candidates, &chunk_accept) {
             for (chunk, score) in top {
                 let best = vector.entry(chunk).or_insert(score);
