@@ -124,15 +124,28 @@ impl Vectors {
         self.top_portable(queries, n, accept)
     }
 
-    /// [`Vectors::top`] compiled for AVX2 (twice the lanes of the x86-64 baseline).
+    /// [`Vectors::top`] with AVX2 dot products.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn top_avx2(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
-        self.top_portable(queries, n, accept)
+        self.scan(queries, n, accept, |block, query, wide| {
+            // SAFETY: only called from here, on a CPU with AVX2.
+            unsafe { dots_avx2(block, query, wide) }
+        })
+    }
+
+    fn top_portable(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
+        self.scan(queries, n, accept, dots)
     }
 
     #[inline(always)]
-    fn top_portable(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
+    fn scan(
+        &self,
+        queries: &[Query],
+        n: usize,
+        accept: &dyn Fn(u32) -> bool,
+        dots: impl Fn(&[i8], &Query, &mut [i32; BLOCK]),
+    ) -> Vec<Vec<(u32, f32)>> {
         let mut best: Vec<TopN> = queries.iter().map(|_| TopN::new(n)).collect();
         let mut wide = [0i32; BLOCK];
         for (b, block) in self.data.chunks_exact(BLOCK * DIMENSIONS).enumerate() {
@@ -167,6 +180,42 @@ fn to_cosine(dot: i32) -> f32 {
 /// Vectors per stripe of a block: the stripe's 16-bit partial sums stay in registers
 /// while the query's dimensions are added up.
 const STRIPE: usize = 64;
+
+/// [`dots`] with AVX2: a stripe's 64 partial sums live in four 16-lane registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dots_avx2(block: &[i8], query: &Query, wide: &mut [i32; BLOCK]) {
+    use std::arch::x86_64::*;
+    wide.fill(0);
+    for group in &query.groups {
+        for (s, stripe) in wide.chunks_exact_mut(STRIPE).enumerate() {
+            let mut acc = [_mm256_setzero_si256(); STRIPE / 16];
+            for &(d, q) in group {
+                let start = d * BLOCK + s * STRIPE;
+                let column: &[i8; STRIPE] = block[start..start + STRIPE].try_into().expect("a stripe of a column");
+                let weight = _mm256_set1_epi16(q);
+                for (k, acc) in acc.iter_mut().enumerate() {
+                    // SAFETY: 16 bytes from 16 * k inside the 64 of `column`.
+                    let v = unsafe { _mm_loadu_si128(column.as_ptr().add(16 * k).cast()) };
+                    // No overflow: a group's weights sum to at most i16::MAX / 127.
+                    *acc = _mm256_add_epi16(*acc, _mm256_mullo_epi16(_mm256_cvtepi8_epi16(v), weight));
+                }
+            }
+            for (k, acc) in acc.iter().enumerate() {
+                let halves = [_mm256_castsi256_si128(*acc), _mm256_extracti128_si256::<1>(*acc)];
+                for (h, half) in halves.into_iter().enumerate() {
+                    let out = &mut stripe[16 * k + 8 * h..16 * k + 8 * h + 8];
+                    // SAFETY: `out` holds 8 i32 (32 bytes).
+                    unsafe {
+                        let sum =
+                            _mm256_add_epi32(_mm256_loadu_si256(out.as_ptr().cast()), _mm256_cvtepi16_epi32(half));
+                        _mm256_storeu_si256(out.as_mut_ptr().cast(), sum);
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// The dot products of `query` with the block's vectors, into `wide`.
 #[inline(always)]
@@ -277,6 +326,7 @@ mod tests {
         for n in [0, 1, 7, 50, 2000] {
             let accept = |i: u32| i % 3 != 1;
             let top = store.top(&prepared, n, &accept);
+            assert_eq!(top, store.top_portable(&prepared, n, &accept), "the portable scan agrees");
             for (query, got) in queries.iter().zip(&top) {
                 let mut want: Vec<(u32, f32)> = (0..vectors.len())
                     .filter(|&i| accept(i as u32))
