@@ -1,11 +1,16 @@
 //! The search indexes built once over the corpus.
 
+use std::borrow::Cow;
+
 use super::corpus::text::Block;
 use super::corpus::Corpus;
 use super::search::{embed, tokens, Bm25, Bm25Builder, Vectors};
 
 /// Paragraphs indexed per full text for `/agentic-search` (abstract first).
 pub const CHUNKS_PER_PAPER: usize = 6;
+
+/// Bytes of chunk texts kept in memory; later chunks are generated again when needed.
+const CHUNK_TEXT_BUDGET: usize = 64 << 20;
 
 /// A passage of a full text, located by its code-point offset.
 #[derive(Debug, Clone, Copy)]
@@ -15,6 +20,8 @@ pub struct Chunk {
     pub chunk_no: u16,
     pub offset: u32,
     pub length: u32,
+    /// `estimate_tokens` of the passage's text.
+    pub tokens: u32,
 }
 
 pub struct Indexes {
@@ -25,6 +32,10 @@ pub struct Indexes {
     pub chunks: Vec<Chunk>,
     pub chunk_terms: Bm25,
     pub chunk_vectors: Vectors,
+    /// The texts of the first chunks (as many as fit [`CHUNK_TEXT_BUDGET`]), back to back.
+    chunk_texts: String,
+    /// End of chunk `i`'s text in `chunk_texts`, for the chunks kept there.
+    chunk_text_ends: Vec<u32>,
 }
 
 impl Indexes {
@@ -34,6 +45,8 @@ impl Indexes {
         let mut chunk_terms = Bm25Builder::default();
         let mut chunk_vectors = Vectors::default();
         let mut chunks = Vec::new();
+        let mut chunk_texts = String::new();
+        let mut chunk_text_ends = Vec::new();
         for paper in &corpus.papers {
             scratch.clear();
             tokens(&paper.title, &mut scratch);
@@ -61,7 +74,14 @@ impl Indexes {
                     chunk_no: chunk_no as u16,
                     offset: placed.offset,
                     length: placed.text.chars().count() as u32,
+                    tokens: estimate_tokens(&placed.text) as u32,
                 });
+                if chunk_text_ends.len() + 1 == chunks.len()
+                    && chunk_texts.len() + placed.text.len() <= CHUNK_TEXT_BUDGET
+                {
+                    chunk_texts.push_str(&placed.text);
+                    chunk_text_ends.push(chunk_texts.len() as u32);
+                }
             }
         }
         let mut authors = Bm25Builder::default();
@@ -85,6 +105,29 @@ impl Indexes {
             chunks,
             chunk_terms: chunk_terms.build(),
             chunk_vectors,
+            chunk_texts,
+            chunk_text_ends,
         }
     }
+
+    /// The text of chunk `i` (the paragraph of its paper's full text).
+    pub fn chunk_text<'a>(&'a self, corpus: &Corpus, i: usize) -> Cow<'a, str> {
+        match self.chunk_text_ends.get(i) {
+            Some(&end) => {
+                let start = if i == 0 { 0 } else { self.chunk_text_ends[i - 1] as usize };
+                Cow::Borrowed(&self.chunk_texts[start..end as usize])
+            }
+            None => {
+                let chunk = &self.chunks[i];
+                Cow::Owned(corpus.text_source(&corpus.papers[chunk.paper as usize]).block_text(chunk.block))
+            }
+        }
+    }
+}
+
+/// A rough token count: one per CJK character, one per four other characters.
+pub fn estimate_tokens(text: &str) -> usize {
+    let (wide, narrow): (usize, usize) =
+        text.chars().fold((0, 0), |(w, n), c| if (c as u32) >= 0x2e80 { (w + 1, n) } else { (w, n + 1) });
+    wide + narrow.div_ceil(4)
 }

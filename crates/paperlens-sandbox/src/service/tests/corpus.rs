@@ -113,35 +113,122 @@ fn structured_data_points_back_to_its_paragraphs() {
 
 /// Scale and speed report, for release builds:
 /// `cargo test --release -p paperlens-sandbox scale_and_speed -- --ignored --nocapture`.
+/// Prints the service time per request (no HTTP) for 2,000 and 100,000 papers.
 #[test]
 #[ignore]
 fn scale_and_speed_report() {
     use serde_json::json;
-    for papers in [2_000, 100_000] {
+    let agentic = |query: &str, retrieval: &str, sub_queries: u64| json!({"query": query, "top_k": 10, "retrieval": retrieval, "sub_queries": sub_queries});
+    // PAPERLENS_SPEED_PAPERS=2000 (comma-separated) measures other corpus sizes.
+    let sizes: Vec<usize> = std::env::var("PAPERLENS_SPEED_PAPERS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![2_000, 100_000]);
+    for papers in sizes {
         let started = Instant::now();
         let service = Service::build(ServiceConfig { papers, seed: 0, int64_as_string: false });
         println!("build({papers}): {:?}, {} chunks", started.elapsed(), service.indexes().chunks.len());
-        let cases = [
+        let mut cases = vec![
             ("/meta-search", json!({"page_size": 200})),
             (
                 "/meta-search",
                 json!({"query": "climate precipitation", "page_size": 200, "facets": [{"field": "language"}]}),
             ),
-            ("/agentic-search", json!({"query": "quantum error correction on superconducting qubits"})),
-            ("/agentic-search", json!({"query": "loss aversion nudges", "top_k": 10, "sub_queries": 2})),
         ];
-        for (path, body) in cases {
+        for retrieval in ["hybrid", "es", "vector"] {
+            for sub_queries in [0, 2] {
+                cases.push((
+                    "/agentic-search",
+                    agentic("quantum error correction on superconducting qubits", retrieval, sub_queries),
+                ));
+            }
+        }
+        cases.push(("/agentic-search", json!({"query": "loss aversion nudges", "top_k": 10, "sub_queries": 4})));
+        cases.push((
+            "/agentic-search",
+            json!({"query": "climate", "top_k": 10, "filters": {"lang": "en"}, "source_types": ["pdf"]}),
+        ));
+        let only = std::env::var("PAPERLENS_SPEED_ONLY").unwrap_or_default();
+        for (path, body) in cases.into_iter().filter(|(_, body)| body.to_string().contains(&only)) {
             let request = super::request("POST", path, &[], &body.to_string(), Access::Full);
-            let rounds = 200;
+            let warm = service.handle(&request);
+            assert_eq!(warm.status, 200);
+            let bytes = warm.body.len();
             let started = Instant::now();
-            let mut bytes = 0;
-            for _ in 0..rounds {
+            let cpu_started = thread_cpu_ns();
+            let mut rounds = 0u32;
+            while rounds < 2_000 && (rounds < 20 || started.elapsed().as_millis() < 1_000) {
                 let response = service.handle(&request);
                 assert_eq!(response.status, 200);
-                bytes = response.body.len();
+                rounds += 1;
             }
-            let per_request = started.elapsed() / rounds;
-            println!("  {path} {body}: {per_request:?} per request, {bytes} bytes");
+            let wall = started.elapsed().as_secs_f64() * 1e6 / rounds as f64;
+            // CPU time of this thread when the platform tells it (less noisy on a busy machine).
+            let micros = match (cpu_started, thread_cpu_ns()) {
+                (Some(a), Some(b)) => (b - a) as f64 / 1e3 / rounds as f64,
+                _ => wall,
+            };
+            println!("  {micros:>9.1} µs  {path} {body} ({bytes} bytes, {rounds} rounds, {wall:.1} µs wall)");
         }
     }
+}
+
+/// Nanoseconds the current thread has run on a CPU (Linux), from its schedstat.
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// Writes the bodies of a fixed set of search requests over 2,000 papers, one per line,
+/// to the file named by `PAPERLENS_DUMP`: diff two runs to see what a change alters.
+/// `PAPERLENS_DUMP=/tmp/a.txt cargo test --release -p paperlens-sandbox dump_search_responses -- --ignored`
+#[test]
+#[ignore]
+fn dump_search_responses() {
+    use serde_json::json;
+    let Ok(path) = std::env::var("PAPERLENS_DUMP") else {
+        return;
+    };
+    let service = Service::build(ServiceConfig { papers: 2_000, seed: 0, int64_as_string: false });
+    let mut bodies = vec![
+        ("/meta-search", json!({"page_size": 200})),
+        (
+            "/meta-search",
+            json!({"query": "climate precipitation", "page_size": 200, "facets": [{"field": "language"}]}),
+        ),
+    ];
+    let mut queries: Vec<String> =
+        TOPICS.iter().map(|t| format!("{} {} {}", t.terms[0], t.terms[1], t.methods[0])).collect();
+    queries.extend(
+        ["quantum error correction on superconducting qubits", "loss aversion nudges", "量子", "climate", "x"]
+            .map(String::from),
+    );
+    queries.push("study results method evidence ".repeat(20));
+    for query in &queries {
+        for retrieval in ["hybrid", "es", "vector"] {
+            for (top_k, sub_queries) in [(10, 0), (3, 4), (100, 1)] {
+                bodies.push((
+                    "/agentic-search",
+                    json!({"query": query, "top_k": top_k, "retrieval": retrieval, "sub_queries": sub_queries}),
+                ));
+            }
+        }
+    }
+    for filters in [
+        json!({"lang": "zh"}),
+        json!({"publication_published_year": [2010, 2012]}),
+        json!({"citation_count": {"gte": 5}}),
+    ] {
+        bodies.push((
+            "/agentic-search",
+            json!({"query": "study results method evidence", "top_k": 100, "filters": filters}),
+        ));
+    }
+    bodies.push(("/agentic-search", json!({"query": "climate", "top_k": 50, "source_types": ["pdf"]})));
+    let mut out = String::new();
+    for (path, body) in bodies {
+        let response = service.handle(&super::request("POST", path, &[], &body.to_string(), Access::Full));
+        out.push_str(&format!("{path} {body} -> {} {}\n", response.status, String::from_utf8_lossy(&response.body)));
+    }
+    std::fs::write(path, out).expect("dump written");
 }

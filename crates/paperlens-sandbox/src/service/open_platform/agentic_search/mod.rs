@@ -2,15 +2,15 @@
 //! question, by keyword recall, vector recall or their fusion.
 
 pub mod filters;
+mod json;
 pub mod recall;
-
-use serde::Serialize;
 
 use super::params::{parse_object, Fields};
 use crate::service::corpus::SourceType;
 use crate::service::error::{json_response, Result, STANDARD};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
 use filters::AgenticFilters;
+use json::JsonOut;
 use recall::{estimate_tokens, recall, sub_queries, Recalled, Retrieval};
 
 pub const MAX_QUERY_CHARS: usize = 4096;
@@ -90,98 +90,90 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     } else {
         Vec::new()
     };
-    let accept = |paper: u32| !restricted || mask[paper as usize];
-    let recalled = recall(indexes, &queries, search.retrieval, search.top_k, &accept);
+    let accept = |paper: u32| mask[paper as usize];
+    let accept = restricted.then_some(&accept as &dyn Fn(u32) -> bool);
+    let recalled = recall(indexes, &queries, search.retrieval, search.top_k, accept);
 
-    let hits: Vec<Hit<'_>> = recalled.iter().map(|r| Hit::new(service, r)).collect();
-    let response = Response {
-        request_tokens: queries.iter().map(|q| estimate_tokens(q)).sum(),
-        response_tokens: hits.iter().map(|h| estimate_tokens(&h.chunk) + estimate_tokens(h.title)).sum(),
-        sub_queries: rewrites,
-        hits,
-    };
-    Ok(json_response(200, serde_json::to_vec(&response).unwrap_or_default()))
-}
-
-#[derive(Serialize)]
-struct Response<'a> {
-    hits: Vec<Hit<'a>>,
-    request_tokens: usize,
-    response_tokens: usize,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    sub_queries: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct Hit<'a> {
-    chunk_id: String,
-    chunk: String,
-    doc_id: &'a str,
-    unique_id: &'a str,
-    title: &'a str,
-    #[serde(rename = "abstract")]
-    abstract_text: &'a str,
-    score: f32,
-    recall_source: &'static str,
-    origin_es_score: Option<f32>,
-    origin_vector_score: Option<f32>,
-    source_type: &'static str,
-    source: &'a str,
-    offset: u32,
-    chunk_no: u16,
-    page_no: u32,
-    model_name: &'static str,
-    model_version: &'static str,
-    lang: &'static str,
-    metadata_type: &'static str,
-    author: Vec<&'a str>,
-    publication_venue_name_unified: &'a str,
-    publication_venue_type: &'static str,
-    publication_published_date: String,
-    publication_published_year: u16,
-    citation_count: u32,
-    influential_citation_count: u32,
-    primary_topic: &'static str,
-    primary_topic_domain: &'static str,
-}
-
-impl<'a> Hit<'a> {
-    fn new(service: &'a Service, recalled: &Recalled) -> Hit<'a> {
-        let corpus = service.corpus();
-        let chunk = service.indexes().chunks[recalled.chunk as usize];
+    let mut capacity = 256 + queries.iter().map(String::len).sum::<usize>();
+    for r in &recalled {
+        let chunk = &indexes.chunks[r.chunk as usize];
         let paper = &corpus.papers[chunk.paper as usize];
-        let source = &corpus.sources[paper.venue as usize];
-        let doc_id = paper.doc_id.as_deref().unwrap_or_default();
-        let topic = paper.primary_topic();
-        Hit {
-            chunk_id: format!("{doc_id}-{}", chunk.chunk_no),
-            chunk: corpus.text_source(paper).block_text(chunk.block),
-            doc_id,
-            unique_id: &paper.unique_id,
-            title: &paper.title,
-            abstract_text: &paper.abstract_text,
-            score: recalled.score,
-            recall_source: recalled.recall_source(),
-            origin_es_score: recalled.es.map(|s| (s * 10_000.0).round() / 10_000.0),
-            origin_vector_score: recalled.vector.map(|s| (s * 10_000.0).round() / 10_000.0),
-            source_type: paper.source_type.as_str(),
-            source: &paper.source,
-            offset: chunk.offset,
-            chunk_no: chunk.chunk_no,
-            page_no: 1 + chunk.offset / PAGE_CODE_POINTS,
-            model_name: MODEL_NAME,
-            model_version: MODEL_VERSION,
-            lang: paper.language.code(),
-            metadata_type: paper.metadata_type.as_str(),
-            author: paper.authors.iter().map(|&a| corpus.authors[a as usize].name.as_str()).collect(),
-            publication_venue_name_unified: &source.name,
-            publication_venue_type: source.venue_type.as_str(),
-            publication_published_date: paper.date.iso(),
-            publication_published_year: paper.date.year,
-            citation_count: paper.citation_count(),
-            influential_citation_count: paper.influential_citation_count,
-            primary_topic: topic.display_name,
-            primary_topic_domain: topic.domain.display_name(),
-        }
+        capacity += 1024 + 3 * chunk.length as usize + paper.title.len() + paper.abstract_text.len();
     }
+    let mut out = JsonOut::with_capacity(capacity);
+    let mut response_tokens = 0;
+    out.begin_object();
+    out.key("hits");
+    out.begin_array();
+    for r in &recalled {
+        response_tokens += write_hit(&mut out, service, r);
+    }
+    out.end_array();
+    out.field("request_tokens", &queries.iter().map(|q| estimate_tokens(q)).sum::<usize>());
+    out.field("response_tokens", &response_tokens);
+    if !rewrites.is_empty() {
+        out.key("sub_queries");
+        out.begin_array();
+        for rewrite in &rewrites {
+            out.string(rewrite);
+        }
+        out.end_array();
+    }
+    out.end_object();
+    Ok(json_response(200, out.bytes))
+}
+
+/// Writes one hit (the members in the order of the API's examples); returns the
+/// estimated tokens of its passage and title.
+fn write_hit(out: &mut JsonOut, service: &Service, recalled: &Recalled) -> usize {
+    let corpus = service.corpus();
+    let indexes = service.indexes();
+    let chunk = indexes.chunks[recalled.chunk as usize];
+    let paper = &corpus.papers[chunk.paper as usize];
+    let source = &corpus.sources[paper.venue as usize];
+    let doc_id = paper.doc_id.as_deref().unwrap_or_default();
+    let topic = paper.primary_topic();
+    let round = |s: f32| (s * 10_000.0).round() / 10_000.0;
+    out.begin_object();
+    out.key("chunk_id");
+    out.string_parts(&[doc_id, "-", itoa(chunk.chunk_no as u32).as_str()]);
+    out.field_str("chunk", &indexes.chunk_text(corpus, recalled.chunk as usize));
+    out.field_str("doc_id", doc_id);
+    out.field_str("unique_id", &paper.unique_id);
+    out.field_str("title", &paper.title);
+    out.field_str("abstract", &paper.abstract_text);
+    out.field("score", &recalled.score);
+    out.field_str("recall_source", recalled.recall_source());
+    out.field("origin_es_score", &recalled.es.map(round));
+    out.field("origin_vector_score", &recalled.vector.map(round));
+    out.field_str("source_type", paper.source_type.as_str());
+    out.field_str("source", &paper.source);
+    out.field("offset", &chunk.offset);
+    out.field("chunk_no", &chunk.chunk_no);
+    out.field("page_no", &(1 + chunk.offset / PAGE_CODE_POINTS));
+    out.field_str("model_name", MODEL_NAME);
+    out.field_str("model_version", MODEL_VERSION);
+    out.field_str("lang", paper.language.code());
+    out.field_str("metadata_type", paper.metadata_type.as_str());
+    out.key("author");
+    out.begin_array();
+    for &a in &paper.authors {
+        out.string(&corpus.authors[a as usize].name);
+    }
+    out.end_array();
+    out.field_str("publication_venue_name_unified", &source.name);
+    out.field_str("publication_venue_type", source.venue_type.as_str());
+    out.field_str("publication_published_date", &paper.date.iso());
+    out.field("publication_published_year", &paper.date.year);
+    out.field("citation_count", &paper.citation_count());
+    out.field("influential_citation_count", &paper.influential_citation_count);
+    out.field_str("primary_topic", topic.display_name);
+    out.field_str("primary_topic_domain", topic.domain.display_name());
+    out.end_object();
+    chunk.tokens as usize + estimate_tokens(&paper.title)
+}
+
+/// Decimal digits of `n`.
+fn itoa(n: u32) -> String {
+    n.to_string()
 }

@@ -2,10 +2,11 @@
 //! fusion, and the deterministic sub-query rewrites.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::service::corpus::TOPICS;
 use crate::service::indexes::Indexes;
-use crate::service::search::{embed, tokens};
+use crate::service::search::{embed, tokens, Query};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retrieval {
@@ -43,14 +44,9 @@ pub fn sub_queries(query: &str, n: usize) -> Vec<String> {
     tokens(query, &mut words);
     let topic = TOPICS
         .iter()
-        .max_by_key(|t| {
-            let mut vocabulary = Vec::new();
-            for term in t.terms.iter().chain(t.methods).chain([&t.display_name]) {
-                tokens(term, &mut vocabulary);
-            }
-            words.iter().filter(|w| vocabulary.contains(w)).count()
-        })
-        .unwrap_or(&TOPICS[0]);
+        .zip(topic_vocabularies())
+        .max_by_key(|(_, vocabulary)| words.iter().filter(|w| vocabulary.binary_search(w).is_ok()).count())
+        .map_or(&TOPICS[0], |(t, _)| t);
     let keywords = if words.is_empty() { query.trim().to_string() } else { words.join(" ") };
     let fresh: Vec<&str> = topic.terms.iter().copied().filter(|t| !query.to_lowercase().contains(t)).take(2).collect();
     let rewrites = [
@@ -62,23 +58,33 @@ pub fn sub_queries(query: &str, n: usize) -> Vec<String> {
     rewrites.into_iter().take(n).collect()
 }
 
-fn top(mut scored: Vec<(u32, f32)>, n: usize) -> Vec<(u32, f32)> {
-    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if scored.len() > n {
-        scored.select_nth_unstable_by(n, order);
-        scored.truncate(n);
-    }
-    scored.sort_by(order);
-    scored
+/// The tokens of each topic's terms, methods and name (sorted, distinct), computed once.
+fn topic_vocabularies() -> &'static [Vec<String>] {
+    static VOCABULARIES: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+    VOCABULARIES.get_or_init(|| {
+        TOPICS
+            .iter()
+            .map(|t| {
+                let mut vocabulary = Vec::new();
+                for term in t.terms.iter().chain(t.methods).chain([&t.display_name]) {
+                    tokens(term, &mut vocabulary);
+                }
+                vocabulary.sort();
+                vocabulary.dedup();
+                vocabulary
+            })
+            .collect()
+    })
 }
 
 /// Recalls chunks for every query, keeps each path's best score per chunk, fuses.
+/// `accept` (when given) tells the papers whose chunks may be recalled.
 pub fn recall(
     indexes: &Indexes,
     queries: &[String],
     retrieval: Retrieval,
     top_k: usize,
-    accept: &dyn Fn(u32) -> bool,
+    accept: Option<&dyn Fn(u32) -> bool>,
 ) -> Vec<Recalled> {
     let candidates = (top_k * 3).max(50);
     let mut es: HashMap<u32, f32> = HashMap::new();
@@ -87,20 +93,23 @@ pub fn recall(
         if retrieval != Retrieval::Vector {
             let mut words = Vec::new();
             tokens(query, &mut words);
-            let matches = indexes.chunk_terms.search(&words, 1, |c| accept(indexes.chunks[c as usize].paper));
-            for (chunk, score) in top(matches.into_iter().map(|m| (m.doc, m.score)).collect(), candidates) {
+            let top = match accept {
+                None => indexes.chunk_terms.top(&words, candidates, |_| true),
+                Some(accept) => {
+                    indexes.chunk_terms.top(&words, candidates, |c| accept(indexes.chunks[c as usize].paper))
+                }
+            };
+            for (chunk, score) in top {
                 let best = es.entry(chunk).or_insert(score);
                 *best = best.max(score);
             }
         }
-        if retrieval != Retrieval::Keyword {
-            let q = embed(query);
-            let scored: Vec<(u32, f32)> = (0..indexes.chunks.len())
-                .filter(|&c| accept(indexes.chunks[c].paper))
-                .map(|c| (c as u32, indexes.chunk_vectors.cosine(c, &q)))
-                .filter(|(_, s)| *s > 0.0)
-                .collect();
-            for (chunk, score) in top(scored, candidates) {
+    }
+    if retrieval != Retrieval::Keyword {
+        let prepared: Vec<Query> = queries.iter().map(|q| Query::new(&embed(q))).collect();
+        let chunk_accept = |c: u32| accept.is_none_or(|accept| accept(indexes.chunks[c as usize].paper));
+        for top in indexes.chunk_vectors.top(&prepared, candidates, &chunk_accept) {
+            for (chunk, score) in top {
                 let best = vector.entry(chunk).or_insert(score);
                 *best = best.max(score);
             }
@@ -131,9 +140,4 @@ pub fn recall(
     fused
 }
 
-/// A rough token count: one per CJK character, one per four other characters.
-pub fn estimate_tokens(text: &str) -> usize {
-    let (wide, narrow): (usize, usize) =
-        text.chars().fold((0, 0), |(w, n), c| if (c as u32) >= 0x2e80 { (w + 1, n) } else { (w, n + 1) });
-    wide + narrow.div_ceil(4)
-}
+pub use crate::service::indexes::estimate_tokens;
