@@ -151,8 +151,12 @@ fn fault_kind(kind: &str, status: Option<u16>, delay: Option<f64>) -> PyResult<F
         ("non_json", None) => Err(PyValueError::new_err("a non_json fault needs a status")),
         ("drop", None) => Ok(FaultKind::DropMidBody),
         ("drop", Some(_)) => Err(PyValueError::new_err("a drop fault takes no status: the normal answer is cut short")),
+        ("partial", None) => Ok(FaultKind::Partial),
+        ("partial", Some(_)) => {
+            Err(PyValueError::new_err("a partial fault takes no status: the normal answer is marked partial"))
+        }
         (other, _) => Err(PyValueError::new_err(format!(
-            "unknown fault kind {other:?}: expected \"status\", \"drop\" or \"non_json\""
+            "unknown fault kind {other:?}: expected \"status\", \"drop\", \"non_json\" or \"partial\""
         ))),
     }
 }

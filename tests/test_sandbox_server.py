@@ -238,9 +238,8 @@ def test_cli_sandbox_prints_its_address_first_and_stops_cleanly(stop_signal: int
             fields["base_url"] + "/paper-schema",
             headers={"Authorization": f"Bearer {fields['token']}"},
         )
-        with pytest.raises(urllib.error.HTTPError) as answered:
-            urllib.request.urlopen(request, timeout=5)  # placeholder service: not 2xx yet
-        assert answered.value.code != 401
+        with urllib.request.urlopen(request, timeout=5) as answered:  # the token is accepted
+            assert answered.status == 200 and json.loads(answered.read())["contract_version"]
         process.send_signal(stop_signal)
         assert process.wait(timeout=10) == 0
     finally:

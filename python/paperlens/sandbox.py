@@ -22,7 +22,7 @@ from paperlens._paperlens import NativeSandbox
 
 __all__ = ["FaultKind", "RecordedRequest", "Sandbox"]
 
-FaultKind = Literal["status", "drop", "non_json"]
+FaultKind = Literal["status", "drop", "non_json", "partial"]
 
 
 @dataclass(frozen=True)
@@ -121,8 +121,10 @@ class Sandbox:
                 and ``details.retry_after``.
             delay: seconds to wait before answering; without a status the normal answer
                 is delayed, which is how client timeouts are tested.
-            kind: ``"status"``, ``"non_json"``, or ``"drop"`` (send the headers and half
-                of the normal body, then drop the connection).
+            kind: ``"status"``, ``"non_json"``, ``"drop"`` (send the headers and half
+                of the normal body, then drop the connection), or ``"partial"`` (answer
+                normally, but mark a JSON answer ``partial: true`` with a warning appended
+                to ``warnings``, as a degraded ``/paper-schema`` step would).
 
         Faults for one path are served in the order they were injected.
         """

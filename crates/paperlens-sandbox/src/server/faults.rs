@@ -12,6 +12,7 @@ use futures_util::stream::{self, StreamExt};
 use serde_json::json;
 
 use super::errors::{error_response, seconds_json, set_retry_after};
+use crate::service::ServiceResponse;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum FaultKind {
@@ -23,6 +24,9 @@ pub enum FaultKind {
     DropMidBody,
     /// Answer with this status and a non-JSON (HTML) body, as a proxy would.
     NonJson(u16),
+    /// Answer normally, but mark a JSON object answer `partial: true` with a warning: a
+    /// degraded dependent step, as `/paper-schema` operations report it.
+    Partial,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,6 +87,33 @@ pub(crate) fn status_response(status: u16, path: &str, request_id: &str, retry_a
     response
 }
 
+/// `answer` marked `partial: true`, with a warning appended to `warnings`, when it is a
+/// 200 JSON object; any other answer unchanged.
+pub(crate) fn mark_partial(mut answer: ServiceResponse) -> ServiceResponse {
+    if answer.status != 200 {
+        return answer;
+    }
+    let Ok(serde_json::Value::Object(mut body)) = serde_json::from_slice(&answer.body) else {
+        return answer;
+    };
+    body.insert("partial".into(), serde_json::Value::Bool(true));
+    let warning = serde_json::Value::String(
+        "injected fault: a dependent step degraded; the results are usable but may be \
+         incomplete"
+            .into(),
+    );
+    match body.get_mut("warnings") {
+        Some(serde_json::Value::Array(warnings)) => warnings.push(warning),
+        _ => {
+            body.insert("warnings".into(), serde_json::Value::Array(vec![warning]));
+        }
+    }
+    if let Ok(bytes) = serde_json::to_vec(&body) {
+        answer.body = Bytes::from(bytes);
+    }
+    answer
+}
+
 /// An HTML error page, as a reverse proxy in front of the service would send.
 pub(crate) fn non_json_response(status: u16) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
@@ -107,4 +138,21 @@ pub(crate) fn drop_mid_body(answer: Response<Bytes>) -> Response {
     }));
     parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(announced));
     Response::from_parts(parts, Body::from_stream(chunks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::error::json_response;
+
+    #[test]
+    fn partial_marks_json_objects_and_keeps_their_warnings() {
+        let answer = json_response(200, br#"{"items": [1], "warnings": ["w0"]}"#.to_vec());
+        let marked: serde_json::Value = serde_json::from_slice(&mark_partial(answer).body).unwrap();
+        assert_eq!(marked["partial"], true);
+        assert_eq!(marked["items"], json!([1]));
+        assert_eq!(marked["warnings"].as_array().map(Vec::len), Some(2));
+        let error = json_response(404, br#"{"code": "NOT_FOUND"}"#.to_vec());
+        assert_eq!(mark_partial(error).body, Bytes::from_static(br#"{"code": "NOT_FOUND"}"#));
+    }
 }

@@ -92,6 +92,7 @@ impl Shell {
             FaultKind::Normal => into_response(self.service.handle(&service_request())),
             FaultKind::Status(status) => faults::status_response(status, path, request_id, fault.retry_after),
             FaultKind::NonJson(status) => faults::non_json_response(status),
+            FaultKind::Partial => into_response(faults::mark_partial(self.service.handle(&service_request()))),
             FaultKind::DropMidBody => {
                 faults::drop_mid_body(into_bytes_response(self.service.handle(&service_request())))
             }

@@ -4,11 +4,14 @@ pub mod corpus;
 pub mod error;
 pub mod indexes;
 pub mod open_platform;
+pub mod paper_schema;
 pub mod rng;
 pub mod search;
 
 #[cfg(test)]
 mod tests;
+
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 
@@ -16,6 +19,7 @@ use corpus::Corpus;
 use error::ApiError;
 use indexes::Indexes;
 use open_platform::meta_catalog::CatalogCache;
+use paper_schema::index::SchemaIndex;
 
 /// What the token of a request may see.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,13 +68,15 @@ pub struct Service {
     corpus: Corpus,
     indexes: Indexes,
     catalog_cache: CatalogCache,
+    /// Built on the first `/paper-schema` request that needs it.
+    schema_index: OnceLock<SchemaIndex>,
 }
 
 impl Service {
     pub fn build(config: ServiceConfig) -> Service {
         let corpus = Corpus::generate(config.papers, config.seed);
         let indexes = Indexes::build(&corpus);
-        Service { config, corpus, indexes, catalog_cache: CatalogCache::default() }
+        Service { config, corpus, indexes, catalog_cache: CatalogCache::default(), schema_index: OnceLock::new() }
     }
 
     pub fn config(&self) -> &ServiceConfig {
@@ -84,6 +90,11 @@ impl Service {
 
     pub fn indexes(&self) -> &Indexes {
         &self.indexes
+    }
+
+    /// The indexes of the structured papers (built on first use).
+    pub fn schema_index(&self) -> &SchemaIndex {
+        self.schema_index.get_or_init(|| SchemaIndex::build(&self.corpus))
     }
 
     fn catalog_cache(&self) -> &CatalogCache {
@@ -101,9 +112,13 @@ impl Service {
             "/meta-catalog" => ("GET", read.then(|| open_platform::meta_catalog::handle(self, request))),
             "/meta-search" => ("POST", post.then(|| open_platform::meta_search::handle(self, request))),
             "/meta-paper-relations" => ("POST", post.then(|| open_platform::paper_relations::handle(self, request))),
-            path => {
-                return ApiError::not_found(format!("no operation at path '{path}'")).into_response(&request.request_id)
-            }
+            path => match paper_schema::route(self, request, read, post) {
+                Some(routed) => routed,
+                None => {
+                    return ApiError::not_found(format!("no operation at path '{path}'"))
+                        .into_response(&request.request_id)
+                }
+            },
         };
         match result {
             Some(Ok(response)) => response,

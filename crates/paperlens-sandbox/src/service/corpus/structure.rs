@@ -419,3 +419,58 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         citations,
     })
 }
+
+/// The paper-level facts of a structured paper (what a paper card shows), computed
+/// without generating its paragraphs: the same values [`build`] puts in
+/// [`PaperStructure`].
+#[derive(Debug, Clone)]
+pub struct CardFacts {
+    pub research_problem: String,
+    pub central_contribution: String,
+    pub headline_result: String,
+    pub tasks: Vec<String>,
+    pub has_code: bool,
+    pub has_data: bool,
+}
+
+pub fn card_facts(corpus: &Corpus, paper: &Paper) -> Option<CardFacts> {
+    paper.schema_id.as_ref()?;
+    let source = TextSource::new(corpus.seed, paper);
+    let slots = source.focus_slots();
+    // The first two draws of the stream `build` uses.
+    let mut rng = Rng::new(&[corpus.seed, 0x7374_7275, paper.index as u64]);
+    let has_code = rng.chance(0.55);
+    let has_data = rng.chance(0.6);
+    Some(CardFacts {
+        research_problem: slots.p.to_string(),
+        central_contribution: source.anchor_sentence(Anchor::Method),
+        headline_result: source.anchor_sentence(Anchor::Finding),
+        tasks: vec![slots.p.to_string(), paper.primary_topic().subfield.to_string()],
+        has_code,
+        has_data,
+    })
+}
+
+#[cfg(test)]
+mod card_facts_tests {
+    use super::*;
+
+    #[test]
+    fn card_facts_agree_with_the_structure() {
+        let corpus = Corpus::generate(120, 3);
+        let mut checked = 0;
+        for paper in &corpus.papers {
+            let (Some(facts), Some(full)) = (card_facts(&corpus, paper), build(&corpus, paper)) else {
+                assert!(paper.schema_id.is_none());
+                continue;
+            };
+            assert_eq!(facts.research_problem, full.research_problem);
+            assert_eq!(facts.central_contribution, full.central_contribution);
+            assert_eq!(facts.headline_result, full.headline_result);
+            assert_eq!(facts.tasks, full.tasks);
+            assert_eq!((facts.has_code, facts.has_data), (full.has_code, full.has_data));
+            checked += 1;
+        }
+        assert!(checked > 20);
+    }
+}
