@@ -168,7 +168,9 @@ def test_download_resource_writes_atomically(client, httpserver: HTTPServer, tmp
     assert path == tmp_path / "fig1.png" and path.read_bytes() == PNG
     named = client.download_resource("figures/p1/fig1.png", tmp_path / "renamed.png")
     assert named.read_bytes() == PNG
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig1.png", "renamed.png"]
+    into_new_folder = client.download_resource("figures/p1/fig1.png", f"{tmp_path}/figures/")
+    assert into_new_folder == tmp_path / "figures" / "fig1.png" and into_new_folder.read_bytes() == PNG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig1.png", "figures", "renamed.png"]
 
 
 async def test_failed_download_leaves_nothing_behind(make_client, aclient, httpserver: HTTPServer, tmp_path):

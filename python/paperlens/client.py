@@ -81,6 +81,14 @@ def _resource_model(
     return t.Resource._from_wire(raw, request_id)
 
 
+def _destination(dest: str | os.PathLike[str]) -> str:
+    """``dest`` as a path; one ending in a separator names a folder, created if missing."""
+    path = os.fspath(dest)
+    if path.endswith(("/", os.sep)):
+        os.makedirs(path, exist_ok=True)
+    return path
+
+
 def _disposition_filename(header: str | None) -> str | None:
     for part in (header or "").split(";"):
         name, _, value = part.strip().partition("=")
@@ -264,7 +272,7 @@ class Client(_ClientBase):
         bar = self._download_bar(progress, file_name)
         try:
             path, _request_id = self._core.download(
-                {"file_name": file_name}, os.fspath(dest), _bytes_callback(bar) if bar else None
+                {"file_name": file_name}, _destination(dest), _bytes_callback(bar) if bar else None
             )
         finally:
             if bar is not None:
@@ -417,7 +425,7 @@ class AsyncClient(_ClientBase):
         bar = self._download_bar(progress, file_name)
         try:
             path, _request_id = await _bridge.download(
-                self._core, {"file_name": file_name}, os.fspath(dest), _bytes_callback(bar) if bar else None
+                self._core, {"file_name": file_name}, _destination(dest), _bytes_callback(bar) if bar else None
             )
         finally:
             if bar is not None:

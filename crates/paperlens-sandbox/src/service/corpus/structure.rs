@@ -292,7 +292,8 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
 
     let has_code = rng.chance(0.55);
     let has_data = rng.chance(0.6);
-    let improvement = paper.focus.improvement as f64;
+    // Stored as an f32 with one decimal: widened as is, 27.6 would read 27.600000381469727.
+    let improvement = (f64::from(paper.focus.improvement) * 10.0).round() / 10.0;
     b.add_evidence(
         Evidence {
             groups: vec!["core_claim_result"],
