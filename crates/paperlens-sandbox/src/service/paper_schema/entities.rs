@@ -1,21 +1,19 @@
 //! Entities: keyword search across papers, the paged entity set of one paper, and one
 //! entity with its adjacent internal relations.
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::cursor;
 use super::discovery::EntityKinds;
 use super::index::section_key;
 use super::params::{
     self, allow_query, boolean, query_bool, query_int, query_list, query_list_max, query_text, strings,
 };
+use super::{cursor, ranked_rows};
 use super::{entity_json, find_entity, relation_json, respond, total_json, Ctx};
 use crate::service::error::{ApiError, Result, STANDARD};
 use crate::service::open_platform::params::query_param;
-use crate::service::search::tokens;
 use crate::service::{ServiceRequest, ServiceResponse};
 
 fn sections_set(sections: &[&str]) -> Option<HashSet<String>> {
@@ -60,22 +58,10 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             && kinds.accepts_row(row)
             && sections.as_ref().is_none_or(|s| s.contains(&section_key(&index.sections[row.section as usize])))
     };
-    let mut hits: Vec<(u32, f32)> = match query {
-        Some(q) => {
-            let mut wanted = Vec::new();
-            tokens(q, &mut wanted);
-            index.entity_terms.search(&wanted, 1, accept).into_iter().map(|m| (m.doc, m.score)).collect()
-        }
-        None => {
-            // Scoped to papers (`accept` checks the scope): sorted below by paper, then ordinal.
-            (0..index.entities.len() as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect()
-        }
-    };
-    let position = |doc: u32| {
+    let hits = ranked_rows(query, &index.entity_terms, index.entities.len(), accept, |doc| {
         let row = &index.entities[doc as usize];
         (index.rank_of(row.paper), row.ordinal)
-    };
-    hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then(position(a.0).cmp(&position(b.0))));
+    });
     let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
     let items: Vec<Value> = hits[range]
         .iter()

@@ -1,16 +1,14 @@
 //! Structured evidence: search over groups and conditions across papers, one evidence.
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::cursor;
 use super::index::{group_mask, PATH_BUCKETS};
 use super::params::{self, allow_query, boolean, check_groups, number, strings};
+use super::{cursor, ranked_rows};
 use super::{evidence_json, find_entity, provenance_json, respond, Ctx};
 use crate::service::error::{ApiError, Result};
-use crate::service::search::tokens;
 use crate::service::{ServiceRequest, ServiceResponse};
 
 pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<ServiceResponse> {
@@ -98,19 +96,10 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             && max.is_none_or(|hi| row.value_number.is_some_and(|v| v <= hi))
             && value_bool.is_none_or(|b| row.value_bool == Some(b))
     };
-    let mut hits: Vec<(u32, f32)> = match query {
-        Some(q) => {
-            let mut wanted = Vec::new();
-            tokens(q, &mut wanted);
-            index.evidence_terms.search(&wanted, 1, accept).into_iter().map(|m| (m.doc, m.score)).collect()
-        }
-        None => (0..index.evidence.len() as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect(),
-    };
-    let position = |doc: u32| {
+    let hits = ranked_rows(query, &index.evidence_terms, index.evidence.len(), accept, |doc| {
         let row = &index.evidence[doc as usize];
         (index.rank_of(row.paper), row.ordinal)
-    };
-    hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then(position(a.0).cmp(&position(b.0))));
+    });
     let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
     let items: Vec<Value> = hits[range]
         .iter()

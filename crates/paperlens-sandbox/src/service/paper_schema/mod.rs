@@ -34,6 +34,7 @@ use serde_json::{json, Map, Value};
 use crate::service::corpus::structure::{Entity, Evidence, Paragraph, Provenance, Relation};
 use crate::service::corpus::{Corpus, Paper, PaperStructure};
 use crate::service::error::{json_response, ApiError, Result, STANDARD};
+use crate::service::search::{tokens, Bm25};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
 use index::SchemaIndex;
 
@@ -215,6 +216,27 @@ fn empty_structure(paper: u32) -> PaperStructure {
         evidence: Vec::new(),
         citations: Vec::new(),
     }
+}
+
+/// The rows `accept` keeps, ranked: by keyword relevance to `query` over `terms` when one
+/// is given, otherwise all alike; ties in corpus order by `place` (paper rank, then ordinal).
+pub fn ranked_rows<P: Ord>(
+    query: Option<&str>,
+    terms: &Bm25,
+    rows: usize,
+    accept: impl Fn(u32) -> bool,
+    place: impl Fn(u32) -> P,
+) -> Vec<(u32, f32)> {
+    let mut hits: Vec<(u32, f32)> = match query {
+        Some(q) => {
+            let mut wanted = Vec::new();
+            tokens(q, &mut wanted);
+            terms.search(&wanted, 1, accept).into_iter().map(|m| (m.doc, m.score)).collect()
+        }
+        None => (0..rows as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect(),
+    };
+    hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(place(a.0).cmp(&place(b.0))));
+    hits
 }
 
 pub fn provenance_json(locations: &[Provenance]) -> Value {

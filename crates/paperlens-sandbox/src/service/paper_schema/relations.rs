@@ -1,17 +1,15 @@
 //! Internal relations (inside one paper): structural search across papers, one relation.
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::cursor;
 use super::index::ordinal_of;
 use super::params::{self, allow_query, check_relation_types, query_bool, query_text, strings};
+use super::{cursor, ranked_rows};
 use super::{entity_json, find_entity, provenance_json, relation_json, respond, Ctx};
 use crate::service::corpus::structure::Provenance;
 use crate::service::error::{ApiError, Result};
-use crate::service::search::tokens;
 use crate::service::{ServiceRequest, ServiceResponse};
 
 pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<ServiceResponse> {
@@ -64,19 +62,10 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             && targets.as_ref().is_none_or(|s| s.contains(&row.target))
             && types.as_ref().is_none_or(|t| t.contains(row.relation_type))
     };
-    let mut hits: Vec<(u32, f32)> = match evidence_query {
-        Some(q) => {
-            let mut wanted = Vec::new();
-            tokens(q, &mut wanted);
-            index.relation_terms.search(&wanted, 1, accept).into_iter().map(|m| (m.doc, m.score)).collect()
-        }
-        None => (0..index.relations.len() as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect(),
-    };
-    let position = |doc: u32| {
+    let hits = ranked_rows(evidence_query, &index.relation_terms, index.relations.len(), accept, |doc| {
         let row = &index.relations[doc as usize];
         (index.rank_of(row.paper), row.ordinal)
-    };
-    hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then(position(a.0).cmp(&position(b.0))));
+    });
     let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
     let items: Vec<Value> = hits[range]
         .iter()
