@@ -19,7 +19,7 @@ pub mod venues;
 mod generate;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use model::*;
 pub use structure::PaperStructure;
@@ -58,6 +58,8 @@ pub struct Corpus {
     /// The corpus's "today": the latest publication date (freshness is measured from it).
     pub today: Date,
     text_cache: Mutex<Vec<(u32, Arc<FullText>)>>,
+    /// The DOIs of each paper's references outside the corpus, made on first use.
+    external_dois: Vec<OnceLock<Box<[String]>>>,
 }
 
 const TEXT_CACHE_SIZE: usize = 16;
@@ -98,6 +100,7 @@ impl Corpus {
             by_schema_id,
             today,
             text_cache: Mutex::new(Vec::new()),
+            external_dois: (0..papers).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -153,6 +156,12 @@ impl Corpus {
         let year = paper.date.year.saturating_sub(1 + rng.below(15) as u16).max(1950);
         let doi = format!("10.{}/ext.{}.{}", 9000 + rng.below(900), year, rng.below(1_000_000));
         (year, doi)
+    }
+
+    /// Every DOI of `paper`'s references outside the corpus, in order (cached per paper).
+    pub fn external_dois(&self, paper: &Paper) -> &[String] {
+        self.external_dois[paper.index as usize]
+            .get_or_init(|| (0..paper.external_references as usize).map(|k| self.external_doi(paper, k).1).collect())
     }
 
     pub fn external_reference(&self, paper: &Paper, k: usize) -> ExternalWork {

@@ -128,8 +128,8 @@ impl Serialize for Value<'_> {
                 for &r in paper.references.iter().take(total) {
                     seq.serialize_element(&corpus.papers[r as usize].unique_id)?;
                 }
-                for k in 0..total.saturating_sub(paper.references.len()) {
-                    seq.serialize_element(&corpus.external_doi(paper, k).1)?;
+                for doi in corpus.external_dois(paper).iter().take(total.saturating_sub(paper.references.len())) {
+                    seq.serialize_element(doi)?;
                 }
                 seq.end()
             }
