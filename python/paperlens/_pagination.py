@@ -25,8 +25,11 @@ class PageCapWarning(UserWarning):
 class Paging(Generic[P]):
     """How one operation pages: the first request, the next one, and what a page holds."""
 
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
     def first(self) -> dict[str, Any]:
-        raise NotImplementedError
+        return dict(self.params)
 
     def after(self, params: dict[str, Any], page: P) -> dict[str, Any] | None:
         """The parameters of the request after ``page``, or None when it was the last."""
@@ -47,11 +50,8 @@ class MetaSearchPaging(Paging[Any]):
     """Cursor deep paging; page numbers up to the cap while a boost forbids cursors."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
+        super().__init__(params)
         self.boosted = boost_active(params)
-
-    def first(self) -> dict[str, Any]:
-        return dict(self.params)
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         if not page.results:
@@ -88,12 +88,6 @@ class MetaSearchPaging(Paging[Any]):
 class PageNumberPaging(Paging[Any]):
     """Page numbers until ``total_pages`` (``/meta-paper-relations``)."""
 
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-
-    def first(self) -> dict[str, Any]:
-        return dict(self.params)
-
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         number = params.get("page") or 1
         if not page.items or page.total_pages is None or number >= page.total_pages:
@@ -113,12 +107,6 @@ class PageNumberPaging(Paging[Any]):
 class OffsetPaging(Paging[Any]):
     """``/content`` pages: follows ``next_offset`` until ``more`` is false."""
 
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-
-    def first(self) -> dict[str, Any]:
-        return dict(self.params)
-
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         return {**params, "offset": page.next_offset} if page.more else None
 
@@ -135,12 +123,6 @@ class OffsetPaging(Paging[Any]):
 class CursorPaging(Paging[Any]):
     """Opaque ``next_cursor`` tokens passed back unchanged until a null or empty one
     (the ``/paper-schema`` list operations)."""
-
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-
-    def first(self) -> dict[str, Any]:
-        return dict(self.params)
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         cursor = page.next_cursor

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::cursor;
 use super::index::{normalize_name, type_code, EntityRow};
 use super::params::{self, boolean, check_entity_subtypes, check_entity_types, query_text, strings};
+use super::round4;
 use super::{entity_json, respond, total_json, Ctx, CONTRACT_VERSION};
 use crate::service::corpus::structure::EntityType;
 use crate::service::corpus::Paper;
@@ -21,10 +22,6 @@ pub const SORTABLE: [&str; 4] = ["year", "metrics.citation_count", "metrics.refe
 pub const SIGNALS: [&str; 3] = ["term", "entity", "citation"];
 /// Weights of the related-paper signals in the combined score.
 const WEIGHTS: [f64; 3] = [0.4, 0.35, 0.25];
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
-}
 
 /// A signature of a body without its paging fields.
 fn body_signature(op: &str, map: &Map<String, Value>) -> u64 {

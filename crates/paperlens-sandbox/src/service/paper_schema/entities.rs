@@ -10,7 +10,7 @@ use super::index::section_key;
 use super::params::{
     self, allow_query, boolean, query_bool, query_int, query_list, query_list_max, query_text, strings,
 };
-use super::{cursor, ranked_rows};
+use super::{cursor, ranked_rows, round4};
 use super::{entity_json, find_entity, relation_json, respond, total_json, Ctx};
 use crate::service::error::{ApiError, Result, STANDARD};
 use crate::service::open_platform::params::query_param;
@@ -71,7 +71,7 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             let mut item = entity_json(&structure.schema_id, &structure.entities[row.ordinal as usize]);
             item["schema_paper"] = if hydrate { ctx.card(row.paper) } else { Value::Null };
             if query.is_some() {
-                item["score"] = json!((score as f64 * 10_000.0).round() / 10_000.0);
+                item["score"] = json!(round4(score as f64));
             }
             item
         })

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::index::{group_mask, PATH_BUCKETS};
 use super::params::{self, allow_query, boolean, check_groups, number, strings};
-use super::{cursor, ranked_rows};
+use super::{cursor, ranked_rows, round4};
 use super::{evidence_json, find_entity, provenance_json, respond, Ctx};
 use crate::service::error::{ApiError, Result};
 use crate::service::{ServiceRequest, ServiceResponse};
@@ -111,7 +111,7 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
                 item["schema_paper"] = ctx.card(row.paper);
             }
             if query.is_some() {
-                item["score"] = json!((score as f64 * 10_000.0).round() / 10_000.0);
+                item["score"] = json!(round4(score as f64));
             }
             item
         })

@@ -218,6 +218,11 @@ fn empty_structure(paper: u32) -> PaperStructure {
     }
 }
 
+/// A score as the answers show it: four decimal places.
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
 /// The rows `accept` keeps, ranked: by keyword relevance to `query` over `terms` when one
 /// is given, otherwise all alike; ties in corpus order by `place` (paper rank, then ordinal).
 pub fn ranked_rows<P: Ord>(

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::index::section_key;
 use super::params::{self, boolean, integers, query_text, strings};
-use super::{respond, segment_json, Ctx};
+use super::{respond, round4, segment_json, Ctx};
 use crate::service::corpus::PaperStructure;
 use crate::service::error::{Result, STANDARD};
 use crate::service::open_platform::params::Fields;
@@ -56,7 +56,7 @@ impl Segments {
             let mut segment = segment_json(&structure.schema_id, paragraph, hit);
             if let Some(score) = score {
                 let own = if position == hit { score } else { 0.0 };
-                segment["score"] = json!((own * 10_000.0).round() / 10_000.0);
+                segment["score"] = json!(round4(own));
                 segment["hit"] = json!(position == hit);
             }
             self.out.push(segment);

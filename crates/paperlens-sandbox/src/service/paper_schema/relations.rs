@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::index::ordinal_of;
 use super::params::{self, allow_query, check_relation_types, query_bool, query_text, strings};
-use super::{cursor, ranked_rows};
+use super::{cursor, ranked_rows, round4};
 use super::{entity_json, find_entity, provenance_json, relation_json, respond, Ctx};
 use crate::service::corpus::structure::Provenance;
 use crate::service::error::{ApiError, Result};
@@ -74,7 +74,7 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             let structure = ctx.structure(row.paper);
             let mut item = relation_json(&structure, &structure.relations[row.ordinal as usize], context);
             if evidence_query.is_some() {
-                item["score"] = json!((score as f64 * 10_000.0).round() / 10_000.0);
+                item["score"] = json!(round4(score as f64));
             }
             item
         })
