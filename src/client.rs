@@ -180,7 +180,7 @@ impl NativeClient {
         let request = self.prepare(py, operation, params)?;
         let transport = self.transport.clone();
         let response = block_on(py, async move { transport.execute(&request).await })?;
-        JsonAnswer(response.map_err(|e| to_py_err(py, e))?).into_pyobject(py)
+        JsonAnswer::new(operation, response.map_err(|e| to_py_err(py, e))?).into_pyobject(py)
     }
 
     /// The awaitable twin of [`call`]; must be called with a running event loop.
@@ -192,8 +192,10 @@ impl NativeClient {
     ) -> PyResult<Bound<'py, PyAny>> {
         let request = self.prepare(py, operation, params)?;
         let transport = self.transport.clone();
+        let operation = operation.to_string();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            transport.execute(&request).await.map(JsonAnswer).map_err(to_py_err_attached)
+            let response = transport.execute(&request).await.map_err(to_py_err_attached)?;
+            Ok(JsonAnswer::new(&operation, response))
         })
     }
 
@@ -234,7 +236,10 @@ impl NativeClient {
         match (kind, dest) {
             ("json", _) => {
                 let request = self.prepare(py, operation, params)?;
-                shared.spawn(id, async move { Outcome::Json(transport.execute(&request).await) });
+                let operation = operation.to_string();
+                shared.spawn(id, async move {
+                    Outcome::Json(transport.execute(&request).await.map(|r| JsonAnswer::new(&operation, r)))
+                });
             }
             ("bytes", _) => {
                 let request = self.prepare(py, "resource", params)?;

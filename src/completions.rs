@@ -24,7 +24,7 @@ use crate::runtime::runtime;
 
 /// What a finished task delivers.
 pub enum Outcome {
-    Json(Result<ApiResponse, Error>),
+    Json(Result<JsonAnswer, Error>),
     Bytes(Result<ApiResponse, Error>),
     Download(Result<(PathBuf, String), Error>),
 }
@@ -112,7 +112,7 @@ impl Completions {
 
 fn deliver(py: Python<'_>, id: u64, outcome: Outcome) -> (u64, bool, Py<PyAny>) {
     let converted = match outcome {
-        Outcome::Json(answer) => answer.map_err(|e| to_py_err(py, e)).and_then(|r| JsonAnswer(r).into_pyobject(py)),
+        Outcome::Json(answer) => answer.map_err(|e| to_py_err(py, e)).and_then(|a| a.into_pyobject(py)),
         Outcome::Bytes(answer) => answer.map_err(|e| to_py_err(py, e)).and_then(|r| BytesAnswer(r).into_pyobject(py)),
         Outcome::Download(answer) => {
             answer.map_err(|e| to_py_err(py, e)).and_then(|done| done.into_pyobject(py).map(Bound::into_any))

@@ -16,5 +16,6 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeClient>()?;
     m.add_class::<completions::Completions>()?;
     m.add_class::<sandbox::NativeSandbox>()?;
+    m.add_function(wrap_pyfunction!(decode::loads, m)?)?;
     Ok(())
 }

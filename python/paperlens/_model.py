@@ -2,8 +2,12 @@
 
 The decoded wire object becomes the instance's ``__dict__`` as it is (no copy): a field
 the answer did not carry falls back to the dataclass default (``None``), and nested
-resources are replaced by their typed instances in place. This keeps a 200-record page
-cheap to build; the Rust core has already decoded the JSON into these dicts.
+resources are replaced by their typed instances in place.
+
+The rows of a large page arrive from the Rust core as the ``bytes`` of their JSON text
+(see ``src/decode.rs``) and stay that way until first read: such an instance belongs to
+a hidden subclass whose field descriptors decode the row, fill ``__dict__`` and turn the
+instance into its plain class, so every later read is an ordinary attribute lookup.
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from paperlens._paperlens import loads
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
 #: Key (in an instance's __dict__) naming the list fields the builder filled in.
 _FILLED = "_paperlens_filled"
+#: Key (in a row's __dict__ until it is decoded) holding its JSON text and request id.
+_RAW = "_paperlens_raw"
 _REPR_TEXT = 60
 
 
@@ -56,26 +63,33 @@ class Model:
 
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
-        if type(raw) is not dict:
-            raise ResponseDecodeError(
-                f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}", request_id=request_id
-            )
-        plan = cls.__dict__.get("_plan") or _plan(cls)
-        for name, convert in plan.convert:
-            value = raw.get(name)
-            if value is not None:
-                raw[name] = convert(value, request_id)
-        filled = [name for name, _ in plan.factories if raw.get(name) is None]
-        if filled:
-            # Absent list fields get an empty list, which to_dict() and extra leave out.
-            for name in filled:
-                raw[name] = dict(plan.factories)[name]()
-            raw[_FILLED] = tuple(filled)
-        if request_id is not None and plan.is_response:
-            raw["request_id"] = request_id
+        if type(raw) is bytes:
+            return _undecoded(cls, raw, request_id)
         obj = object.__new__(cls)
-        object.__setattr__(obj, "__dict__", raw)
+        object.__setattr__(obj, "__dict__", _filled(cls, raw, request_id))
         return obj
+
+
+def _filled(cls: type[Model], raw: Any, request_id: str | None) -> dict[str, Any]:
+    """The wire dict, with nested resources typed and absent list fields filled in."""
+    if type(raw) is not dict:
+        raise ResponseDecodeError(
+            f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}", request_id=request_id
+        )
+    plan = cls.__dict__.get("_plan") or _plan(cls)
+    for name, convert in plan.convert:
+        value = raw.get(name)
+        if value is not None:
+            raw[name] = convert(value, request_id)
+    filled = [name for name, _ in plan.factories if raw.get(name) is None]
+    if filled:
+        # Absent list fields get an empty list, which to_dict() and extra leave out.
+        for name in filled:
+            raw[name] = dict(plan.factories)[name]()
+        raw[_FILLED] = tuple(filled)
+    if request_id is not None and plan.is_response:
+        raw["request_id"] = request_id
+    return raw
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -83,6 +97,76 @@ class Response(Model):
     """A whole response; carries the request id of the call that produced it."""
 
     request_id: str | None = dataclasses.field(default=None, compare=False)
+
+
+#: The instance dict itself, past the ``__dict__`` property of undecoded rows.
+_DICT = Model.__dict__["__dict__"]
+
+
+def _undecoded(cls: type[M], raw: bytes, request_id: str | None) -> M:
+    obj = object.__new__(_plan(cls).undecoded())
+    _DICT.__set__(obj, {_RAW: (raw, request_id)})
+    return obj
+
+
+def _decode(obj: Model) -> None:
+    """Turns an undecoded row into a plain instance of its class (once; a no-op after)."""
+    state = _DICT.__get__(obj)
+    pending = state.get(_RAW)
+    if pending is None:
+        return
+    raw, request_id = pending
+    cls = type(obj).__mro__[1]
+    try:
+        data = loads(raw)
+    except ValueError as error:
+        raise ResponseDecodeError(f"a row of the answer is not valid JSON: {error}", request_id=request_id) from None
+    _DICT.__set__(obj, _filled(cls, data, request_id))
+    object.__setattr__(obj, "__class__", cls)
+
+
+class _DecodingField:
+    """A field of an undecoded row: reading it decodes the row."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Model | None, owner: type[Model]) -> Any:
+        if obj is None:
+            return getattr(owner.__mro__[1], self.name)
+        _decode(obj)
+        return getattr(obj, self.name)
+
+
+def _decoded_dict(self: Model) -> dict[str, Any]:
+    _decode(self)
+    return _DICT.__get__(self)
+
+
+def _decoded_eq(self: Model, other: object) -> bool:
+    _decode(self)
+    return self == other
+
+
+def _decoded_reduce_ex(self: Model, protocol: typing.SupportsIndex) -> Any:
+    _decode(self)
+    return self.__reduce_ex__(protocol)
+
+
+def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
+    namespace: dict[str, Any] = {name: _DecodingField(name) for name in plan.names}
+    namespace.update(
+        __dict__=property(_decoded_dict),
+        __eq__=_decoded_eq,
+        __hash__=cls.__hash__,
+        __reduce_ex__=_decoded_reduce_ex,
+        __module__=cls.__module__,
+        __qualname__=cls.__qualname__,
+        _plan=plan,
+    )
+    return type(cls.__name__, (cls,), namespace)
 
 
 class ListResult:
@@ -109,6 +193,8 @@ class _Plan:
     """How to build one class from wire dicts, computed once per class."""
 
     def __init__(self, cls: type[Model]) -> None:
+        self.cls = cls
+        self._undecoded: type[Model] | None = None
         hints = typing.get_type_hints(cls)
         fields = dataclasses.fields(cls)
         self.names = frozenset(f.name for f in fields)
@@ -117,6 +203,12 @@ class _Plan:
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
         convert += [(name, _int64) for name in cls._int64]
         self.convert = [(name, c) for name, c in convert if c is not None]
+
+    def undecoded(self) -> type[Model]:
+        """The subclass of undecoded rows of this class."""
+        if self._undecoded is None:
+            self._undecoded = _undecoded_class(self.cls, self)
+        return self._undecoded
 
 
 def _plan(cls: type[Model]) -> _Plan:

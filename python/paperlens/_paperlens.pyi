@@ -5,10 +5,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, final
 
-__all__ = ["Completions", "NativeClient", "NativeSandbox", "__version__"]
+__all__ = ["Completions", "NativeClient", "NativeSandbox", "__version__", "loads"]
 __version__: str
 
 # -- client (src/client.rs) -----------------------------------------------------------------
+
+def loads(data: bytes) -> Any:
+    """Decodes JSON text: a page row that the core left undecoded."""
 
 @final
 class NativeClient:

@@ -1,0 +1,121 @@
+"""The rows of a `meta_search` page are decoded when first read: before that they hold their
+JSON text. Whatever a user does with a row, it behaves exactly as an eagerly built one."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import pickle
+import threading
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import paperlens
+from paperlens import types as t
+
+from fixtures import meta_search_page
+
+
+def eager_page(body: dict) -> t.MetaSearchPage:
+    return t.MetaSearchPage._from_wire(json.loads(json.dumps(body)), "req-1")
+
+
+@pytest.fixture
+def body() -> dict:
+    page = meta_search_page(3)
+    page["results"][1]["citation_count"] = 9007199254740993  # past float precision
+    page["results"][1]["brand_new_field"] = {"nested": ["ü", "数据", "🧬"]}
+    return page
+
+
+@pytest.fixture
+def page(client, httpserver: HTTPServer, body: dict) -> t.MetaSearchPage:
+    httpserver.expect_request("/meta-search").respond_with_json(body)
+    return client.meta_search("q")
+
+
+def test_rows_stay_undecoded_until_read_then_become_plain_instances(page):
+    row = page.results[1]
+    assert isinstance(row, t.MetadataRecord) and type(row) is not t.MetadataRecord
+    assert row.citation_count == 9007199254740993
+    assert type(row) is t.MetadataRecord
+    assert type(page.results[0]) is not t.MetadataRecord  # reading one row leaves the others alone
+
+
+def test_an_undecoded_row_behaves_like_an_eager_one(page, body):
+    eager = eager_page(body).results
+    assert page.results == eager  # == decodes both sides
+    fresh = list(_fresh_rows(page, body))
+    assert [r.to_dict() for r in fresh[0]] == [r.to_dict() for r in eager]
+    assert [r.extra for r in fresh[1]] == [r.extra for r in eager]
+    assert [repr(r) for r in fresh[2]] == [repr(r) for r in eager]
+    assert [dataclasses.asdict(r) for r in fresh[3]] == [dataclasses.asdict(r) for r in eager]
+    assert [vars(r) for r in fresh[4]] == [vars(r) for r in eager]
+    assert [pickle.loads(pickle.dumps(r)) for r in fresh[5]] == eager
+    assert [copy.deepcopy(r) for r in fresh[6]] == eager
+    replaced = dataclasses.replace(fresh[7][0], title="changed")
+    assert type(replaced) is t.MetadataRecord and replaced.title == "changed" and replaced.doi == eager[0].doi
+    assert fresh[8][2] == eager[2] and eager[2] == fresh[9][2]  # either side of == may be undecoded
+    assert fresh[10][1].extra == {"brand_new_field": {"nested": ["ü", "数据", "🧬"]}}
+    assert fresh[11][0].publication_published_date is None  # absent on the wire
+
+
+def _fresh_rows(page, body, copies: int = 12):
+    """Undecoded copies of the page's rows, one list per check (reading decodes a row)."""
+    raw = json.dumps(body["results"][0]), json.dumps(body["results"][1]), json.dumps(body["results"][2])
+    for _ in range(copies):
+        yield [t.MetadataRecord._from_wire(text.encode(), page.request_id) for text in raw]
+
+
+def test_class_attributes_and_dataclass_fields_are_those_of_the_plain_class(page):
+    cls = type(page.results[0])
+    assert dataclasses.fields(cls) == dataclasses.fields(t.MetadataRecord)
+    assert cls.title is None and cls.__name__ == "MetadataRecord"
+
+
+def test_rows_decode_once_when_many_threads_read_them(client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_json(meta_search_page(200))
+    page = client.meta_search("q")
+    seen: list[list[str]] = []
+
+    def read() -> None:
+        seen.append([row.doi for row in page.results])
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 8 and all(dois == seen[0] for dois in seen)
+    assert seen[0] == [f"10.1234/plens.{i}" for i in range(200)]
+    assert {type(row) for row in page.results} == {t.MetadataRecord}
+
+
+async def test_async_pages_have_the_same_rows(aclient, httpserver: HTTPServer, body):
+    httpserver.expect_request("/meta-search").respond_with_json(body)
+    page = await aclient.meta_search("q")
+    assert page.results == eager_page(body).results
+
+
+def test_to_pandas_of_an_undecoded_page_equals_the_eager_frame(page, body):
+    assert page.to_pandas().equals(eager_page(body).to_pandas())
+
+
+@pytest.mark.parametrize(
+    "rows, error",
+    [
+        (b'[{"title": "bad \\q escape"}]', "invalid escape"),
+        (b'[{"title": "x"} {"title": "y"}]', "expected `,` or `]`"),
+        (b'[{"title": "x"}, null]', "expected a JSON object for MetadataRecord, got NoneType"),
+        (b'[{"title": "\xff"}]', "not valid JSON"),
+    ],
+)
+def test_a_bad_row_fails_the_call_not_a_later_read(client, httpserver: HTTPServer, rows: bytes, error: str):
+    httpserver.expect_request("/meta-search").respond_with_data(
+        b'{"total_count": 1, "results": ' + rows + b"}", content_type="application/json"
+    )
+    with pytest.raises(paperlens.ResponseDecodeError, match=error) as caught:
+        client.meta_search("q")
+    assert caught.value.request_id
