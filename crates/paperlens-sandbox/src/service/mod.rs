@@ -2,6 +2,7 @@
 
 pub mod corpus;
 pub mod error;
+pub mod fragments;
 pub mod indexes;
 pub mod open_platform;
 pub mod paper_schema;
@@ -18,6 +19,7 @@ use bytes::Bytes;
 use corpus::Corpus;
 use error::ApiError;
 use indexes::Indexes;
+use open_platform::agentic_search::hits::HitCache;
 use open_platform::meta_catalog::CatalogCache;
 use paper_schema::index::SchemaIndex;
 
@@ -68,6 +70,7 @@ pub struct Service {
     corpus: Corpus,
     indexes: Indexes,
     catalog_cache: CatalogCache,
+    hit_cache: HitCache,
     /// Built on the first `/paper-schema` request that needs it.
     schema_index: OnceLock<SchemaIndex>,
 }
@@ -76,7 +79,14 @@ impl Service {
     pub fn build(config: ServiceConfig) -> Service {
         let corpus = Corpus::generate(config.papers, config.seed);
         let indexes = Indexes::build(&corpus);
-        Service { config, corpus, indexes, catalog_cache: CatalogCache::default(), schema_index: OnceLock::new() }
+        Service {
+            config,
+            hit_cache: HitCache::new(indexes.chunks.len()),
+            corpus,
+            indexes,
+            catalog_cache: CatalogCache::default(),
+            schema_index: OnceLock::new(),
+        }
     }
 
     pub fn config(&self) -> &ServiceConfig {
@@ -99,6 +109,10 @@ impl Service {
 
     fn catalog_cache(&self) -> &CatalogCache {
         &self.catalog_cache
+    }
+
+    fn hit_cache(&self) -> &HitCache {
+        &self.hit_cache
     }
 
     pub fn handle(&self, request: &ServiceRequest) -> ServiceResponse {
