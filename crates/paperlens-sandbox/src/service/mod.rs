@@ -21,6 +21,7 @@ use error::ApiError;
 use indexes::Indexes;
 use open_platform::agentic_search::hits::HitCache;
 use open_platform::meta_catalog::CatalogCache;
+use open_platform::meta_search::record_json::RecordJsons;
 use paper_schema::index::SchemaIndex;
 
 /// What the token of a request may see.
@@ -71,6 +72,7 @@ pub struct Service {
     indexes: Indexes,
     catalog_cache: CatalogCache,
     hit_cache: HitCache,
+    record_json: RecordJsons,
     /// Built on the first `/paper-schema` request that needs it.
     schema_index: OnceLock<SchemaIndex>,
 }
@@ -82,6 +84,7 @@ impl Service {
         Service {
             config,
             hit_cache: HitCache::new(indexes.chunks.len()),
+            record_json: RecordJsons::new(&corpus),
             corpus,
             indexes,
             catalog_cache: CatalogCache::default(),
@@ -113,6 +116,10 @@ impl Service {
 
     fn hit_cache(&self) -> &HitCache {
         &self.hit_cache
+    }
+
+    fn record_json(&self) -> &RecordJsons {
+        &self.record_json
     }
 
     pub fn handle(&self, request: &ServiceRequest) -> ServiceResponse {
