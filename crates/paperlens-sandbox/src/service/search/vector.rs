@@ -123,11 +123,26 @@ impl Vectors {
     /// best first (ties by position), among those `accept` keeps; as (position, cosine).
     pub fn top(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
         #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW, checked just above.
+            return unsafe { self.top_avx512(queries, n, accept) };
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
             return unsafe { self.top_avx2(queries, n, accept) };
         }
         self.top_portable(queries, n, accept)
+    }
+
+    /// [`Vectors::top`] with AVX-512BW dot products.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw")]
+    unsafe fn top_avx512(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
+        self.scan(queries, n, accept, |block, query, out| {
+            // SAFETY: only called from here, on a CPU with AVX-512BW.
+            unsafe { dots_avx512(block, query, out) }
+        })
     }
 
     /// [`Vectors::top`] with AVX2 dot products.
@@ -159,15 +174,19 @@ impl Vectors {
             for (query, best) in queries.iter().zip(&mut best) {
                 dots(block, query, &mut block_dots);
                 for (s, stripe) in block_dots[..count].chunks(CHECK).enumerate() {
-                    // Most stripes hold no candidate: test them branch-free first.
-                    if stripe.iter().fold(i16::MIN, |m, &d| m.max(d)) as i32 <= best.floor() {
-                        continue;
-                    }
-                    for (i, &dot) in stripe.iter().enumerate() {
-                        if dot as i32 > best.floor() {
+                    // Branch-free: which dot products beat the floor; most stripes have none.
+                    let floor = best.floor();
+                    let mut above =
+                        stripe.iter().enumerate().fold(0u64, |m, (i, &d)| m | (((d as i32) > floor) as u64) << i);
+                    while above != 0 {
+                        let i = above.trailing_zeros() as usize;
+                        above &= above - 1;
+                        // The floor rises as candidates are pushed.
+                        let dot = stripe[i] as i32;
+                        if dot > best.floor() {
                             let position = (b * BLOCK + s * CHECK + i) as u32;
                             if accept(position) {
-                                best.push(dot as i32, position);
+                                best.push(dot, position);
                             }
                         }
                     }
@@ -213,6 +232,35 @@ unsafe fn dots_avx2(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
         for (k, acc) in acc.iter().enumerate() {
             // SAFETY: `stripe` holds 16 i16 (32 bytes) from 16 * k.
             unsafe { _mm256_storeu_si256(stripe.as_mut_ptr().add(16 * k).cast(), *acc) };
+        }
+    }
+}
+
+/// [`dots`] with AVX-512BW: as [`dots_avx2`], twice as wide.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+unsafe fn dots_avx512(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
+    use std::arch::x86_64::*;
+    const STRIPE: usize = 256;
+    assert_eq!(block.len(), BLOCK * DIMENSIONS);
+    for (s, stripe) in out.chunks_exact_mut(STRIPE).enumerate() {
+        let mut acc = [_mm512_setzero_si512(); STRIPE / 32];
+        for &(d, q) in &query.dimensions {
+            debug_assert!(d < DIMENSIONS);
+            // SAFETY: d < DIMENSIONS (a query dimension), so the STRIPE bytes of the
+            // column from here lie inside `block`.
+            let column = unsafe { block.as_ptr().add(d * BLOCK + s * STRIPE) };
+            let weight = _mm512_set1_epi16(q);
+            for (k, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: 32 bytes from 32 * k inside the STRIPE of `column`.
+                let v = unsafe { _mm256_loadu_si256(column.add(32 * k).cast()) };
+                // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
+                *acc = _mm512_add_epi16(*acc, _mm512_mullo_epi16(_mm512_cvtepi8_epi16(v), weight));
+            }
+        }
+        for (k, acc) in acc.iter().enumerate() {
+            // SAFETY: `stripe` holds 32 i16 (64 bytes) from 32 * k.
+            unsafe { _mm512_storeu_si512(stripe.as_mut_ptr().add(32 * k).cast(), *acc) };
         }
     }
 }
@@ -328,6 +376,11 @@ mod tests {
             let accept = |i: u32| i % 3 != 1;
             let top = store.top(&prepared, n, &accept);
             assert_eq!(top, store.top_portable(&prepared, n, &accept), "the portable scan agrees");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                assert_eq!(top, unsafe { store.top_avx2(&prepared, n, &accept) }, "the AVX2 scan agrees");
+            }
             for (query, got) in queries.iter().zip(&top) {
                 let mut want: Vec<(u32, f32)> = (0..vectors.len())
                     .filter(|&i| accept(i as u32))
