@@ -123,9 +123,9 @@ impl Service {
     }
 
     pub fn handle(&self, request: &ServiceRequest) -> ServiceResponse {
-        let method = request.method.to_ascii_uppercase();
-        let read = method == "GET" || method == "HEAD";
-        let post = method == "POST";
+        let method = request.method.as_str();
+        let read = method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD");
+        let post = method.eq_ignore_ascii_case("POST");
         let (allowed, result) = match request.path.as_str() {
             "/agentic-search" => ("POST", post.then(|| open_platform::agentic_search::handle(self, request))),
             "/content" => ("GET", read.then(|| open_platform::content::handle(self, request))),
@@ -148,7 +148,7 @@ impl Service {
                 let mut response = ApiError {
                     status: 405,
                     code: "METHOD_NOT_ALLOWED",
-                    message: format!("{} does not accept {method}; use {allowed}", request.path),
+                    message: format!("{} does not accept {}; use {allowed}", request.path, method.to_ascii_uppercase()),
                     details: None,
                 }
                 .into_response(&request.request_id);
