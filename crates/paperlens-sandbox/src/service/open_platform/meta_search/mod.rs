@@ -334,7 +334,7 @@ fn run<C: Collection>(
     };
     // {"results":[...], then the summary's members.
     let summary = serde_json::to_vec(&summary).unwrap_or_default();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(16 + summary.len());
     out.extend_from_slice(b"{\"results\":");
     C::record_json(service).write_page(&mut out, corpus, records, &hits[start..end], &plan.projection);
     out.push(b',');
