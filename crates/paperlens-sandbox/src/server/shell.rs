@@ -17,7 +17,7 @@ use super::errors::{error_response, rate_limited};
 use super::faults::{self, FaultKind, FaultQueue};
 use super::openapi;
 use super::rate_limit::RateLimiter;
-use super::recorder::{RecordedRequest, Recorder};
+use super::recorder::Recorder;
 use super::trace::Trace;
 use crate::service::{Service, ServiceRequest, ServiceResponse};
 
@@ -45,7 +45,7 @@ async fn handle(State(shell): State<Arc<Shell>>, request: Request) -> Response {
         form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes()).into_owned().collect();
     let response = match to_bytes(body, MAX_BODY_BYTES).await {
         Ok(body) => {
-            shell.recorder.record(RecordedRequest::new(parts.method.as_str(), path, &query, &parts.headers, &body));
+            shell.recorder.record(parts.method.as_str(), path, &query, &parts.headers, &body);
             shell.answer(&parts, query, body, &trace.request_id).await
         }
         Err(_) => error_response(413, path, "request body too large or unreadable", &trace.request_id, None),

@@ -2,6 +2,7 @@
 
 pub mod corpus;
 pub mod error;
+pub mod fragments;
 pub mod indexes;
 pub mod open_platform;
 pub mod paper_schema;
@@ -18,7 +19,9 @@ use bytes::Bytes;
 use corpus::Corpus;
 use error::ApiError;
 use indexes::Indexes;
+use open_platform::agentic_search::hits::HitCache;
 use open_platform::meta_catalog::CatalogCache;
+use open_platform::meta_search::record_json::RecordJsons;
 use paper_schema::index::SchemaIndex;
 
 /// What the token of a request may see.
@@ -68,6 +71,8 @@ pub struct Service {
     corpus: Corpus,
     indexes: Indexes,
     catalog_cache: CatalogCache,
+    hit_cache: HitCache,
+    record_json: RecordJsons,
     /// Built on the first `/paper-schema` request that needs it.
     schema_index: OnceLock<SchemaIndex>,
 }
@@ -76,7 +81,15 @@ impl Service {
     pub fn build(config: ServiceConfig) -> Service {
         let corpus = Corpus::generate(config.papers, config.seed);
         let indexes = Indexes::build(&corpus);
-        Service { config, corpus, indexes, catalog_cache: CatalogCache::default(), schema_index: OnceLock::new() }
+        Service {
+            config,
+            hit_cache: HitCache::new(indexes.chunks.len()),
+            record_json: RecordJsons::new(&corpus),
+            corpus,
+            indexes,
+            catalog_cache: CatalogCache::default(),
+            schema_index: OnceLock::new(),
+        }
     }
 
     pub fn config(&self) -> &ServiceConfig {
@@ -101,10 +114,18 @@ impl Service {
         &self.catalog_cache
     }
 
+    fn hit_cache(&self) -> &HitCache {
+        &self.hit_cache
+    }
+
+    fn record_json(&self) -> &RecordJsons {
+        &self.record_json
+    }
+
     pub fn handle(&self, request: &ServiceRequest) -> ServiceResponse {
-        let method = request.method.to_ascii_uppercase();
-        let read = method == "GET" || method == "HEAD";
-        let post = method == "POST";
+        let method = request.method.as_str();
+        let read = method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD");
+        let post = method.eq_ignore_ascii_case("POST");
         let (allowed, result) = match request.path.as_str() {
             "/agentic-search" => ("POST", post.then(|| open_platform::agentic_search::handle(self, request))),
             "/content" => ("GET", read.then(|| open_platform::content::handle(self, request))),
@@ -127,7 +148,7 @@ impl Service {
                 let mut response = ApiError {
                     status: 405,
                     code: "METHOD_NOT_ALLOWED",
-                    message: format!("{} does not accept {method}; use {allowed}", request.path),
+                    message: format!("{} does not accept {}; use {allowed}", request.path, method.to_ascii_uppercase()),
                     details: None,
                 }
                 .into_response(&request.request_id);

@@ -119,8 +119,9 @@ impl Bm25 {
                 }
                 kept.push((doc, score));
                 if kept.len() == 2 * n {
-                    kept = top_by_score(kept, n);
-                    floor = kept[n - 1].1;
+                    kept.select_nth_unstable_by(n - 1, by_score);
+                    kept.truncate(n);
+                    floor = kept.iter().map(|k| k.1).fold(f32::INFINITY, f32::min);
                 }
             }
             top_by_score(kept, n)
@@ -188,11 +189,15 @@ struct Scratch {
 
 /// The `n` best (id, score) pairs, best first, ties to the lower id.
 pub fn top_by_score(mut scored: Vec<(u32, f32)>, n: usize) -> Vec<(u32, f32)> {
-    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     if scored.len() > n {
-        scored.select_nth_unstable_by(n, order);
+        scored.select_nth_unstable_by(n, by_score);
         scored.truncate(n);
     }
-    scored.sort_by(order);
+    scored.sort_by(by_score);
     scored
+}
+
+/// Best score first, ties to the lower id.
+fn by_score(a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
 }

@@ -7,4 +7,4 @@ pub mod vector;
 
 pub use bm25::{top_by_score, Bm25, Bm25Builder, Match};
 pub use tokenize::{tokens, Script};
-pub use vector::{embed, Query, Vectors, DIMENSIONS};
+pub use vector::{embed, embed_tokens, Query, Vectors, DIMENSIONS};

@@ -9,21 +9,30 @@ pub const DIMENSIONS: usize = 256;
 const SCALE: f32 = 127.0;
 
 pub fn embed(text: &str) -> [i8; DIMENSIONS] {
+    let mut words = Vec::new();
+    tokens(text, &mut words);
+    embed_tokens(&words)
+}
+
+/// [`embed`] of a text given its [`tokens`].
+pub fn embed_tokens(words: &[String]) -> [i8; DIMENSIONS] {
     let mut features = [0f32; DIMENSIONS];
-    let mut add = |bytes: &[u8], weight: f32| {
-        let h = key(&[fnv(bytes)]);
+    let mut add = |hash: u64, weight: f32| {
+        let h = key(&[hash]);
         let slot = (h % DIMENSIONS as u64) as usize;
         let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
         features[slot] += sign * weight;
     };
-    let mut words = Vec::new();
-    tokens(text, &mut words);
-    for word in &words {
-        add(word.as_bytes(), 1.0);
-        let padded: Vec<char> = std::iter::once('^').chain(word.chars()).chain(std::iter::once('$')).collect();
+    let mut padded: Vec<char> = Vec::new();
+    for word in words {
+        add(fnv(FNV_OFFSET, word.as_bytes()), 1.0);
+        padded.clear();
+        padded.push('^');
+        padded.extend(word.chars());
+        padded.push('$');
         for gram in padded.windows(3) {
-            let gram: String = gram.iter().collect();
-            add(gram.as_bytes(), 0.4);
+            let hash = gram.iter().fold(FNV_OFFSET, |h, c| fnv(h, c.encode_utf8(&mut [0; 4]).as_bytes()));
+            add(hash, 0.4);
         }
     }
     let norm = features.iter().map(|v| v * v).sum::<f32>().sqrt();
@@ -36,15 +45,19 @@ pub fn embed(text: &str) -> [i8; DIMENSIONS] {
     out
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a of `bytes`, continuing from `hash`.
+fn fnv(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Chunks per block of [`Vectors`]: a block stores its vectors dimension by dimension.
 const BLOCK: usize = 512;
-/// The largest `sum |q_d|` of a group of query dimensions whose partial dot products
-/// cannot overflow an `i16` accumulator (`|v_d| <= 127`).
-const GROUP_WEIGHT: i32 = i16::MAX as i32 / 127;
+/// The largest squared L2 norm of a stored or query vector: two such vectors have a dot
+/// product within `i16` (Cauchy-Schwarz), so 16-bit wrapping sums of it are exact.
+/// [`embed`] stays well below (its vectors have norms of at most about 135).
+const MAX_NORM_SQUARED: i32 = i16::MAX as i32;
 
 /// Quantised vectors in blocks of [`BLOCK`], each block stored dimension-major
 /// (`block[d * BLOCK + i]` is dimension `d` of the block's `i`-th vector).
@@ -59,34 +72,27 @@ pub struct Vectors {
     len: usize,
 }
 
-/// A query vector prepared for [`Vectors::top`]: its non-zero dimensions, in groups
-/// that can be summed in 16-bit lanes without overflow.
+/// A query vector prepared for [`Vectors::top`]: its non-zero dimensions and weights.
 #[derive(Debug, Clone)]
 pub struct Query {
-    groups: Vec<Vec<(usize, i16)>>,
+    dimensions: Vec<(usize, i16)>,
 }
 
 impl Query {
     pub fn new(vector: &[i8; DIMENSIONS]) -> Query {
-        let mut groups: Vec<Vec<(usize, i16)>> = Vec::new();
-        let mut weight = GROUP_WEIGHT;
-        for (d, &q) in vector.iter().enumerate().filter(|(_, &q)| q != 0) {
-            let w = (q as i32).abs();
-            if weight + w > GROUP_WEIGHT {
-                groups.push(Vec::new());
-                weight = 0;
-            }
-            weight += w;
-            if let Some(group) = groups.last_mut() {
-                group.push((d, q as i16));
-            }
-        }
-        Query { groups }
+        assert!(norm_squared(vector) <= MAX_NORM_SQUARED, "query vector norm too large for 16-bit dot products");
+        let dimensions = vector.iter().enumerate().filter(|(_, &q)| q != 0).map(|(d, &q)| (d, q as i16)).collect();
+        Query { dimensions }
     }
+}
+
+fn norm_squared(vector: &[i8; DIMENSIONS]) -> i32 {
+    vector.iter().map(|&v| v as i32 * v as i32).sum()
 }
 
 impl Vectors {
     pub fn push(&mut self, vector: &[i8; DIMENSIONS]) {
+        assert!(norm_squared(vector) <= MAX_NORM_SQUARED, "vector norm too large for 16-bit dot products");
         let i = self.len % BLOCK;
         if i == 0 {
             self.data.resize(self.data.len() + BLOCK * DIMENSIONS, 0);
@@ -117,6 +123,11 @@ impl Vectors {
     /// best first (ties by position), among those `accept` keeps; as (position, cosine).
     pub fn top(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
         #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW, checked just above.
+            return unsafe { self.top_avx512(queries, n, accept) };
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
             return unsafe { self.top_avx2(queries, n, accept) };
@@ -124,13 +135,23 @@ impl Vectors {
         self.top_portable(queries, n, accept)
     }
 
+    /// [`Vectors::top`] with AVX-512BW dot products.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw")]
+    unsafe fn top_avx512(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
+        self.scan(queries, n, accept, |block, query, out| {
+            // SAFETY: only called from here, on a CPU with AVX-512BW.
+            unsafe { dots_avx512(block, query, out) }
+        })
+    }
+
     /// [`Vectors::top`] with AVX2 dot products.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn top_avx2(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
-        self.scan(queries, n, accept, |block, query, wide| {
+        self.scan(queries, n, accept, |block, query, out| {
             // SAFETY: only called from here, on a CPU with AVX2.
-            unsafe { dots_avx2(block, query, wide) }
+            unsafe { dots_avx2(block, query, out) }
         })
     }
 
@@ -144,23 +165,26 @@ impl Vectors {
         queries: &[Query],
         n: usize,
         accept: &dyn Fn(u32) -> bool,
-        dots: impl Fn(&[i8], &Query, &mut [i32; BLOCK]),
+        dots: impl Fn(&[i8], &Query, &mut [i16; BLOCK]),
     ) -> Vec<Vec<(u32, f32)>> {
         let mut best: Vec<TopN> = queries.iter().map(|_| TopN::new(n)).collect();
-        let mut wide = [0i32; BLOCK];
+        let mut block_dots = [0i16; BLOCK];
         for (b, block) in self.data.chunks_exact(BLOCK * DIMENSIONS).enumerate() {
             let count = (self.len - b * BLOCK).min(BLOCK);
             for (query, best) in queries.iter().zip(&mut best) {
-                dots(block, query, &mut wide);
-                let floor = best.floor();
-                for (s, stripe) in wide[..count].chunks(STRIPE).enumerate() {
-                    // Most stripes hold no candidate: test them branch-free first.
-                    if stripe.iter().fold(i32::MIN, |m, &d| m.max(d)) <= floor {
-                        continue;
-                    }
-                    for (i, &dot) in stripe.iter().enumerate() {
+                dots(block, query, &mut block_dots);
+                for (s, stripe) in block_dots[..count].chunks(CHECK).enumerate() {
+                    // Branch-free: which dot products beat the floor; most stripes have none.
+                    let floor = best.floor();
+                    let mut above =
+                        stripe.iter().enumerate().fold(0u64, |m, (i, &d)| m | (((d as i32) > floor) as u64) << i);
+                    while above != 0 {
+                        let i = above.trailing_zeros() as usize;
+                        above &= above - 1;
+                        // The floor rises as candidates are pushed.
+                        let dot = stripe[i] as i32;
                         if dot > best.floor() {
-                            let position = (b * BLOCK + s * STRIPE + i) as u32;
+                            let position = (b * BLOCK + s * CHECK + i) as u32;
                             if accept(position) {
                                 best.push(dot, position);
                             }
@@ -177,64 +201,79 @@ fn to_cosine(dot: i32) -> f32 {
     dot as f32 / (SCALE * SCALE)
 }
 
-/// Vectors per stripe of a block: the stripe's 16-bit partial sums stay in registers
-/// while the query's dimensions are added up.
-const STRIPE: usize = 64;
+/// Dot products tested together against the scan's floor before looking at each.
+const CHECK: usize = 64;
 
-/// [`dots`] with AVX2: a stripe's 64 partial sums live in four 16-lane registers.
+/// Vectors per stripe of [`dots_avx2`]: the stripe's 16-bit sums stay in eight registers
+/// while the query's dimensions are added up.
+const STRIPE: usize = 128;
+
+/// [`dots`] with AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn dots_avx2(block: &[i8], query: &Query, wide: &mut [i32; BLOCK]) {
+unsafe fn dots_avx2(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
     use std::arch::x86_64::*;
-    wide.fill(0);
-    for group in &query.groups {
-        for (s, stripe) in wide.chunks_exact_mut(STRIPE).enumerate() {
-            let mut acc = [_mm256_setzero_si256(); STRIPE / 16];
-            for &(d, q) in group {
-                let start = d * BLOCK + s * STRIPE;
-                let column: &[i8; STRIPE] = block[start..start + STRIPE].try_into().expect("a stripe of a column");
-                let weight = _mm256_set1_epi16(q);
-                for (k, acc) in acc.iter_mut().enumerate() {
-                    // SAFETY: 16 bytes from 16 * k inside the 64 of `column`.
-                    let v = unsafe { _mm_loadu_si128(column.as_ptr().add(16 * k).cast()) };
-                    // No overflow: a group's weights sum to at most i16::MAX / 127.
-                    *acc = _mm256_add_epi16(*acc, _mm256_mullo_epi16(_mm256_cvtepi8_epi16(v), weight));
-                }
+    assert_eq!(block.len(), BLOCK * DIMENSIONS);
+    for (s, stripe) in out.chunks_exact_mut(STRIPE).enumerate() {
+        let mut acc = [_mm256_setzero_si256(); STRIPE / 16];
+        for &(d, q) in &query.dimensions {
+            debug_assert!(d < DIMENSIONS);
+            // SAFETY: d < DIMENSIONS (a query dimension), so the STRIPE bytes of the
+            // column from here lie inside `block`.
+            let column = unsafe { block.as_ptr().add(d * BLOCK + s * STRIPE) };
+            let weight = _mm256_set1_epi16(q);
+            for (k, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: 16 bytes from 16 * k inside the STRIPE of `column`.
+                let v = unsafe { _mm_loadu_si128(column.add(16 * k).cast()) };
+                // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
+                *acc = _mm256_add_epi16(*acc, _mm256_mullo_epi16(_mm256_cvtepi8_epi16(v), weight));
             }
-            for (k, acc) in acc.iter().enumerate() {
-                let halves = [_mm256_castsi256_si128(*acc), _mm256_extracti128_si256::<1>(*acc)];
-                for (h, half) in halves.into_iter().enumerate() {
-                    let out = &mut stripe[16 * k + 8 * h..16 * k + 8 * h + 8];
-                    // SAFETY: `out` holds 8 i32 (32 bytes).
-                    unsafe {
-                        let sum =
-                            _mm256_add_epi32(_mm256_loadu_si256(out.as_ptr().cast()), _mm256_cvtepi16_epi32(half));
-                        _mm256_storeu_si256(out.as_mut_ptr().cast(), sum);
-                    }
-                }
-            }
+        }
+        for (k, acc) in acc.iter().enumerate() {
+            // SAFETY: `stripe` holds 16 i16 (32 bytes) from 16 * k.
+            unsafe { _mm256_storeu_si256(stripe.as_mut_ptr().add(16 * k).cast(), *acc) };
         }
     }
 }
 
-/// The dot products of `query` with the block's vectors, into `wide`.
+/// [`dots`] with AVX-512BW: as [`dots_avx2`], twice as wide.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+unsafe fn dots_avx512(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
+    use std::arch::x86_64::*;
+    const STRIPE: usize = 256;
+    assert_eq!(block.len(), BLOCK * DIMENSIONS);
+    for (s, stripe) in out.chunks_exact_mut(STRIPE).enumerate() {
+        let mut acc = [_mm512_setzero_si512(); STRIPE / 32];
+        for &(d, q) in &query.dimensions {
+            debug_assert!(d < DIMENSIONS);
+            // SAFETY: d < DIMENSIONS (a query dimension), so the STRIPE bytes of the
+            // column from here lie inside `block`.
+            let column = unsafe { block.as_ptr().add(d * BLOCK + s * STRIPE) };
+            let weight = _mm512_set1_epi16(q);
+            for (k, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: 32 bytes from 32 * k inside the STRIPE of `column`.
+                let v = unsafe { _mm256_loadu_si256(column.add(32 * k).cast()) };
+                // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
+                *acc = _mm512_add_epi16(*acc, _mm512_mullo_epi16(_mm512_cvtepi8_epi16(v), weight));
+            }
+        }
+        for (k, acc) in acc.iter().enumerate() {
+            // SAFETY: `stripe` holds 32 i16 (64 bytes) from 32 * k.
+            unsafe { _mm512_storeu_si512(stripe.as_mut_ptr().add(32 * k).cast(), *acc) };
+        }
+    }
+}
+
+/// The dot products of `query` with the block's vectors, into `out`.
 #[inline(always)]
-fn dots(block: &[i8], query: &Query, wide: &mut [i32; BLOCK]) {
-    wide.fill(0);
-    for group in &query.groups {
-        for (s, stripe) in wide.chunks_exact_mut(STRIPE).enumerate() {
-            let mut narrow = [0i16; STRIPE];
-            for &(d, q) in group {
-                let start = d * BLOCK + s * STRIPE;
-                let column: &[i8; STRIPE] = block[start..start + STRIPE].try_into().expect("a stripe of a column");
-                // No overflow: a group's weights sum to at most i16::MAX / 127.
-                for (acc, &v) in narrow.iter_mut().zip(column) {
-                    *acc += v as i16 * q;
-                }
-            }
-            for (acc, &part) in stripe.iter_mut().zip(narrow.iter()) {
-                *acc += part as i32;
-            }
+fn dots(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
+    out.fill(0);
+    for &(d, q) in &query.dimensions {
+        let column = &block[d * BLOCK..][..BLOCK];
+        // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
+        for (acc, &v) in out.iter_mut().zip(column) {
+            *acc = acc.wrapping_add((v as i16).wrapping_mul(q));
         }
     }
 }
@@ -311,6 +350,16 @@ mod tests {
     }
 
     #[test]
+    fn dot_products_near_the_16_bit_limit_are_exact() {
+        let mut store = Vectors::default();
+        store.push(&[11; DIMENSIONS]);
+        store.push(&[-11; DIMENSIONS]);
+        let top = store.top(&[Query::new(&[11; DIMENSIONS])], 2, &|_| true);
+        assert_eq!(top[0], [(0, (121 * DIMENSIONS) as f32 / (SCALE * SCALE))]);
+        assert_eq!(top[0], store.top_portable(&[Query::new(&[11; DIMENSIONS])], 2, &|_| true)[0]);
+    }
+
+    #[test]
     fn top_matches_a_one_by_one_comparison() {
         let texts = ["quantum", "error", "correction", "qubit", "surface code", "coral reef", "loss aversion"];
         let mut store = Vectors::default();
@@ -327,6 +376,11 @@ mod tests {
             let accept = |i: u32| i % 3 != 1;
             let top = store.top(&prepared, n, &accept);
             assert_eq!(top, store.top_portable(&prepared, n, &accept), "the portable scan agrees");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                assert_eq!(top, unsafe { store.top_avx2(&prepared, n, &accept) }, "the AVX2 scan agrees");
+            }
             for (query, got) in queries.iter().zip(&top) {
                 let mut want: Vec<(u32, f32)> = (0..vectors.len())
                     .filter(|&i| accept(i as u32))

@@ -44,6 +44,12 @@ impl JsonOut {
         self.comma = true;
     }
 
+    /// Members written elsewhere (`"a":1,"b":2`), as if they were one.
+    pub fn members(&mut self, members: &[u8]) {
+        self.separate();
+        self.bytes.extend_from_slice(members);
+    }
+
     pub fn key(&mut self, key: &str) {
         self.separate();
         self.bytes.push(b'"');

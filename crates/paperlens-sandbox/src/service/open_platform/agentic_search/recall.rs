@@ -1,12 +1,11 @@
 //! Keyword (BM25) and vector (hashed n-gram cosine) recall over chunks, their hybrid
 //! fusion, and the deterministic sub-query rewrites.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::service::corpus::TOPICS;
 use crate::service::indexes::Indexes;
-use crate::service::search::{embed, tokens, Query};
+use crate::service::search::{embed_tokens, tokens, Query};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retrieval {
@@ -87,57 +86,91 @@ pub fn recall(
     accept: Option<&dyn Fn(u32) -> bool>,
 ) -> Vec<Recalled> {
     let candidates = (top_k * 3).max(50);
-    let mut es: HashMap<u32, f32> = HashMap::new();
-    let mut vector: HashMap<u32, f32> = HashMap::new();
-    for query in queries {
-        if retrieval != Retrieval::Vector {
+    let words: Vec<Vec<String>> = queries
+        .iter()
+        .map(|query| {
             let mut words = Vec::new();
             tokens(query, &mut words);
-            let top = match accept {
-                None => indexes.chunk_terms.top(&words, candidates, |_| true),
-                Some(accept) => {
-                    indexes.chunk_terms.top(&words, candidates, |c| accept(indexes.chunks[c as usize].paper))
-                }
-            };
-            for (chunk, score) in top {
-                let best = es.entry(chunk).or_insert(score);
-                *best = best.max(score);
-            }
-        }
-    }
-    if retrieval != Retrieval::Keyword {
-        let prepared: Vec<Query> = queries.iter().map(|q| Query::new(&embed(q))).collect();
-        let chunk_accept = |c: u32| accept.is_none_or(|accept| accept(indexes.chunks[c as usize].paper));
-        for top in indexes.chunk_vectors.top(&prepared, candidates, &chunk_accept) {
-            for (chunk, score) in top {
-                let best = vector.entry(chunk).or_insert(score);
-                *best = best.max(score);
-            }
-        }
-    }
-    let max_es = es.values().copied().fold(0.0f32, f32::max);
-    let mut chunks: Vec<u32> = es.keys().chain(vector.keys()).copied().collect();
-    chunks.sort_unstable();
-    chunks.dedup();
-    let fused: Vec<Recalled> = chunks
-        .into_iter()
-        .map(|chunk| {
-            let (e, v) = (es.get(&chunk).copied(), vector.get(&chunk).copied());
-            let score = match retrieval {
-                Retrieval::Keyword => e.unwrap_or(0.0),
-                Retrieval::Vector => v.unwrap_or(0.0),
-                Retrieval::Hybrid => {
-                    let keyword = e.map_or(0.0, |s| if max_es > 0.0 { s / max_es } else { 0.0 });
-                    0.5 * keyword + 0.5 * v.unwrap_or(0.0)
-                }
-            };
-            Recalled { chunk, es: e, vector: v, score: (score * 10_000.0).round() / 10_000.0 }
+            words
         })
         .collect();
-    let mut fused = fused;
-    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+    let mut es = Vec::new();
+    if retrieval != Retrieval::Vector {
+        for words in &words {
+            es.extend(match accept {
+                None => indexes.chunk_terms.top(words, candidates, |_| true),
+                Some(accept) => {
+                    indexes.chunk_terms.top(words, candidates, |c| accept(indexes.chunks[c as usize].paper))
+                }
+            });
+        }
+    }
+    let mut vector = Vec::new();
+    if retrieval != Retrieval::Keyword {
+        let prepared: Vec<Query> = words.iter().map(|words| Query::new(&embed_tokens(words))).collect();
+        let chunk_accept = |c: u32| accept.is_none_or(|accept| accept(indexes.chunks[c as usize].paper));
+        vector.extend(indexes.chunk_vectors.top(&prepared, candidates, &chunk_accept).into_iter().flatten());
+    }
+    let es = best_per_chunk(es);
+    let vector = best_per_chunk(vector);
+    let max_es = es.iter().map(|&(_, s)| s).fold(0.0f32, f32::max);
+    let fuse = |chunk: u32, e: Option<f32>, v: Option<f32>| {
+        let score = match retrieval {
+            Retrieval::Keyword => e.unwrap_or(0.0),
+            Retrieval::Vector => v.unwrap_or(0.0),
+            Retrieval::Hybrid => {
+                let keyword = e.map_or(0.0, |s| if max_es > 0.0 { s / max_es } else { 0.0 });
+                0.5 * keyword + 0.5 * v.unwrap_or(0.0)
+            }
+        };
+        Recalled { chunk, es: e, vector: v, score: (score * 10_000.0).round() / 10_000.0 }
+    };
+    let mut fused = Vec::with_capacity(es.len() + vector.len());
+    let (mut es, mut vector) = (es.into_iter().peekable(), vector.into_iter().peekable());
+    loop {
+        let recalled = match (es.peek().copied(), vector.peek().copied()) {
+            (Some((c, e)), Some((d, v))) if c == d => {
+                es.next();
+                vector.next();
+                fuse(c, Some(e), Some(v))
+            }
+            (Some((c, e)), Some((d, _))) if c < d => {
+                es.next();
+                fuse(c, Some(e), None)
+            }
+            (Some((c, e)), None) => {
+                es.next();
+                fuse(c, Some(e), None)
+            }
+            (_, Some((d, v))) => {
+                vector.next();
+                fuse(d, None, Some(v))
+            }
+            (None, None) => break,
+        };
+        fused.push(recalled);
+    }
+    // Chunks are distinct, so this order is total.
+    let order = |a: &Recalled, b: &Recalled| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk));
+    if fused.len() > top_k && top_k > 0 {
+        fused.select_nth_unstable_by(top_k - 1, order);
+    }
     fused.truncate(top_k);
+    fused.sort_unstable_by(order);
     fused
+}
+
+/// Each chunk once, with its best score, in chunk order.
+fn best_per_chunk(mut scored: Vec<(u32, f32)>) -> Vec<(u32, f32)> {
+    scored.sort_unstable_by_key(|&(chunk, _)| chunk);
+    scored.dedup_by(|next, kept| {
+        let same = next.0 == kept.0;
+        if same {
+            kept.1 = kept.1.max(next.1);
+        }
+        same
+    });
+    scored
 }
 
 pub use crate::service::indexes::estimate_tokens;

@@ -1,9 +1,11 @@
 //! The three searchable collections behind one interface.
 
 use super::fields::{FieldDef, AUTHOR_FIELDS, PAPER_FIELDS, SOURCE_FIELDS};
+use super::record_json::RecordJson;
 use crate::service::corpus::{Author, Corpus, Date, Language, Paper, Source};
 use crate::service::indexes::Indexes;
 use crate::service::search::Bm25;
+use crate::service::Service;
 
 pub trait Collection: 'static {
     type Record: 'static;
@@ -11,6 +13,7 @@ pub trait Collection: 'static {
     fn fields() -> &'static [FieldDef<Self::Record>];
     fn records(corpus: &Corpus) -> &[Self::Record];
     fn index(indexes: &Indexes) -> &Bm25;
+    fn record_json(service: &Service) -> &RecordJson<Self::Record>;
     /// Field returned whatever the projection (`doc_id` for papers).
     fn always_returned() -> Option<&'static str> {
         None
@@ -40,6 +43,9 @@ impl Collection for Papers {
     fn index(indexes: &Indexes) -> &Bm25 {
         &indexes.papers
     }
+    fn record_json(service: &Service) -> &RecordJson<Paper> {
+        &service.record_json().papers
+    }
     fn always_returned() -> Option<&'static str> {
         Some("doc_id")
     }
@@ -66,6 +72,9 @@ impl Collection for Authors {
     fn index(indexes: &Indexes) -> &Bm25 {
         &indexes.authors
     }
+    fn record_json(service: &Service) -> &RecordJson<Author> {
+        &service.record_json().authors
+    }
     fn citations(record: &Author) -> u32 {
         record.cited_by_count
     }
@@ -82,6 +91,9 @@ impl Collection for Sources {
     }
     fn index(indexes: &Indexes) -> &Bm25 {
         &indexes.sources
+    }
+    fn record_json(service: &Service) -> &RecordJson<Source> {
+        &service.record_json().sources
     }
     fn citations(record: &Source) -> u32 {
         record.cited_by_count

@@ -12,11 +12,12 @@ pub mod facets;
 pub mod fields;
 pub mod filters;
 pub mod ranking;
+pub mod record_json;
 pub mod value;
 
 use std::time::Instant;
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::params::{parse_object, Fields};
@@ -322,8 +323,7 @@ fn run<C: Collection>(
         plan.facets.iter().map(|spec| facets::compute(C::fields(), corpus, records, &matched, spec)).collect();
     let as_string = service.config().int64_as_string;
     let capped = total.min(MAX_WINDOW);
-    let response = Response {
-        results: Records { table: C::fields(), corpus, records, hits: &hits[start..end], projection: &plan.projection },
+    let summary = Summary {
         total_count: Count { value: capped as u64, as_string },
         page: if plan.cursor.is_some() { offset / plan.page_size + 1 } else { plan.page },
         page_size: plan.page_size,
@@ -332,13 +332,19 @@ fn run<C: Collection>(
         next_cursor,
         facets: facet_results.iter().map(|f| FacetOut { result: f, as_string }).collect(),
     };
-    Ok(json_response(200, serde_json::to_vec(&response).unwrap_or_default()))
+    // {"results":[...], then the summary's members.
+    let summary = serde_json::to_vec(&summary).unwrap_or_default();
+    let mut out = Vec::with_capacity(16 + summary.len());
+    out.extend_from_slice(b"{\"results\":");
+    C::record_json(service).write_page(&mut out, corpus, records, &hits[start..end], &plan.projection);
+    out.push(b',');
+    out.extend_from_slice(summary.get(1..).unwrap_or_default());
+    Ok(json_response(200, out))
 }
 
+/// The members of an answer after `results`.
 #[derive(Serialize)]
-#[serde(bound = "")]
-struct Response<'a, R: 'static> {
-    results: Records<'a, R>,
+struct Summary<'a> {
     total_count: Count,
     page: usize,
     page_size: usize,
@@ -346,43 +352,6 @@ struct Response<'a, R: 'static> {
     search_time_ms: f64,
     next_cursor: String,
     facets: Vec<FacetOut<'a>>,
-}
-
-struct Records<'a, R: 'static> {
-    table: &'static [FieldDef<R>],
-    corpus: &'a Corpus,
-    records: &'a [R],
-    hits: &'a [(u32, f64)],
-    projection: &'a [usize],
-}
-
-impl<R> Serialize for Records<'_, R> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.hits.len()))?;
-        for &(i, _) in self.hits {
-            seq.serialize_element(&Record { records: self, record: &self.records[i as usize] })?;
-        }
-        seq.end()
-    }
-}
-
-struct Record<'a, R: 'static> {
-    records: &'a Records<'a, R>,
-    record: &'a R,
-}
-
-impl<R> Serialize for Record<'_, R> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        for &field in self.records.projection {
-            let def = &self.records.table[field];
-            let value = (def.get)(self.records.corpus, self.record);
-            if !value.is_zero() {
-                map.serialize_entry(def.name, &value)?;
-            }
-        }
-        map.end()
-    }
 }
 
 struct FacetOut<'a> {
