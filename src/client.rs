@@ -179,8 +179,12 @@ impl NativeClient {
     fn call<'py>(&self, py: Python<'py>, operation: &str, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
         let request = self.prepare(py, operation, params)?;
         let transport = self.transport.clone();
-        let response = block_on(py, async move { transport.execute(&request).await })?;
-        JsonAnswer::new(operation, response.map_err(|e| to_py_err(py, e))?).into_pyobject(py)
+        let operation = operation.to_string();
+        let answer = block_on(py, async move {
+            let response = transport.execute(&request).await?;
+            Ok::<_, Error>(JsonAnswer::new(&operation, response))
+        })?;
+        answer.map_err(|e| to_py_err(py, e))?.into_pyobject(py)
     }
 
     /// The awaitable twin of [`call`]; must be called with a running event loop.

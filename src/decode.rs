@@ -1,6 +1,8 @@
 //! JSON bytes straight into Python objects (jiter), without an intermediate Rust value.
 
-use jiter::{FloatMode, Jiter, PartialMode, Peek, PythonParse, StringCacheMode};
+use std::ops::Range;
+
+use jiter::{FloatMode, Jiter, JiterResult, PartialMode, Peek, PythonParse, StringCacheMode};
 use paperlens_core::{ApiResponse, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -17,21 +19,31 @@ const PARSER: PythonParse = PythonParse {
 
 /// A successful JSON answer: decoded into `(object, request_id)` when it reaches Python.
 ///
-/// `rows` names a top-level list of objects left undecoded: each of its objects reaches
-/// Python as the `bytes` of its JSON text, and the result types decode one when it is
-/// first read (a 200-record page costs a scan instead of 200 records' worth of objects).
+/// For a page (`meta_search`), the rows of the top-level list `results` are left
+/// undecoded: each reaches Python as the `bytes` of its JSON text, and the result types
+/// decode one when it is first read. The body is checked and cut into its parts here,
+/// on the thread that received it and without the GIL; only building the Python objects
+/// waits for the GIL.
 pub struct JsonAnswer {
-    pub response: ApiResponse,
-    pub rows: Option<&'static str>,
+    response: ApiResponse,
+    page: Option<Page>,
+}
+
+/// Where the parts of a checked page are in the body.
+struct Page {
+    /// Top-level members, in order, with the span of their JSON value.
+    members: Vec<(String, Range<usize>)>,
+    /// The index in `members` of the rows, and the span of each row.
+    rows: Option<(usize, Vec<Range<usize>>)>,
 }
 
 impl JsonAnswer {
     pub fn new(operation: &str, response: ApiResponse) -> JsonAnswer {
-        let rows = match operation {
-            "meta_search" => Some("results"),
+        let page = match operation {
+            "meta_search" => scan_page(&response.body, "results"),
             _ => None,
         };
-        JsonAnswer { response, rows }
+        JsonAnswer { response, page }
     }
 }
 
@@ -42,60 +54,75 @@ impl<'py> IntoPyObject<'py> for JsonAnswer {
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let response = self.response;
-        let lazy = self.rows.filter(|_| std::str::from_utf8(&response.body).is_ok());
-        if let Some(Ok(value)) = lazy.map(|rows| decode_with_raw_rows(py, &response.body, rows)) {
-            return (value, response.request_id).into_pyobject(py).map(Bound::into_any);
-        }
-        let value = PARSER.python_parse(py, &response.body).map_err(|e| {
-            let error = Error::Decode {
-                message: format!("the body is not valid JSON ({e}); it starts with {:?}", head(&response.body)),
-                request_id: response.request_id.clone(),
-                status: response.status,
-            };
-            to_py_err(py, error)
-        })?;
+        let value = match self.page.map(|page| build_page(py, &response.body, page)) {
+            Some(value) => value?,
+            None => PARSER.python_parse(py, &response.body).map_err(|e| {
+                let error = Error::Decode {
+                    message: format!("the body is not valid JSON ({e}); it starts with {:?}", head(&response.body)),
+                    request_id: response.request_id.clone(),
+                    status: response.status,
+                };
+                to_py_err(py, error)
+            })?,
+        };
         (value, response.request_id).into_pyobject(py).map(Bound::into_any)
     }
 }
 
-/// Decodes a top-level object, except the objects of its list `rows`, which stay JSON text.
-/// Any surprise (not an object, invalid JSON) is an error: the caller then decodes the
-/// whole body eagerly, which reports it.
-fn decode_with_raw_rows<'py>(py: Python<'py>, body: &[u8], rows: &str) -> Result<Bound<'py, PyAny>, ()> {
+/// Checks a page (valid UTF-8 and JSON, a top-level object) and finds its parts; `None`
+/// for anything else, which is then decoded whole so that the error says what is wrong.
+fn scan_page(body: &[u8], rows_key: &str) -> Option<Page> {
+    std::str::from_utf8(body).ok()?;
     let mut jiter = Jiter::new(body);
-    let object = PyDict::new(py);
-    let mut key = jiter.next_object().map_err(drop)?.map(str::to_owned);
+    let mut page = Page { members: Vec::new(), rows: None };
+    let mut key = jiter.next_object().ok()?.map(str::to_owned);
     while let Some(name) = key {
-        let value = if name == rows && jiter.peek().map_err(drop)? == Peek::Array {
-            raw_rows(py, &mut jiter, body)?.into_any()
+        let start = jiter.current_index();
+        if name == rows_key && jiter.peek().ok()? == Peek::Array {
+            page.rows = Some((page.members.len(), row_spans(&mut jiter).ok()?));
         } else {
-            let start = jiter.current_index();
-            jiter.next_skip().map_err(drop)?;
-            PARSER.python_parse(py, &body[start..jiter.current_index()]).map_err(drop)?
-        };
-        object.set_item(name, value).map_err(drop)?;
-        key = jiter.next_key().map_err(drop)?.map(str::to_owned);
+            jiter.next_skip().ok()?;
+        }
+        page.members.push((name, start..jiter.current_index()));
+        key = jiter.next_key().ok()?.map(str::to_owned);
     }
-    jiter.finish().map_err(drop)?;
-    Ok(object.into_any())
+    jiter.finish().ok()?;
+    Some(page)
 }
 
-/// The elements of the array at the cursor: objects as `bytes`, anything else decoded.
-fn raw_rows<'py>(py: Python<'py>, jiter: &mut Jiter, body: &[u8]) -> Result<Bound<'py, PyList>, ()> {
-    let list = PyList::empty(py);
-    let mut next = jiter.known_array().map_err(drop)?;
+fn row_spans(jiter: &mut Jiter) -> JiterResult<Vec<Range<usize>>> {
+    let mut spans = Vec::new();
+    let mut next = jiter.known_array()?;
     while let Some(peek) = next {
         let start = jiter.current_index();
-        jiter.known_skip(peek).map_err(drop)?;
-        let text = &body[start..jiter.current_index()];
-        let item = match peek {
-            Peek::Object => PyBytes::new(py, text).into_any(),
-            _ => PARSER.python_parse(py, text).map_err(drop)?,
-        };
-        list.append(item).map_err(drop)?;
-        next = jiter.array_step().map_err(drop)?;
+        jiter.known_skip(peek)?;
+        spans.push(start..jiter.current_index());
+        next = jiter.array_step()?;
     }
-    Ok(list)
+    Ok(spans)
+}
+
+/// The page as a dict; its rows are objects' JSON text as `bytes` (anything else decoded).
+fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'py, PyAny>> {
+    let object = PyDict::new(py);
+    let rows_at = page.rows.as_ref().map(|(index, _)| *index);
+    let mut rows = page.rows.map(|(_, spans)| spans).unwrap_or_default();
+    for (index, (name, span)) in page.members.into_iter().enumerate() {
+        if Some(index) == rows_at {
+            let list = PyList::empty(py);
+            for span in std::mem::take(&mut rows) {
+                let text = &body[span];
+                match text.first() {
+                    Some(b'{') => list.append(PyBytes::new(py, text))?,
+                    _ => list.append(loads(py, text)?)?,
+                }
+            }
+            object.set_item(name, list)?;
+        } else {
+            object.set_item(name, loads(py, &body[span])?)?;
+        }
+    }
+    Ok(object.into_any())
 }
 
 /// Decodes JSON text (a row that [`JsonAnswer`] left undecoded).

@@ -19,3 +19,9 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode::loads, m)?)?;
     Ok(())
 }
+
+/// Response bodies are large, short-lived buffers filled on tokio threads; glibc's
+/// per-thread arenas hand their pages back and fault them in again on every call, which
+/// mimalloc does not (about 15% of the CPU of a 200-record page).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
