@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyString};
 use pythonize::Depythonizer;
 
 use crate::completions::{Completions, Outcome};
-use crate::decode::{BytesAnswer, JsonAnswer};
+use crate::decode::{page_rows, BytesAnswer, JsonAnswer};
 use crate::errors::{to_py_err, to_py_err_attached};
 use crate::events::PythonLog;
 use crate::runtime::block_on;
@@ -179,10 +179,10 @@ impl NativeClient {
     fn call<'py>(&self, py: Python<'py>, operation: &str, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
         let request = self.prepare(py, operation, params)?;
         let transport = self.transport.clone();
-        let operation = operation.to_string();
+        let rows = page_rows(operation);
         let answer = block_on(py, async move {
             let response = transport.execute(&request).await?;
-            Ok::<_, Error>(JsonAnswer::new(&operation, response))
+            Ok::<_, Error>(JsonAnswer::new(rows, response))
         })?;
         answer.map_err(|e| to_py_err(py, e))?.into_pyobject(py)
     }
@@ -196,10 +196,10 @@ impl NativeClient {
     ) -> PyResult<Bound<'py, PyAny>> {
         let request = self.prepare(py, operation, params)?;
         let transport = self.transport.clone();
-        let operation = operation.to_string();
+        let rows = page_rows(operation);
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let response = transport.execute(&request).await.map_err(to_py_err_attached)?;
-            Ok(JsonAnswer::new(&operation, response))
+            Ok(JsonAnswer::new(rows, response))
         })
     }
 
@@ -240,9 +240,9 @@ impl NativeClient {
         match (kind, dest) {
             ("json", _) => {
                 let request = self.prepare(py, operation, params)?;
-                let operation = operation.to_string();
+                let rows = page_rows(operation);
                 shared.spawn(id, async move {
-                    Outcome::Json(transport.execute(&request).await.map(|r| JsonAnswer::new(&operation, r)))
+                    Outcome::Json(transport.execute(&request).await.map(|r| JsonAnswer::new(rows, r)))
                 });
             }
             ("bytes", _) => {

@@ -29,20 +29,27 @@ pub struct JsonAnswer {
     page: Option<Page>,
 }
 
-/// Where the parts of a checked page are in the body.
-struct Page {
-    /// Top-level members, in order, with the span of their JSON value.
-    members: Vec<(String, Range<usize>)>,
-    /// The index in `members` of the rows, and the span of each row.
-    rows: Option<(usize, Vec<Range<usize>>)>,
+/// The top-level members of a checked page, in order, each with where its JSON is.
+type Page = Vec<(String, Member)>;
+
+enum Member {
+    Value(Range<usize>),
+    /// The undecoded rows: the span of each element of the list.
+    Rows(Vec<Range<usize>>),
+}
+
+/// The name of the list whose rows `operation`'s answer leaves undecoded, if any.
+pub fn page_rows(operation: &str) -> Option<&'static str> {
+    match operation {
+        "meta_search" => Some("results"),
+        _ => None,
+    }
 }
 
 impl JsonAnswer {
-    pub fn new(operation: &str, response: ApiResponse) -> JsonAnswer {
-        let page = match operation {
-            "meta_search" => scan_page(&response.body, "results"),
-            _ => None,
-        };
+    /// `rows`: what [`page_rows`] gives for the operation.
+    pub fn new(rows: Option<&'static str>, response: ApiResponse) -> JsonAnswer {
+        let page = rows.and_then(|rows| scan_page(&response.body, rows));
         JsonAnswer { response, page }
     }
 }
@@ -74,16 +81,17 @@ impl<'py> IntoPyObject<'py> for JsonAnswer {
 fn scan_page(body: &[u8], rows_key: &str) -> Option<Page> {
     std::str::from_utf8(body).ok()?;
     let mut jiter = Jiter::new(body);
-    let mut page = Page { members: Vec::new(), rows: None };
+    let mut page = Page::new();
     let mut key = jiter.next_object().ok()?.map(str::to_owned);
     while let Some(name) = key {
         let start = jiter.current_index();
-        if name == rows_key && jiter.peek().ok()? == Peek::Array {
-            page.rows = Some((page.members.len(), row_spans(&mut jiter).ok()?));
+        let member = if name == rows_key && jiter.peek().ok()? == Peek::Array {
+            Member::Rows(row_spans(&mut jiter).ok()?)
         } else {
             jiter.next_skip().ok()?;
-        }
-        page.members.push((name, start..jiter.current_index()));
+            Member::Value(start..jiter.current_index())
+        };
+        page.push((name, member));
         key = jiter.next_key().ok()?.map(str::to_owned);
     }
     jiter.finish().ok()?;
@@ -105,21 +113,20 @@ fn row_spans(jiter: &mut Jiter) -> JiterResult<Vec<Range<usize>>> {
 /// The page as a dict; its rows are objects' JSON text as `bytes` (anything else decoded).
 fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'py, PyAny>> {
     let object = PyDict::new(py);
-    let rows_at = page.rows.as_ref().map(|(index, _)| *index);
-    let mut rows = page.rows.map(|(_, spans)| spans).unwrap_or_default();
-    for (index, (name, span)) in page.members.into_iter().enumerate() {
-        if Some(index) == rows_at {
-            let list = PyList::empty(py);
-            for span in std::mem::take(&mut rows) {
-                let text = &body[span];
-                match text.first() {
-                    Some(b'{') => list.append(PyBytes::new(py, text))?,
-                    _ => list.append(loads(py, text)?)?,
+    for (name, member) in page {
+        match member {
+            Member::Value(span) => object.set_item(name, loads(py, &body[span])?)?,
+            Member::Rows(spans) => {
+                let list = PyList::empty(py);
+                for span in spans {
+                    let text = &body[span];
+                    match text.first() {
+                        Some(b'{') => list.append(PyBytes::new(py, text))?,
+                        _ => list.append(loads(py, text)?)?,
+                    }
                 }
+                object.set_item(name, list)?;
             }
-            object.set_item(name, list)?;
-        } else {
-            object.set_item(name, loads(py, &body[span])?)?;
         }
     }
     Ok(object.into_any())
