@@ -110,21 +110,27 @@ impl Bm25 {
             }
             // Keep at most 2n candidates, cut back to the n best whenever full: a score
             // below the n-th best seen so far can never make the final n.
-            let mut kept: Vec<(u32, f32)> = Vec::with_capacity(2 * n);
-            let mut floor = f32::NEG_INFINITY;
+            let mut kept: Vec<u64> = Vec::with_capacity(2 * n);
+            let mut floor = 0;
             for &doc in touched {
-                let score = scores[doc as usize].0;
-                if score < floor {
+                let key = key(doc, scores[doc as usize].0);
+                if key < floor {
                     continue;
                 }
-                kept.push((doc, score));
+                kept.push(key);
                 if kept.len() == 2 * n {
-                    kept.select_nth_unstable_by(n - 1, by_score);
-                    kept.truncate(n);
-                    floor = kept.iter().map(|k| k.1).fold(f32::INFINITY, f32::min);
+                    kept.select_nth_unstable(n);
+                    kept.drain(..n);
+                    floor = kept.iter().copied().min().unwrap_or(0);
                 }
             }
-            top_by_score(kept, n)
+            if kept.len() > n {
+                let cut = kept.len() - n;
+                kept.select_nth_unstable(cut);
+                kept.drain(..cut);
+            }
+            kept.sort_unstable();
+            kept.into_iter().rev().map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32))).collect()
         })
     }
 
@@ -187,17 +193,10 @@ struct Scratch {
     dirty: bool,
 }
 
-/// The `n` best (id, score) pairs, best first, ties to the lower id.
-pub fn top_by_score(mut scored: Vec<(u32, f32)>, n: usize) -> Vec<(u32, f32)> {
-    if scored.len() > n {
-        scored.select_nth_unstable_by(n, by_score);
-        scored.truncate(n);
-    }
-    scored.sort_by(by_score);
-    scored
-}
-
-/// Best score first, ties to the lower id.
-fn by_score(a: &(u32, f32), b: &(u32, f32)) -> std::cmp::Ordering {
-    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+/// One integer per (document, score) that orders as the ranking does: the higher score,
+/// then the lower document. BM25 scores are positive, and the bits of positive floats
+/// order as their values.
+fn key(doc: u32, score: f32) -> u64 {
+    debug_assert!(score > 0.0);
+    (score.to_bits() as u64) << 32 | !doc as u64
 }

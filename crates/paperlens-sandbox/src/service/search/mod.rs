@@ -5,6 +5,6 @@ pub mod bm25;
 pub mod tokenize;
 pub mod vector;
 
-pub use bm25::{top_by_score, Bm25, Bm25Builder, Match};
+pub use bm25::{Bm25, Bm25Builder, Match};
 pub use tokenize::{tokens, Script};
 pub use vector::{embed, embed_tokens, Query, Vectors, DIMENSIONS};

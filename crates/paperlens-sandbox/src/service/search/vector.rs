@@ -193,7 +193,7 @@ impl Vectors {
                 }
             }
         }
-        best.into_iter().map(|t| t.into_sorted().into_iter().map(|(dot, i)| (i, to_cosine(dot))).collect()).collect()
+        best.into_iter().map(|t| t.into_sorted().map(|(dot, i)| (i, to_cosine(dot))).collect()).collect()
     }
 }
 
@@ -236,32 +236,38 @@ unsafe fn dots_avx2(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
     }
 }
 
-/// [`dots`] with AVX-512BW: as [`dots_avx2`], twice as wide.
+/// [`dots`] with AVX-512BW: as [`dots_avx2`], twice as wide, a whole block at a time (its
+/// sums fill half the registers). The scan waits on memory more than it computes, so the
+/// columns of the query's next dimensions are fetched ahead.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 unsafe fn dots_avx512(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
     use std::arch::x86_64::*;
-    const STRIPE: usize = 256;
+    const AHEAD: usize = 4;
     assert_eq!(block.len(), BLOCK * DIMENSIONS);
-    for (s, stripe) in out.chunks_exact_mut(STRIPE).enumerate() {
-        let mut acc = [_mm512_setzero_si512(); STRIPE / 32];
-        for &(d, q) in &query.dimensions {
-            debug_assert!(d < DIMENSIONS);
-            // SAFETY: d < DIMENSIONS (a query dimension), so the STRIPE bytes of the
-            // column from here lie inside `block`.
-            let column = unsafe { block.as_ptr().add(d * BLOCK + s * STRIPE) };
-            let weight = _mm512_set1_epi16(q);
-            for (k, acc) in acc.iter_mut().enumerate() {
-                // SAFETY: 32 bytes from 32 * k inside the STRIPE of `column`.
-                let v = unsafe { _mm256_loadu_si256(column.add(32 * k).cast()) };
-                // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
-                *acc = _mm512_add_epi16(*acc, _mm512_mullo_epi16(_mm512_cvtepi8_epi16(v), weight));
+    let mut acc = [_mm512_setzero_si512(); BLOCK / 32];
+    for (j, &(d, q)) in query.dimensions.iter().enumerate() {
+        debug_assert!(d < DIMENSIONS);
+        if let Some(&(next, _)) = query.dimensions.get(j + AHEAD) {
+            for line in (0..BLOCK).step_by(64) {
+                // SAFETY: next < DIMENSIONS, so its column lies inside `block`.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().add(next * BLOCK + line).cast()) };
             }
         }
-        for (k, acc) in acc.iter().enumerate() {
-            // SAFETY: `stripe` holds 32 i16 (64 bytes) from 32 * k.
-            unsafe { _mm512_storeu_si512(stripe.as_mut_ptr().add(32 * k).cast(), *acc) };
+        // SAFETY: d < DIMENSIONS (a query dimension), so the BLOCK bytes of the column
+        // from here lie inside `block`.
+        let column = unsafe { block.as_ptr().add(d * BLOCK) };
+        let weight = _mm512_set1_epi16(q);
+        for (k, acc) in acc.iter_mut().enumerate() {
+            // SAFETY: 32 bytes from 32 * k inside the column.
+            let v = unsafe { _mm256_loadu_si256(column.add(32 * k).cast()) };
+            // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
+            *acc = _mm512_add_epi16(*acc, _mm512_mullo_epi16(_mm512_cvtepi8_epi16(v), weight));
         }
+    }
+    for (k, acc) in acc.iter().enumerate() {
+        // SAFETY: `out` holds 32 i16 (64 bytes) from 32 * k.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(32 * k).cast(), *acc) };
     }
 }
 
@@ -279,10 +285,11 @@ fn dots(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
 }
 
 /// The `n` largest (dot, position) pairs pushed, ties to the lower position; positions
-/// are pushed in increasing order.
+/// are pushed in increasing order. Each pair is kept as one integer that orders as the
+/// pairs do (see [`TopN::key`]), so the cuts compare plain integers.
 struct TopN {
     n: usize,
-    kept: Vec<(i32, u32)>,
+    kept: Vec<u64>,
     /// Pushes must beat this dot product (0 until `n` candidates are known).
     floor: i32,
 }
@@ -292,12 +299,18 @@ impl TopN {
         TopN { n, kept: Vec::with_capacity(2 * n + 1), floor: 0 }
     }
 
+    /// Larger is better: the dot product (positive), then the lower position.
+    fn key(dot: i32, position: u32) -> u64 {
+        debug_assert!(dot > 0);
+        (dot as u64) << 32 | !position as u64
+    }
+
     fn floor(&self) -> i32 {
         self.floor
     }
 
     fn push(&mut self, dot: i32, position: u32) {
-        self.kept.push((dot, position));
+        self.kept.push(TopN::key(dot, position));
         if self.kept.len() > 2 * self.n {
             self.shrink();
         }
@@ -309,21 +322,22 @@ impl TopN {
             self.floor = i32::MAX;
             return;
         }
-        let order = |a: &(i32, u32), b: &(i32, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
         if self.kept.len() > self.n {
-            self.kept.select_nth_unstable_by(self.n - 1, order);
-            self.kept.truncate(self.n);
+            let cut = self.kept.len() - self.n;
+            self.kept.select_nth_unstable(cut);
+            self.kept.drain(..cut);
         }
         if self.kept.len() == self.n {
             // Later positions lose ties, so they must beat the n-th dot product strictly.
-            self.floor = self.kept.iter().map(|k| k.0).min().unwrap_or(0).max(0);
+            self.floor = (self.kept.iter().min().map_or(0, |k| k >> 32)) as i32;
         }
     }
 
-    fn into_sorted(mut self) -> Vec<(i32, u32)> {
+    /// Best first, as (dot, position).
+    fn into_sorted(mut self) -> impl Iterator<Item = (i32, u32)> {
         self.shrink();
-        self.kept.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        self.kept
+        self.kept.sort_unstable();
+        self.kept.into_iter().rev().map(|k| ((k >> 32) as i32, !(k as u32)))
     }
 }
 

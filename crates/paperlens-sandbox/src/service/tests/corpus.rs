@@ -143,6 +143,8 @@ fn scale_and_speed_report() {
                 ));
             }
         }
+        // The call of benches/bench_client.py.
+        cases.push(("/agentic-search", agentic("retrieval augmented generation for question answering", "hybrid", 0)));
         cases.push(("/agentic-search", json!({"query": "loss aversion nudges", "top_k": 10, "sub_queries": 4})));
         cases.push((
             "/agentic-search",
