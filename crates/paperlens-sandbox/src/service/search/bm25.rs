@@ -200,3 +200,30 @@ fn key(doc: u32, score: f32) -> u64 {
     debug_assert!(score > 0.0);
     (score.to_bits() as u64) << 32 | !doc as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_is_the_best_of_every_match_ties_to_the_lower_document() {
+        let words = ["coral", "reef", "bleaching", "heat", "ocean", "policy"];
+        let mut builder = Bm25Builder::default();
+        for doc in 0..600usize {
+            // Few distinct documents, so many scores tie.
+            let tokens: Vec<String> = (0..1 + doc % 4).map(|k| words[(doc / 4 + k * 7) % words.len()].into()).collect();
+            builder.add(&tokens);
+        }
+        let index = builder.build();
+        let query: Vec<String> = ["reef", "heat", "reef", "policy"].map(String::from).into();
+        for accept in [(|_| true) as fn(u32) -> bool, |doc| doc % 3 != 0] {
+            let mut want: Vec<(u32, f32)> = index.search(&query, 1, accept).iter().map(|m| (m.doc, m.score)).collect();
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            assert!(want.len() > 200 && want.windows(2).filter(|w| w[0].1 == w[1].1).count() > 100, "many ties");
+            for n in [0, 1, 10, 50, 299, 1000] {
+                let top = index.top(&query, n, accept);
+                assert_eq!(top, want[..n.min(want.len())], "n = {n}");
+            }
+        }
+    }
+}
