@@ -3,6 +3,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use super::largest::{keep_largest, largest_first};
+
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
@@ -119,18 +121,11 @@ impl Bm25 {
                 }
                 kept.push(key);
                 if kept.len() == 2 * n {
-                    kept.select_nth_unstable(n);
-                    kept.drain(..n);
+                    keep_largest(&mut kept, n);
                     floor = kept.iter().copied().min().unwrap_or(0);
                 }
             }
-            if kept.len() > n {
-                let cut = kept.len() - n;
-                kept.select_nth_unstable(cut);
-                kept.drain(..cut);
-            }
-            kept.sort_unstable();
-            kept.into_iter().rev().map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32))).collect()
+            largest_first(kept, n).map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32))).collect()
         })
     }
 

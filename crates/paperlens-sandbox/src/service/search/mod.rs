@@ -2,6 +2,7 @@
 //! character n-gram vectors for a deterministic "semantic" recall.
 
 pub mod bm25;
+mod largest;
 pub mod tokenize;
 pub mod vector;
 

@@ -2,6 +2,7 @@
 //! feature vector, L2-normalised and quantised to i8. Cosine similarity of two such
 //! vectors approximates their lexical overlap, including partial word matches.
 
+use super::largest::{keep_largest, largest_first};
 use super::tokenize::tokens;
 use crate::service::rng::key;
 
@@ -322,11 +323,7 @@ impl TopN {
             self.floor = i32::MAX;
             return;
         }
-        if self.kept.len() > self.n {
-            let cut = self.kept.len() - self.n;
-            self.kept.select_nth_unstable(cut);
-            self.kept.drain(..cut);
-        }
+        keep_largest(&mut self.kept, self.n);
         if self.kept.len() == self.n {
             // Later positions lose ties, so they must beat the n-th dot product strictly.
             self.floor = (self.kept.iter().min().map_or(0, |k| k >> 32)) as i32;
@@ -334,10 +331,8 @@ impl TopN {
     }
 
     /// Best first, as (dot, position).
-    fn into_sorted(mut self) -> impl Iterator<Item = (i32, u32)> {
-        self.shrink();
-        self.kept.sort_unstable();
-        self.kept.into_iter().rev().map(|k| ((k >> 32) as i32, !(k as u32)))
+    fn into_sorted(self) -> impl Iterator<Item = (i32, u32)> {
+        largest_first(self.kept, self.n).map(|k| ((k >> 32) as i32, !(k as u32)))
     }
 }
 
