@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::largest::{keep_largest, largest_first};
+use super::largest::keep_largest;
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
@@ -102,9 +102,9 @@ impl Bm25 {
         matches
     }
 
-    /// The `n` best scored documents containing at least one query term, best first (ties
-    /// by document), as (document, score): the scores of [`Bm25::search`], without
-    /// listing every match.
+    /// The `n` best scored documents containing at least one query term (of equal scores,
+    /// the lower documents), as (document, score) in no particular order: the scores of
+    /// [`Bm25::search`], without listing every match.
     pub fn top(&self, query: &[String], n: usize, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
         self.accumulate(query, &accept, |touched, scores| {
             if n == 0 {
@@ -125,7 +125,8 @@ impl Bm25 {
                     floor = kept.iter().copied().min().unwrap_or(0);
                 }
             }
-            largest_first(kept, n).map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32))).collect()
+            keep_largest(&mut kept, n);
+            kept.into_iter().map(|k| (!(k as u32), f32::from_bits((k >> 32) as u32))).collect()
         })
     }
 
@@ -150,7 +151,11 @@ impl Bm25 {
                 scores.resize(size, (0.0, 0));
             }
             *dirty = true;
-            touched.clear();
+            // One slot more than documents: every posting writes its document at the end
+            // of the list and keeps it only on first touch (no branch, no growth).
+            touched.resize(touched.len().max(self.len() + 1), 0);
+            let scores = &mut scores[..self.len()];
+            let mut count = 0;
             let mut distinct: Vec<&String> = query.iter().collect();
             distinct.sort();
             distinct.dedup();
@@ -163,15 +168,15 @@ impl Bm25 {
                         continue;
                     }
                     let entry = &mut scores[doc as usize];
-                    if entry.1 == 0 {
-                        touched.push(doc);
-                    }
+                    touched[count] = doc;
+                    count += (entry.1 == 0) as usize;
                     entry.0 += part;
                     entry.1 += 1;
                 }
             }
-            let result = read(touched, &scores[..self.len()]);
-            for &doc in touched.iter() {
+            let touched = &touched[..count];
+            let result = read(touched, scores);
+            for &doc in touched {
                 scores[doc as usize] = (0.0, 0);
             }
             *dirty = false;
@@ -216,7 +221,8 @@ mod tests {
             want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             assert!(want.len() > 200 && want.windows(2).filter(|w| w[0].1 == w[1].1).count() > 100, "many ties");
             for n in [0, 1, 10, 50, 299, 1000] {
-                let top = index.top(&query, n, accept);
+                let mut top = index.top(&query, n, accept);
+                top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 assert_eq!(top, want[..n.min(want.len())], "n = {n}");
             }
         }

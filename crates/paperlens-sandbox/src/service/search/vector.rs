@@ -2,7 +2,8 @@
 //! feature vector, L2-normalised and quantised to i8. Cosine similarity of two such
 //! vectors approximates their lexical overlap, including partial word matches.
 
-use super::largest::{keep_largest, largest_first};
+use super::largest::keep_largest;
+use super::round;
 use super::tokenize::tokens;
 use crate::service::rng::key;
 
@@ -25,8 +26,21 @@ pub fn embed_tokens(words: &[String]) -> [i8; DIMENSIONS] {
         features[slot] += sign * weight;
     };
     let mut padded: Vec<char> = Vec::new();
+    let mut padded_ascii: Vec<u8> = Vec::new();
     for word in words {
         add(fnv(FNV_OFFSET, word.as_bytes()), 1.0);
+        // A trigram's hash is the FNV of its characters' UTF-8 bytes; for ASCII words
+        // those are the word's own bytes.
+        if word.is_ascii() {
+            padded_ascii.clear();
+            padded_ascii.push(b'^');
+            padded_ascii.extend_from_slice(word.as_bytes());
+            padded_ascii.push(b'$');
+            for gram in padded_ascii.windows(3) {
+                add(fnv(FNV_OFFSET, gram), 0.4);
+            }
+            continue;
+        }
         padded.clear();
         padded.push('^');
         padded.extend(word.chars());
@@ -39,8 +53,9 @@ pub fn embed_tokens(words: &[String]) -> [i8; DIMENSIONS] {
     let norm = features.iter().map(|v| v * v).sum::<f32>().sqrt();
     let mut out = [0i8; DIMENSIONS];
     if norm > 0.0 {
-        for (o, v) in out.iter_mut().zip(features) {
-            *o = (v / norm * SCALE).round().clamp(-127.0, 127.0) as i8;
+        // A query hashes into few slots: most are zero and stay so.
+        for (o, v) in out.iter_mut().zip(features).filter(|(_, v)| *v != 0.0) {
+            *o = round(v / norm * SCALE).clamp(-127.0, 127.0) as i8;
         }
     }
     out
@@ -82,7 +97,8 @@ pub struct Query {
 impl Query {
     pub fn new(vector: &[i8; DIMENSIONS]) -> Query {
         assert!(norm_squared(vector) <= MAX_NORM_SQUARED, "query vector norm too large for 16-bit dot products");
-        let dimensions = vector.iter().enumerate().filter(|(_, &q)| q != 0).map(|(d, &q)| (d, q as i16)).collect();
+        let mut dimensions = Vec::with_capacity(DIMENSIONS);
+        dimensions.extend(vector.iter().enumerate().filter(|(_, &q)| q != 0).map(|(d, &q)| (d, q as i16)));
         Query { dimensions }
     }
 }
@@ -120,8 +136,9 @@ impl Vectors {
         to_cosine(dot)
     }
 
-    /// For each query, the `n` stored vectors most similar to it with a positive cosine,
-    /// best first (ties by position), among those `accept` keeps; as (position, cosine).
+    /// For each query, the `n` stored vectors most similar to it with a positive cosine (of
+    /// equal ones, the lower positions), among those `accept` keeps; as (position, cosine)
+    /// in no particular order.
     pub fn top(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512bw") {
@@ -194,7 +211,7 @@ impl Vectors {
                 }
             }
         }
-        best.into_iter().map(|t| t.into_sorted().map(|(dot, i)| (i, to_cosine(dot))).collect()).collect()
+        best.into_iter().map(|t| t.into_kept().map(|(dot, i)| (i, to_cosine(dot))).collect()).collect()
     }
 }
 
@@ -330,15 +347,24 @@ impl TopN {
         }
     }
 
-    /// Best first, as (dot, position).
-    fn into_sorted(self) -> impl Iterator<Item = (i32, u32)> {
-        largest_first(self.kept, self.n).map(|k| ((k >> 32) as i32, !(k as u32)))
+    /// The `n` largest, as (dot, position) in no particular order.
+    fn into_kept(mut self) -> impl Iterator<Item = (i32, u32)> {
+        keep_largest(&mut self.kept, self.n);
+        self.kept.into_iter().map(|k| ((k >> 32) as i32, !(k as u32)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each query's list best first (ties to the lower position).
+    fn best_first(mut lists: Vec<Vec<(u32, f32)>>) -> Vec<Vec<(u32, f32)>> {
+        for list in &mut lists {
+            list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+        lists
+    }
 
     #[test]
     fn similar_texts_are_closer_than_unrelated_ones() {
@@ -347,7 +373,7 @@ mod tests {
         store.push(&embed("surface codes for quantum error correction on superconducting qubits"));
         store.push(&embed("loss aversion in household savings decisions"));
         assert!(store.cosine(0, &query) > store.cosine(1, &query) + 0.2);
-        let top = store.top(&[Query::new(&query)], 5, &|_| true);
+        let top = best_first(store.top(&[Query::new(&query)], 5, &|_| true));
         assert_eq!(top[0], [(0, store.cosine(0, &query)), (1, store.cosine(1, &query))]);
         let unrelated = store.top(&[Query::new(&embed("zzz"))], 5, &|_| true);
         assert!(unrelated[0].iter().all(|(i, s)| *s > 0.0 && *s == store.cosine(*i as usize, &embed("zzz"))));
@@ -383,12 +409,13 @@ mod tests {
         let prepared: Vec<Query> = queries.iter().map(Query::new).collect();
         for n in [0, 1, 7, 50, 2000] {
             let accept = |i: u32| i % 3 != 1;
-            let top = store.top(&prepared, n, &accept);
-            assert_eq!(top, store.top_portable(&prepared, n, &accept), "the portable scan agrees");
+            let top = best_first(store.top(&prepared, n, &accept));
+            assert_eq!(top, best_first(store.top_portable(&prepared, n, &accept)), "the portable scan agrees");
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2.
-                assert_eq!(top, unsafe { store.top_avx2(&prepared, n, &accept) }, "the AVX2 scan agrees");
+                let avx2 = best_first(unsafe { store.top_avx2(&prepared, n, &accept) });
+                assert_eq!(top, avx2, "the AVX2 scan agrees");
             }
             for (query, got) in queries.iter().zip(&top) {
                 let mut want: Vec<(u32, f32)> = (0..vectors.len())

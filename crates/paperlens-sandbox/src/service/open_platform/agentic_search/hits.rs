@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::json::JsonOut;
-use super::recall::{estimate_tokens, Recalled};
+use super::recall::{estimate_tokens, four_decimals, Recalled};
 use super::{MODEL_NAME, MODEL_VERSION, PAGE_CODE_POINTS};
 use crate::service::fragments::{FragmentCache, HeapSize};
 use crate::service::Service;
@@ -49,13 +49,12 @@ impl HitCache {
 
 /// Writes one hit, the members in the order of the API's examples.
 pub fn write_hit(out: &mut JsonOut, parts: &HitParts, recalled: &Recalled) {
-    let round = |s: f32| (s * 10_000.0).round() / 10_000.0;
     out.begin_object();
     out.members(&parts.members[..parts.split]);
     out.field("score", &recalled.score);
     out.field_str("recall_source", recalled.recall_source());
-    out.field("origin_es_score", &recalled.es.map(round));
-    out.field("origin_vector_score", &recalled.vector.map(round));
+    out.field("origin_es_score", &recalled.es.map(four_decimals));
+    out.field("origin_vector_score", &recalled.vector.map(four_decimals));
     out.members(&parts.members[parts.split..]);
     out.end_object();
 }

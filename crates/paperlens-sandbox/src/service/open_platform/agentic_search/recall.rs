@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use crate::service::corpus::TOPICS;
 use crate::service::indexes::Indexes;
-use crate::service::search::{embed_tokens, tokens, Query};
+use crate::service::search::{embed_tokens, round, tokens, Query};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retrieval {
@@ -123,7 +123,7 @@ pub fn recall(
                 0.5 * keyword + 0.5 * v.unwrap_or(0.0)
             }
         };
-        Recalled { chunk, es: e, vector: v, score: (score * 10_000.0).round() / 10_000.0 }
+        Recalled { chunk, es: e, vector: v, score: four_decimals(score) }
     };
     let mut fused = Vec::with_capacity(es.len() + vector.len());
     let (mut es, mut vector) = (es.into_iter().peekable(), vector.into_iter().peekable());
@@ -160,17 +160,31 @@ pub fn recall(
     fused
 }
 
-/// Each chunk once, with its best score, in chunk order.
-fn best_per_chunk(mut scored: Vec<(u32, f32)>) -> Vec<(u32, f32)> {
-    scored.sort_unstable_by_key(|&(chunk, _)| chunk);
-    scored.dedup_by(|next, kept| {
-        let same = next.0 == kept.0;
+/// `x` rounded to four decimals, as scores are reported.
+pub fn four_decimals(x: f32) -> f32 {
+    round(x * 10_000.0) / 10_000.0
+}
+
+/// Each chunk once, with its best score, in chunk order. Scores are positive, so the bits
+/// of a float order as its value: (chunk, score) packed into one integer sorts by chunk,
+/// then score, and the last of each chunk's run holds its best.
+fn best_per_chunk(scored: Vec<(u32, f32)>) -> Vec<(u32, f32)> {
+    let mut keys: Vec<u64> = scored
+        .into_iter()
+        .map(|(chunk, score)| {
+            debug_assert!(score > 0.0);
+            (chunk as u64) << 32 | score.to_bits() as u64
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup_by(|next, kept| {
+        let same = *next >> 32 == *kept >> 32;
         if same {
-            kept.1 = kept.1.max(next.1);
+            *kept = *next;
         }
         same
     });
-    scored
+    keys.into_iter().map(|key| ((key >> 32) as u32, f32::from_bits(key as u32))).collect()
 }
 
 pub use crate::service::indexes::estimate_tokens;
