@@ -1,17 +1,23 @@
 """paperlens against httpx + orjson and aiohttp + orjson, same calls, same loopback server.
 
-Run:  python benches/bench_client.py   (needs: pip install -e ".[bench]")
+Run:  python benches/bench_client.py   (needs: pip install -e ".[bench]", and wrk on the PATH
+for the server's throughput)
 
-The server is a sandbox in its own process. Its capacity is measured from its own CPU time
-per call while the fastest client runs (1 / CPU seconds per call, per core) and compared
-with that client's rate. Results are reported as ratios from one run.
+The server is a sandbox in its own process. Its throughput is what wrk, the HTTP load
+generator, gets from it over 64 connections on the same machine. Its CPU time per call while
+the fastest client runs is reported too (1 / CPU seconds per call: calls per second per core).
+Both are compared with the fastest client's rate. Results are reported as ratios from one run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +36,7 @@ META = ("/meta-search", {"page_size": 200})
 AGENTIC = ("/agentic-search", {"query": "retrieval augmented generation for question answering", "top_k": 10})
 CALLS = {"meta-search (200 records)": META, "agentic-search (10 hits)": AGENTIC}
 SYNC_CALLS, ASYNC_CALLS, IN_FLIGHT, THREADS = 400, 2000, 64, 8
+WRK_SECONDS = 4
 
 
 def per_call(call: Callable[[], object], n: int) -> tuple[float, float]:
@@ -133,6 +140,35 @@ def thread_scaling(server: SandboxProcess, path: str, body: dict) -> tuple[float
     return run(1), run(THREADS)
 
 
+def wrk_throughput(server: SandboxProcess, path: str, body: dict) -> tuple[float, float] | None:
+    """Calls per second wrk gets from the sandbox over IN_FLIGHT connections, and the CPU
+    cores the sandbox used meanwhile; None when wrk is not installed."""
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        return None
+    script = "\n".join(
+        [
+            'wrk.method = "POST"',
+            f"wrk.body = [[{orjson.dumps(body).decode()}]]",
+            'wrk.headers["Content-Type"] = "application/json"',
+            f'wrk.headers["Authorization"] = "Bearer {server.token}"',
+        ]
+    )
+    with tempfile.TemporaryDirectory() as directory:
+        lua = Path(directory, "call.lua")
+        lua.write_text(script)
+        command = [wrk, "-t1", f"-c{IN_FLIGHT}", f"-d{WRK_SECONDS}s", "-s", str(lua), server.base_url + path]
+        before, started = server.cpu_seconds(), time.perf_counter()
+        report = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        cores = (server.cpu_seconds() - before) / (time.perf_counter() - started)
+    if "Non-2xx" in report:
+        raise RuntimeError(f"wrk got error answers from {path}:\n{report}")
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", report)
+    if rate is None:
+        raise RuntimeError(f"no rate in wrk's report:\n{report}")
+    return float(rate.group(1)), cores
+
+
 def main() -> None:
     server = start_sandbox()
     lines = [
@@ -165,7 +201,7 @@ def main() -> None:
             for name, value in rates.items():
                 lines.append(f"| {label} | {name} | {value:.0f} | {value / rates['aiohttp + orjson']:.2f}x |")
             fastest = max(rates, key=rates.get)
-            capacity.append((label, fastest, rates[fastest], 1 / server_cpu[fastest]))
+            capacity.append((label, path, body, fastest, rates[fastest], 1 / server_cpu[fastest]))
         lines += [
             "",
             f"| call | paperlens sync, 1 thread calls/s | {THREADS} threads calls/s | {THREADS} over 1 |",
@@ -176,12 +212,18 @@ def main() -> None:
             lines.append(f"| {label} | {one:.0f} | {many:.0f} | {many / one:.2f}x |")
         lines += [
             "",
-            "| call | fastest client | its calls/s | server calls/s per core (1 / CPU per call) | server / client |",
-            "|---|---|---|---|---|",
+            "| call | fastest client | its calls/s | sandbox calls/s under wrk (cores it used) | sandbox / client "
+            "| sandbox calls/s per core (1 / CPU per call) | per core / client |",
+            "|---|---|---|---|---|---|---|",
         ]
-        for label, fastest, client_rate, server_rate in capacity:
+        for label, path, body, fastest, client_rate, per_core in capacity:
+            measured = wrk_throughput(server, path, body)
+            under_wrk, ratio = ("wrk not installed", "-")
+            if measured is not None:
+                under_wrk, ratio = f"{measured[0]:.0f} ({measured[1]:.2f})", f"{measured[0] / client_rate:.1f}x"
             lines.append(
-                f"| {label} | {fastest} | {client_rate:.0f} | {server_rate:.0f} | {server_rate / client_rate:.1f}x |"
+                f"| {label} | {fastest} | {client_rate:.0f} | {under_wrk} | {ratio} | {per_core:.0f} "
+                f"| {per_core / client_rate:.1f}x |"
             )
     finally:
         server.stop()
