@@ -25,29 +25,19 @@ pub fn embed_tokens(words: &[String]) -> [i8; DIMENSIONS] {
         let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
         features[slot] += sign * weight;
     };
-    let mut padded: Vec<char> = Vec::new();
-    let mut padded_ascii: Vec<u8> = Vec::new();
+    let mut padded = String::new();
+    let mut bounds: Vec<usize> = Vec::new();
     for word in words {
         add(fnv(FNV_OFFSET, word.as_bytes()), 1.0);
-        // A trigram's hash is the FNV of its characters' UTF-8 bytes; for ASCII words
-        // those are the word's own bytes.
-        if word.is_ascii() {
-            padded_ascii.clear();
-            padded_ascii.push(b'^');
-            padded_ascii.extend_from_slice(word.as_bytes());
-            padded_ascii.push(b'$');
-            for gram in padded_ascii.windows(3) {
-                add(fnv(FNV_OFFSET, gram), 0.4);
-            }
-            continue;
-        }
         padded.clear();
         padded.push('^');
-        padded.extend(word.chars());
+        padded.push_str(word);
         padded.push('$');
-        for gram in padded.windows(3) {
-            let hash = gram.iter().fold(FNV_OFFSET, |h, c| fnv(h, c.encode_utf8(&mut [0; 4]).as_bytes()));
-            add(hash, 0.4);
+        bounds.clear();
+        bounds.extend(padded.char_indices().map(|(i, _)| i).chain([padded.len()]));
+        // A trigram's hash is the FNV of its three characters' UTF-8 bytes.
+        for window in bounds.windows(4) {
+            add(fnv(FNV_OFFSET, &padded.as_bytes()[window[0]..window[3]]), 0.4);
         }
     }
     let norm = features.iter().map(|v| v * v).sum::<f32>().sqrt();
