@@ -65,31 +65,53 @@ const BLOCK: usize = 512;
 /// [`embed`] stays well below (its vectors have norms of at most about 135).
 const MAX_NORM_SQUARED: i32 = i16::MAX as i32;
 
-/// Quantised vectors in blocks of [`BLOCK`], each block stored dimension-major
-/// (`block[d * BLOCK + i]` is dimension `d` of the block's `i`-th vector).
+/// Quantised vectors in blocks of [`BLOCK`], each block stored dimension-major: a block
+/// holds one column of [`BLOCK`] bytes per dimension.
 ///
 /// Query vectors are sparse (a short question hashes into a few dozen of the
 /// [`DIMENSIONS`] slots), so a scan only reads the columns of the query's non-zero
 /// dimensions. The dot products are exact integers: the same ranking as comparing
 /// the full vectors one by one, at a fraction of the cost.
+///
+/// A column stores each value plus 128 (a byte from 1 to 255), and pairs the vectors
+/// of each group of 64 (see [`byte_of`]): a multiply-add of unsigned by signed bytes
+/// then weighs 32 vectors of one dimension per instruction, without widening them
+/// first, and the offset comes off the sums once at the end.
 #[derive(Default)]
 pub struct Vectors {
-    data: Vec<i8>,
+    data: Vec<u8>,
     len: usize,
+}
+
+/// Where vector `i` of a block lies in each column: in its group of 64, vectors 0-31
+/// take the even bytes and vectors 32-63 the odd ones, so the even (odd) 16-bit lanes
+/// of a multiply-add hold the sums of the group's first (second) half in order.
+fn byte_of(i: usize) -> usize {
+    let r = i % 64;
+    i - r + (r % 32) * 2 + r / 32
+}
+
+/// A column byte back to the value it stores.
+fn value_of(byte: u8) -> i8 {
+    (byte ^ 0x80) as i8
 }
 
 /// A query vector prepared for [`Vectors::top`]: its non-zero dimensions and weights.
 #[derive(Debug, Clone)]
 pub struct Query {
-    dimensions: Vec<(usize, i16)>,
+    dimensions: Vec<(usize, i8)>,
+    /// What the stored offset adds to every dot product (128 times the weights' sum),
+    /// modulo 2^16 as the scan's sums are.
+    offset: i16,
 }
 
 impl Query {
     pub fn new(vector: &[i8; DIMENSIONS]) -> Query {
         assert!(norm_squared(vector) <= MAX_NORM_SQUARED, "query vector norm too large for 16-bit dot products");
         let mut dimensions = Vec::with_capacity(DIMENSIONS);
-        dimensions.extend(vector.iter().enumerate().filter(|(_, &q)| q != 0).map(|(d, &q)| (d, q as i16)));
-        Query { dimensions }
+        dimensions.extend(vector.iter().enumerate().filter(|(_, &q)| q != 0).map(|(d, &q)| (d, q)));
+        let offset = (128 * dimensions.iter().map(|&(_, q)| q as i32).sum::<i32>()) as i16;
+        Query { dimensions, offset }
     }
 }
 
@@ -100,13 +122,14 @@ fn norm_squared(vector: &[i8; DIMENSIONS]) -> i32 {
 impl Vectors {
     pub fn push(&mut self, vector: &[i8; DIMENSIONS]) {
         assert!(norm_squared(vector) <= MAX_NORM_SQUARED, "vector norm too large for 16-bit dot products");
+        assert!(vector.iter().all(|&v| v != i8::MIN), "vector values must lie within -127..=127");
         let i = self.len % BLOCK;
         if i == 0 {
-            self.data.resize(self.data.len() + BLOCK * DIMENSIONS, 0);
+            self.data.resize(self.data.len() + BLOCK * DIMENSIONS, 0x80);
         }
         let start = self.data.len() - BLOCK * DIMENSIONS;
         for (d, &v) in vector.iter().enumerate() {
-            self.data[start + d * BLOCK + i] = v;
+            self.data[start + d * BLOCK + byte_of(i)] = v as u8 ^ 0x80;
         }
         self.len += 1;
     }
@@ -122,7 +145,9 @@ impl Vectors {
     /// Cosine similarity between stored vector `i` and `query`.
     pub fn cosine(&self, i: usize, query: &[i8; DIMENSIONS]) -> f32 {
         let block = &self.data[(i / BLOCK) * BLOCK * DIMENSIONS..][..BLOCK * DIMENSIONS];
-        let dot: i32 = query.iter().enumerate().map(|(d, &q)| q as i32 * block[d * BLOCK + i % BLOCK] as i32).sum();
+        let byte = byte_of(i % BLOCK);
+        let dot: i32 =
+            query.iter().enumerate().map(|(d, &q)| q as i32 * value_of(block[d * BLOCK + byte]) as i32).sum();
         to_cosine(dot)
     }
 
@@ -147,9 +172,9 @@ impl Vectors {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512bw")]
     unsafe fn top_avx512(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
-        self.scan(queries, n, accept, |block, query, out| {
+        self.scan(queries, n, accept, |block, query, floor, out| {
             // SAFETY: only called from here, on a CPU with AVX-512BW.
-            unsafe { dots_avx512(block, query, out) }
+            unsafe { dots_avx512(block, query, floor, out) }
         })
     }
 
@@ -157,60 +182,74 @@ impl Vectors {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn top_avx2(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
-        self.scan(queries, n, accept, |block, query, out| {
+        self.scan(queries, n, accept, |block, query, floor, out| {
             // SAFETY: only called from here, on a CPU with AVX2.
-            unsafe { dots_avx2(block, query, out) }
+            unsafe { dots_avx2(block, query, out) };
+            above(out, floor)
         })
     }
 
     fn top_portable(&self, queries: &[Query], n: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Vec<(u32, f32)>> {
-        self.scan(queries, n, accept, dots)
+        self.scan(queries, n, accept, |block, query, floor, out| {
+            dots(block, query, out);
+            above(out, floor)
+        })
     }
 
+    /// The scan: per block and query, the block's dot products with the query into a
+    /// buffer, and which of them beat the query's floor (by `dots`); those are pushed.
     #[inline(always)]
     fn scan(
         &self,
         queries: &[Query],
         n: usize,
         accept: &dyn Fn(u32) -> bool,
-        dots: impl Fn(&[i8], &Query, &mut [i16; BLOCK]),
+        dots: impl Fn(&[u8], &Query, i16, &mut [i16; BLOCK]) -> Above,
     ) -> Vec<Vec<(u32, f32)>> {
         let mut best: Vec<TopN> = queries.iter().map(|_| TopN::new(n)).collect();
         let mut block_dots = [0i16; BLOCK];
         for (b, block) in self.data.chunks_exact(BLOCK * DIMENSIONS).enumerate() {
             let count = (self.len - b * BLOCK).min(BLOCK);
             for (query, best) in queries.iter().zip(&mut best) {
-                dots(block, query, &mut block_dots);
-                for (s, stripe) in block_dots[..count].chunks(CHECK).enumerate() {
-                    // Branch-free: which dot products beat the floor; most stripes have none.
-                    let floor = best.floor();
-                    let mut above =
-                        stripe.iter().enumerate().fold(0u64, |m, (i, &d)| m | (((d as i32) > floor) as u64) << i);
-                    while above != 0 {
-                        let i = above.trailing_zeros() as usize;
-                        above &= above - 1;
-                        // The floor rises as candidates are pushed.
-                        let dot = stripe[i] as i32;
-                        if dot > best.floor() {
-                            let position = (b * BLOCK + s * CHECK + i) as u32;
-                            if accept(position) {
-                                best.push(dot, position);
-                            }
+                // No dot product beats i16::MAX: a higher floor means none.
+                let floor = best.floor().min(i16::MAX as i32) as i16;
+                for (w, mut word) in dots(block, query, floor, &mut block_dots).into_iter().enumerate() {
+                    let stored = count.saturating_sub(64 * w);
+                    if stored < 64 {
+                        word &= (1u64 << stored) - 1;
+                    }
+                    while word != 0 {
+                        let i = 64 * w + word.trailing_zeros() as usize;
+                        word &= word - 1;
+                        let position = (b * BLOCK + i) as u32;
+                        if accept(position) {
+                            best.push(block_dots[i] as i32, position);
                         }
                     }
                 }
+                best.settle();
             }
         }
         best.into_iter().map(|t| t.into_kept().map(|(dot, i)| (i, to_cosine(dot))).collect()).collect()
     }
 }
 
+/// Which of a block's dot products beat a floor: bit `i % 64` of word `i / 64` for the
+/// block's vector `i`.
+type Above = [u64; BLOCK / 64];
+
+#[inline(always)]
+fn above(dots: &[i16; BLOCK], floor: i16) -> Above {
+    let mut words = [0u64; BLOCK / 64];
+    for (word, group) in words.iter_mut().zip(dots.chunks_exact(64)) {
+        *word = group.iter().enumerate().fold(0, |m, (i, &d)| m | ((d > floor) as u64) << i);
+    }
+    words
+}
+
 fn to_cosine(dot: i32) -> f32 {
     dot as f32 / (SCALE * SCALE)
 }
-
-/// Dot products tested together against the scan's floor before looking at each.
-const CHECK: usize = 64;
 
 /// Vectors per stripe of [`dots_avx2`]: the stripe's 16-bit sums stay in eight registers
 /// while the query's dimensions are added up.
@@ -219,40 +258,49 @@ const STRIPE: usize = 128;
 /// [`dots`] with AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn dots_avx2(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
+unsafe fn dots_avx2(block: &[u8], query: &Query, out: &mut [i16; BLOCK]) {
     use std::arch::x86_64::*;
     assert_eq!(block.len(), BLOCK * DIMENSIONS);
     for (s, stripe) in out.chunks_exact_mut(STRIPE).enumerate() {
+        // Register 2h + half holds, for the stripe's group g = h / 2 and its 16-vector
+        // part p = h % 2, the sums of vectors 64g + 32half + 16p .. +16 (see byte_of).
         let mut acc = [_mm256_setzero_si256(); STRIPE / 16];
         for &(d, q) in &query.dimensions {
             debug_assert!(d < DIMENSIONS);
             // SAFETY: d < DIMENSIONS (a query dimension), so the STRIPE bytes of the
             // column from here lie inside `block`.
             let column = unsafe { block.as_ptr().add(d * BLOCK + s * STRIPE) };
-            let weight = _mm256_set1_epi16(q);
-            for (k, acc) in acc.iter_mut().enumerate() {
-                // SAFETY: 16 bytes from 16 * k inside the STRIPE of `column`.
-                let v = unsafe { _mm_loadu_si128(column.add(16 * k).cast()) };
-                // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
-                *acc = _mm256_add_epi16(*acc, _mm256_mullo_epi16(_mm256_cvtepi8_epi16(v), weight));
+            let (even, odd) = (_mm256_set1_epi16(q as u8 as i16), _mm256_set1_epi16((q as u8 as i16) << 8));
+            for (h, acc) in acc.chunks_exact_mut(2).enumerate() {
+                // SAFETY: 32 bytes from 32 * h inside the STRIPE of `column`.
+                let v = unsafe { _mm256_loadu_si256(column.add(32 * h).cast()) };
+                // Each 16-bit lane: (value + 128) * q, at most 255 * 127 in size: no
+                // saturation; wrapping sums of them are exact, see MAX_NORM_SQUARED.
+                acc[0] = _mm256_add_epi16(acc[0], _mm256_maddubs_epi16(v, even));
+                acc[1] = _mm256_add_epi16(acc[1], _mm256_maddubs_epi16(v, odd));
             }
         }
-        for (k, acc) in acc.iter().enumerate() {
-            // SAFETY: `stripe` holds 16 i16 (32 bytes) from 16 * k.
-            unsafe { _mm256_storeu_si256(stripe.as_mut_ptr().add(16 * k).cast(), *acc) };
+        let offset = _mm256_set1_epi16(query.offset);
+        for (h, acc) in acc.chunks_exact(2).enumerate() {
+            for (half, acc) in acc.iter().enumerate() {
+                let first = 64 * (h / 2) + 32 * half + 16 * (h % 2);
+                // SAFETY: `stripe` holds 16 i16 (32 bytes) from `first`.
+                unsafe { _mm256_storeu_si256(stripe.as_mut_ptr().add(first).cast(), _mm256_sub_epi16(*acc, offset)) };
+            }
         }
     }
 }
 
-/// [`dots`] with AVX-512BW: as [`dots_avx2`], twice as wide, a whole block at a time (its
-/// sums fill half the registers). The scan waits on memory more than it computes, so the
+/// [`dots`] with AVX-512BW, and [`above`] the floor: as [`dots_avx2`], twice as wide, a
+/// whole block at a time (its sums fill half the registers). The scan waits on memory more than it computes, so the
 /// columns of the query's next dimensions are fetched ahead.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
-unsafe fn dots_avx512(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
+unsafe fn dots_avx512(block: &[u8], query: &Query, floor: i16, out: &mut [i16; BLOCK]) -> Above {
     use std::arch::x86_64::*;
     const AHEAD: usize = 4;
     assert_eq!(block.len(), BLOCK * DIMENSIONS);
+    // Register 2g + half: the sums of vectors 64g + 32half .. +32 (see byte_of).
     let mut acc = [_mm512_setzero_si512(); BLOCK / 32];
     for (j, &(d, q)) in query.dimensions.iter().enumerate() {
         debug_assert!(d < DIMENSIONS);
@@ -265,29 +313,39 @@ unsafe fn dots_avx512(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
         // SAFETY: d < DIMENSIONS (a query dimension), so the BLOCK bytes of the column
         // from here lie inside `block`.
         let column = unsafe { block.as_ptr().add(d * BLOCK) };
-        let weight = _mm512_set1_epi16(q);
-        for (k, acc) in acc.iter_mut().enumerate() {
-            // SAFETY: 32 bytes from 32 * k inside the column.
-            let v = unsafe { _mm256_loadu_si256(column.add(32 * k).cast()) };
-            // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
-            *acc = _mm512_add_epi16(*acc, _mm512_mullo_epi16(_mm512_cvtepi8_epi16(v), weight));
+        let (even, odd) = (_mm512_set1_epi16(q as u8 as i16), _mm512_set1_epi16((q as u8 as i16) << 8));
+        for (g, acc) in acc.chunks_exact_mut(2).enumerate() {
+            // SAFETY: 64 bytes from 64 * g inside the column.
+            let v = unsafe { _mm512_loadu_si512(column.add(64 * g).cast()) };
+            // As in dots_avx2: no saturation, exact wrapping sums.
+            acc[0] = _mm512_add_epi16(acc[0], _mm512_maddubs_epi16(v, even));
+            acc[1] = _mm512_add_epi16(acc[1], _mm512_maddubs_epi16(v, odd));
         }
     }
+    let (offset, floor) = (_mm512_set1_epi16(query.offset), _mm512_set1_epi16(floor));
+    let mut words = [0u64; BLOCK / 64];
     for (k, acc) in acc.iter().enumerate() {
+        let dots = _mm512_sub_epi16(*acc, offset);
         // SAFETY: `out` holds 32 i16 (64 bytes) from 32 * k.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(32 * k).cast(), *acc) };
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(32 * k).cast(), dots) };
+        words[k / 2] |= (_mm512_cmpgt_epi16_mask(dots, floor) as u64) << (32 * (k % 2));
     }
+    words
 }
 
 /// The dot products of `query` with the block's vectors, into `out`.
 #[inline(always)]
-fn dots(block: &[i8], query: &Query, out: &mut [i16; BLOCK]) {
+fn dots(block: &[u8], query: &Query, out: &mut [i16; BLOCK]) {
     out.fill(0);
     for &(d, q) in &query.dimensions {
         let column = &block[d * BLOCK..][..BLOCK];
-        // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
-        for (acc, &v) in out.iter_mut().zip(column) {
-            *acc = acc.wrapping_add((v as i16).wrapping_mul(q));
+        for (group, bytes) in out.chunks_exact_mut(64).zip(column.chunks_exact(64)) {
+            let (first, second) = group.split_at_mut(32);
+            for ((a, b), pair) in first.iter_mut().zip(second).zip(bytes.chunks_exact(2)) {
+                // Wrapping 16-bit sums: exact, see MAX_NORM_SQUARED.
+                *a = a.wrapping_add((value_of(pair[0]) as i16).wrapping_mul(q as i16));
+                *b = b.wrapping_add((value_of(pair[1]) as i16).wrapping_mul(q as i16));
+            }
         }
     }
 }
@@ -304,7 +362,7 @@ struct TopN {
 
 impl TopN {
     fn new(n: usize) -> TopN {
-        TopN { n, kept: Vec::with_capacity(2 * n + 1), floor: 0 }
+        TopN { n, kept: Vec::with_capacity(2 * n + BLOCK), floor: 0 }
     }
 
     /// Larger is better: the dot product (positive), then the lower position.
@@ -319,6 +377,10 @@ impl TopN {
 
     fn push(&mut self, dot: i32, position: u32) {
         self.kept.push(TopN::key(dot, position));
+    }
+
+    /// After a block's pushes: cuts back to the `n` best once more than `2n` are kept.
+    fn settle(&mut self) {
         if self.kept.len() > 2 * self.n {
             self.shrink();
         }
