@@ -90,12 +90,11 @@ impl Bm25 {
     /// Documents containing at least `min_matched` distinct query terms, with their score,
     /// in document order. `accept` filters documents before scoring.
     pub fn search(&self, query: &[String], min_matched: usize, accept: impl Fn(u32) -> bool) -> Vec<Match> {
-        let mut matches = self.accumulate(query, &accept, |touched, scores| {
+        let mut matches = self.accumulate::<true, _>(query, &accept, |touched, scores, matched| {
             touched
                 .iter()
-                .map(|&doc| (doc, scores[doc as usize]))
-                .filter(|(_, (_, matched))| *matched as usize >= min_matched)
-                .map(|(doc, (score, matched))| Match { doc, score, matched })
+                .map(|&doc| Match { doc, score: scores[doc as usize], matched: matched[doc as usize] })
+                .filter(|m| m.matched as usize >= min_matched)
                 .collect::<Vec<Match>>()
         });
         matches.sort_unstable_by_key(|m| m.doc);
@@ -106,7 +105,7 @@ impl Bm25 {
     /// the lower documents), as (document, score) in no particular order: the scores of
     /// [`Bm25::search`], without listing every match.
     pub fn top(&self, query: &[String], n: usize, accept: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
-        self.accumulate(query, &accept, |touched, scores| {
+        self.accumulate::<false, _>(query, &accept, |touched, scores, _| {
             if n == 0 {
                 return Vec::new();
             }
@@ -115,7 +114,7 @@ impl Bm25 {
             let mut kept: Vec<u64> = Vec::with_capacity(2 * n);
             let mut floor = 0;
             for &doc in touched {
-                let key = key(doc, scores[doc as usize].0);
+                let key = key(doc, scores[doc as usize]);
                 if key < floor {
                     continue;
                 }
@@ -131,30 +130,35 @@ impl Bm25 {
     }
 
     /// Scores the documents `accept` keeps against the distinct query terms and hands
-    /// `read` the touched documents (first-touch order) and the (score, matched) table.
-    fn accumulate<R>(
+    /// `read` the touched documents (first-touch order), the score table and, when
+    /// `MATCHED`, how many distinct terms each document matched (else an empty table:
+    /// [`Bm25::top`] does without, so its loop touches half the memory).
+    fn accumulate<const MATCHED: bool, R>(
         &self,
         query: &[String],
         accept: &impl Fn(u32) -> bool,
-        read: impl FnOnce(&[u32], &[(f32, u16)]) -> R,
+        read: impl FnOnce(&[u32], &[f32], &[u16]) -> R,
     ) -> R {
         thread_local! {
             static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            let Scratch { scores, touched, dirty } = &mut *scratch;
+            let Scratch { scores, matched, touched, dirty } = &mut *scratch;
             if *dirty || scores.len() < self.len() {
                 // A reading that did not finish (or a larger index): start from zeros.
                 let size = self.len().max(scores.len());
                 scores.clear();
-                scores.resize(size, (0.0, 0));
+                scores.resize(size, 0.0);
+                matched.clear();
+                matched.resize(size, 0);
             }
             *dirty = true;
             // One slot more than documents: every posting writes its document at the end
             // of the list and keeps it only on first touch (no branch, no growth).
             touched.resize(touched.len().max(self.len() + 1), 0);
             let scores = &mut scores[..self.len()];
+            let matched = &mut matched[..if MATCHED { self.len() } else { 0 }];
             let mut count = 0;
             let mut distinct: Vec<&String> = query.iter().collect();
             distinct.sort();
@@ -167,17 +171,23 @@ impl Bm25 {
                     if !accept(doc) {
                         continue;
                     }
-                    let entry = &mut scores[doc as usize];
+                    // Parts are positive: a score of zero is an untouched document.
+                    let score = &mut scores[doc as usize];
                     touched[count] = doc;
-                    count += (entry.1 == 0) as usize;
-                    entry.0 += part;
-                    entry.1 += 1;
+                    count += (*score == 0.0) as usize;
+                    *score += part;
+                    if MATCHED {
+                        matched[doc as usize] += 1;
+                    }
                 }
             }
             let touched = &touched[..count];
-            let result = read(touched, scores);
+            let result = read(touched, scores, matched);
             for &doc in touched {
-                scores[doc as usize] = (0.0, 0);
+                scores[doc as usize] = 0.0;
+                if MATCHED {
+                    matched[doc as usize] = 0;
+                }
             }
             *dirty = false;
             result
@@ -185,10 +195,11 @@ impl Bm25 {
     }
 }
 
-/// Per-thread score table of [`Bm25`] readings: all zeros between readings.
+/// Per-thread tables of [`Bm25`] readings: all zeros between readings.
 #[derive(Default)]
 struct Scratch {
-    scores: Vec<(f32, u16)>,
+    scores: Vec<f32>,
+    matched: Vec<u16>,
     touched: Vec<u32>,
     dirty: bool,
 }

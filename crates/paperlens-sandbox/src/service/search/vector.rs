@@ -350,19 +350,30 @@ fn dots(block: &[u8], query: &Query, out: &mut [i16; BLOCK]) {
     }
 }
 
+/// Dot products per bucket of [`TopN`]'s counts (2^7): 256 buckets cover the positive
+/// `i16` range.
+const BUCKET_BITS: u32 = 7;
+
 /// The `n` largest (dot, position) pairs pushed, ties to the lower position; positions
 /// are pushed in increasing order. Each pair is kept as one integer that orders as the
-/// pairs do (see [`TopN::key`]), so the cuts compare plain integers.
+/// pairs do (see [`TopN::key`]), so the final cut compares plain integers.
+///
+/// Rather than cutting back to the `n` best as candidates come (a selection each time),
+/// it counts its candidates per bucket of dot products: once the buckets above one hold
+/// `n` candidates, that bucket's and lower ones cannot make the final `n`, and go in one
+/// pass. The floor is the bottom of the lowest bucket left.
 struct TopN {
     n: usize,
     kept: Vec<u64>,
-    /// Pushes must beat this dot product (0 until `n` candidates are known).
-    floor: i32,
+    /// How many kept candidates fall in each bucket.
+    counts: [u32; 1 << (15 - BUCKET_BITS)],
+    /// Every kept candidate lies in this bucket or a higher one.
+    lowest: usize,
 }
 
 impl TopN {
     fn new(n: usize) -> TopN {
-        TopN { n, kept: Vec::with_capacity(2 * n + BLOCK), floor: 0 }
+        TopN { n, kept: Vec::with_capacity(2 * n + BLOCK), counts: [0; 1 << (15 - BUCKET_BITS)], lowest: 0 }
     }
 
     /// Larger is better: the dot product (positive), then the lower position.
@@ -371,31 +382,32 @@ impl TopN {
         (dot as u64) << 32 | !position as u64
     }
 
+    fn bucket(dot: i32) -> usize {
+        (dot >> BUCKET_BITS) as usize
+    }
+
+    /// Pushes must beat this dot product: positive, and in the lowest bucket or above.
     fn floor(&self) -> i32 {
-        self.floor
+        ((self.lowest << BUCKET_BITS) as i32 - 1).max(0)
     }
 
     fn push(&mut self, dot: i32, position: u32) {
         self.kept.push(TopN::key(dot, position));
+        self.counts[TopN::bucket(dot)] += 1;
     }
 
-    /// After a block's pushes: cuts back to the `n` best once more than `2n` are kept.
+    /// After a block's pushes: drops the buckets that `n` better candidates rule out.
     fn settle(&mut self) {
-        if self.kept.len() > 2 * self.n {
-            self.shrink();
+        let lowest = self.lowest;
+        let mut higher = self.kept.len();
+        while self.lowest < self.counts.len() && higher - self.counts[self.lowest] as usize >= self.n {
+            higher -= self.counts[self.lowest] as usize;
+            self.lowest += 1;
         }
-    }
-
-    fn shrink(&mut self) {
-        if self.n == 0 {
-            self.kept.clear();
-            self.floor = i32::MAX;
-            return;
-        }
-        keep_largest(&mut self.kept, self.n);
-        if self.kept.len() == self.n {
-            // Later positions lose ties, so they must beat the n-th dot product strictly.
-            self.floor = (self.kept.iter().min().map_or(0, |k| k >> 32)) as i32;
+        if self.lowest > lowest {
+            let floor = self.floor();
+            self.kept.retain(|&k| (k >> 32) as i32 > floor);
+            self.counts[lowest..self.lowest].fill(0);
         }
     }
 
