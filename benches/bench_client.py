@@ -37,6 +37,7 @@ AGENTIC = ("/agentic-search", {"query": "retrieval augmented generation for ques
 CALLS = {"meta-search (200 records)": META, "agentic-search (10 hits)": AGENTIC}
 SYNC_CALLS, ASYNC_CALLS, IN_FLIGHT, THREADS = 400, 2000, 64, 8
 WRK_SECONDS = 4
+SCALING_SECONDS = 0.5
 
 
 def per_call(call: Callable[[], object], n: int) -> tuple[float, float]:
@@ -124,20 +125,28 @@ async def rate(call: Callable[[], object]) -> float:
 
 
 def thread_scaling(server: SandboxProcess, path: str, body: dict) -> tuple[float, float]:
+    """Calls per second of the sync client with 1 and with THREADS threads: the medians of
+    3 interleaved runs of about SCALING_SECONDS each, so that a moment of host noise moves
+    one run rather than the ratio."""
     client = paperlens.Client(api_token=server.token, base_url=server.base_url, rate_limits=None)
     method = {"/meta-search": client.meta_search, "/agentic-search": client.agentic_search}[path]
 
     def call(_: int) -> None:
         method(**body)  # results dropped as they come, as in the other measurements
 
-    def run(threads: int) -> float:
+    def run(threads: int, calls: int) -> float:
         with ThreadPoolExecutor(threads) as pool:
             list(pool.map(call, range(THREADS * 4)))
             started = time.perf_counter()
-            list(pool.map(call, range(SYNC_CALLS)))
-            return SYNC_CALLS / (time.perf_counter() - started)
+            list(pool.map(call, range(calls)))
+            return calls / (time.perf_counter() - started)
 
-    return run(1), run(THREADS)
+    calls = max(SYNC_CALLS, round(run(1, SYNC_CALLS) * SCALING_SECONDS))
+    one, many = [], []
+    for _ in range(3):
+        one.append(run(1, calls))
+        many.append(run(THREADS, calls))
+    return statistics.median(one), statistics.median(many)
 
 
 def wrk_throughput(server: SandboxProcess, path: str, body: dict) -> tuple[float, float] | None:
