@@ -51,8 +51,9 @@ def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _checked(result: M, stacklevel: int = 3) -> M:
-    """Warns about a ``partial=true`` answer: usable, but not a complete success."""
+def _checked(result: M, stacklevel: int) -> M:
+    """Warns about a ``partial=true`` answer: usable, but not a complete success. ``stacklevel``
+    counts the frames from here to the user's call: this one, ``_call``, the public method, the caller."""
     if getattr(result, "partial", False):
         notes = "; ".join(getattr(result, "warnings", None) or []) or "no warnings given"
         warnings.warn(
@@ -215,7 +216,7 @@ class Client(_ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
+    def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 4) -> M:
         raw, request_id = self._core.call(operation, params)
         return _checked(model._from_wire(raw, request_id), stacklevel)
 
@@ -370,7 +371,7 @@ class AsyncClient(_ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 3) -> M:
+    async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 4) -> M:
         raw, request_id = await _bridge.call(self._core, operation, params)
         return _checked(model._from_wire(raw, request_id), stacklevel)
 
