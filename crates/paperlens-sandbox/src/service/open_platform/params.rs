@@ -21,11 +21,18 @@ pub struct Fields<'a> {
     pub map: &'a Map<String, Value>,
     pub path: String,
     pub dialect: Dialect,
+    /// Properties whose documented default is null: given as null, they read as absent.
+    null_defaults: &'static [&'static str],
 }
 
 impl<'a> Fields<'a> {
     pub fn new(map: &'a Map<String, Value>, path: &str, dialect: Dialect) -> Fields<'a> {
-        Fields { map, path: path.to_string(), dialect }
+        Fields { map, path: path.to_string(), dialect, null_defaults: &[] }
+    }
+
+    /// These properties may be given as null (the spec's default for them).
+    pub fn with_null_defaults(self, names: &'static [&'static str]) -> Fields<'a> {
+        Fields { null_defaults: names, ..self }
     }
 
     pub fn name(&self, field: &str) -> String {
@@ -41,9 +48,10 @@ impl<'a> Fields<'a> {
         self.dialect.invalid_param(&name, format!("'{name}' {rule}"))
     }
 
-    /// The spec's types never include null: a property given as null is refused, not read as absent.
+    /// The spec's request types include null only as some properties' default: any other
+    /// property given as null is refused, not read as absent.
     pub fn no_nulls(&self) -> Result<()> {
-        match self.map.iter().find(|(_, v)| v.is_null()) {
+        match self.map.iter().find(|(k, v)| v.is_null() && !self.null_defaults.contains(&k.as_str())) {
             Some((field, _)) => Err(self.invalid(field, "must not be null (leave it out instead)")),
             None => Ok(()),
         }

@@ -15,8 +15,9 @@ pub fn body(bytes: &[u8]) -> Result<Map<String, Value>> {
     parse_object(bytes, STANDARD)
 }
 
+/// A body's top-level properties: `cursor` defaults to null in every operation that pages.
 pub fn fields(map: &Map<String, Value>) -> Fields<'_> {
-    Fields::new(map, "", STANDARD)
+    Fields::new(map, "", STANDARD).with_null_defaults(&["cursor"])
 }
 
 /// A text of 1-500 characters.

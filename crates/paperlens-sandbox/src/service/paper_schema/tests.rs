@@ -87,6 +87,11 @@ fn search_pages_to_exhaustion_and_filters() {
     assert!(!seen.is_empty());
     assert_eq!(Some(seen.len() as u64), total);
     assert_eq!(seen.iter().collect::<HashSet<_>>().len(), seen.len());
+    // The spec's default cursor is null: sent as such, it asks for the first page.
+    let first = post("/paper-schema/search", json!({"query": "quantum", "size": 7}));
+    assert_eq!(post("/paper-schema/search", json!({"query": "quantum", "size": 7, "cursor": null})), first);
+    let (status, body) = post("/paper-schema/search", json!({"query": "quantum", "size": null}));
+    assert_error(status, &body, 400, "INVALID_REQUEST");
 
     let (_, page) = post(
         "/paper-schema/search",
