@@ -30,20 +30,24 @@ impl TopN {
     }
 
     /// Larger is better: the dot product (positive), then the lower position.
+    #[inline]
     fn key(dot: i32, position: u32) -> u64 {
         debug_assert!(dot > 0);
         (dot as u64) << 32 | !position as u64
     }
 
+    #[inline]
     fn bucket(dot: i32) -> usize {
         (dot >> BUCKET_BITS) as usize
     }
 
     /// Pushes must beat this dot product: positive, and in the lowest bucket or above.
+    #[inline]
     pub(super) fn floor(&self) -> i32 {
         ((self.lowest << BUCKET_BITS) as i32 - 1).max(0)
     }
 
+    #[inline]
     pub(super) fn push(&mut self, dot: i32, position: u32) {
         self.kept.push(TopN::key(dot, position));
         self.counts[TopN::bucket(dot)] += 1;
