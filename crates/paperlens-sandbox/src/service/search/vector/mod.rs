@@ -150,15 +150,15 @@ impl Vectors {
         })
     }
 
-    /// The scan: per block and query, the block's dot products with the query into a
-    /// buffer, and which of them beat the query's floor (by `dots`); those are pushed.
+    /// The scan: per block and query, `kernel` writes the block's dot products with the
+    /// query into a buffer and tells which of them beat the query's floor; those are pushed.
     #[inline(always)]
     fn scan(
         &self,
         queries: &[Query],
         n: usize,
         accept: &dyn Fn(u32) -> bool,
-        dots: impl Fn(&[u8], &Query, i16, &mut [i16; BLOCK]) -> Above,
+        kernel: impl Fn(&[u8], &Query, i16, &mut [i16; BLOCK]) -> Above,
     ) -> Vec<Vec<(u32, f32)>> {
         let mut best: Vec<TopN> = queries.iter().map(|_| TopN::new(n)).collect();
         let mut block_dots = [0i16; BLOCK];
@@ -167,7 +167,7 @@ impl Vectors {
             for (query, best) in queries.iter().zip(&mut best) {
                 // No dot product beats i16::MAX: a higher floor means none.
                 let floor = best.floor().min(i16::MAX as i32) as i16;
-                for (w, mut word) in dots(block, query, floor, &mut block_dots).into_iter().enumerate() {
+                for (w, mut word) in kernel(block, query, floor, &mut block_dots).into_iter().enumerate() {
                     let stored = count.saturating_sub(64 * w);
                     if stored < 64 {
                         word &= (1u64 << stored) - 1;
