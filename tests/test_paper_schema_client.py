@@ -148,7 +148,8 @@ def _check_graph(graph: t.CitationGraph) -> None:
     assert graph.root_schema_id == "s1" and graph.truncated is True
     assert [n.schema_id for n in graph.nodes] == ["s1", "s2", "s3"]
     assert graph.edges[0] == t.GraphEdge(source_schema_id="s2", target_schema_id="s1", citation_count=3)
-    assert graph.levels[0].depth == 1 and graph.levels[0].frontier == 2
+    assert graph.levels[0] == {"depth": 1, "frontier": 2, "new_edges": 2}
+    assert graph.typed_levels[0].depth == 1 and graph.typed_levels[0].frontier == 2
 
 
 def _check_hydrated(result: t.HydratedItems) -> None:
@@ -504,7 +505,10 @@ CASES = [
         "POST",
         "/paper-schema/search-in-schema",
         {"segments": [{**SEGMENT, "score": 7.5}], "trace": {"method": "bm25", "elapsed_ms": 4.2}},
-        lambda r: (_is(t.ParagraphSegment, score=7.5)(r.segments[0]), _is(t.SegmentTrace, method="bm25")(r.trace)),
+        lambda r: (
+            _is(t.ParagraphSegment, score=7.5)(r.segments[0]),
+            _is(t.SegmentTrace, method="bm25")(r.typed_trace),
+        ),
         body={
             "schema_id": "s1",
             "query": "code github",

@@ -197,15 +197,16 @@ def _check_summary(r: t.CitationSummary, d: Data) -> None:
 def _check_citations(r: t.CitationsPage, d: Data) -> None:
     assert len(r.items) == 3 and r.total and r.total > 3 and r.next_cursor
     for item in r.items:
-        assert item.relation and item.relation.relation_type == "cites" and item.reference and item.reference.title
+        assert item.relation["relation_type"] == "cites" and item.typed_relation.relation_type == "cites"
+        assert item.reference and item.reference.title
         assert item.resolution and item.resolution.status in ("resolved", "unresolved", "target_unavailable")
 
 
 def _check_graph(r: t.CitationGraph, d: Data) -> None:
     assert r.root_schema_id == d.sid and r.direction == "outbound" and r.nodes and r.edges
     assert all(isinstance(n, t.GraphNode) and n.availability and n.title for n in r.nodes)
-    assert [level.depth for level in r.levels] == [1, 2][: len(r.levels)]
-    assert sum(level.new_edges for level in r.levels) == len(r.edges)
+    assert [level.depth for level in r.typed_levels] == [1, 2][: len(r.levels)]
+    assert sum(level.new_edges for level in r.typed_levels) == len(r.edges)
 
 
 def _check_evidence_search(r: t.EvidenceSearchPage, d: Data) -> None:
@@ -223,7 +224,7 @@ def _check_provenance(r: t.ResolvedProvenance, d: Data) -> None:
 
 
 def _check_in_paper(r: t.InPaperSearchResult, d: Data) -> None:
-    assert r.trace and r.trace.method == "bm25" and r.trace.elapsed_ms is not None
+    assert r.trace["method"] == "bm25" and r.typed_trace and r.typed_trace.elapsed_ms is not None
     hits = [s for s in r.segments if s.extra.get("hit")]
     assert 0 < len(hits) <= 3 and all((s.score or 0) > 0 for s in hits)
 
@@ -527,7 +528,7 @@ def test_ids_are_percent_decoded(client: paperlens.Client, data: Data) -> None:
 
 def _key(item: Any) -> Any:
     if isinstance(item, t.CitationItem):
-        return item.relation.relation_id
+        return item.relation["relation_id"]
     if isinstance(item, t.EntityRelatedPaper):
         return item.schema_id
     if isinstance(item, t.PaperCard):
@@ -762,7 +763,7 @@ def test_citation_graph_matches_an_independent_bfs(client: paperlens.Client, dat
     assert {n.schema_id for n in graph.nodes} == nodes
     assert {(e.source_schema_id, e.target_schema_id) for e in graph.edges} == edges
     assert len(graph.edges) == len(edges)
-    assert [(lv.frontier, lv.extra["new_nodes"], lv.new_edges) for lv in graph.levels] == levels
+    assert [(lv.frontier, lv.extra["new_nodes"], lv.new_edges) for lv in graph.typed_levels] == levels
     assert all(e.citation_count == 1 for e in graph.edges)
 
 

@@ -1,13 +1,21 @@
-"""The base of every result type: frozen dataclasses built straight from wire dicts.
+"""The base of every result type: frozen dataclasses over the wire JSON.
 
-The decoded wire object becomes the instance's ``__dict__`` as it is (no copy): a field
-the answer did not carry falls back to the dataclass default (``None``), and nested
-resources are replaced by their typed instances in place.
+An instance's ``__dict__`` is the decoded wire object itself (no copy): fields are plain
+attribute reads from it, and properties the spec does not name stay in it too (``extra``).
+The instance's own state (request id, which list fields were filled in, the row's JSON
+text) lives in slots, out of the wire's reach, and every method is a data descriptor, so
+no wire name (``to_dict``, ``extra``, ``request_id``...) can hide a method or attribute.
+
+Liberal in what it accepts: a field that is absent or null reads as ``None`` (a list of
+resources as ``[]``), an integer field may arrive as a digit string and reads as an
+``int``, nested resources are typed in place, and ``to_dict()`` gives back exactly the
+wire JSON (those digit strings as ints, explicit nulls and extra properties included).
 
 The rows of a large page arrive from the Rust core as the ``bytes`` of their JSON text
 (see ``src/decode.rs``) and stay that way until first read: such an instance belongs to
 a hidden subclass whose field descriptors decode the row, fill ``__dict__`` and turn the
-instance into its plain class, so every later read is an ordinary attribute lookup.
+instance into its plain class, so every later read is an ordinary attribute lookup. The
+text is kept: ``to_dict()`` of such a row decodes it afresh instead of copying objects.
 """
 
 from __future__ import annotations
@@ -22,11 +30,28 @@ from paperlens._paperlens import loads
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
-#: Key (in an instance's __dict__) naming the list fields the builder filled in.
-_FILLED = "_paperlens_filled"
-#: Key (in a row's __dict__ until it is decoded) holding its JSON text and request id.
-_RAW = "_paperlens_raw"
 _REPR_TEXT = 60
+#: How a filled-in list field was on the wire: absent (null is kept as ``None``).
+_ABSENT = object()
+_NOTHING: tuple[tuple[str, Any], ...] = ()
+
+
+class _Method:
+    """A method as a data descriptor: found before the instance ``__dict__`` (the wire object)."""
+
+    __slots__ = ("__wrapped__",)
+
+    def __init__(self, function: Any) -> None:
+        self.__wrapped__ = function
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self.__wrapped__.__get__(obj, owner)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to {type(obj).__name__} methods")
+
+
+_METHODS = (types.FunctionType, classmethod, staticmethod)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -34,26 +59,46 @@ class Model:
     """A resource of the spec. Fields are the wire fields (``None`` when absent);
     properties the spec does not name are in ``extra``; ``to_dict()`` gives the JSON back."""
 
+    __slots__ = ("__dict__", "_absent", "_raw", "_request_id")
     _plan: ClassVar[_Plan | None] = None
-    #: Fields that are int64 on the wire and may arrive as JSON strings.
-    _int64: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        resolved: dict[str, Any] = {}
+        for klass in cls.__mro__[:-1]:
+            for name, value in vars(klass).items():
+                resolved.setdefault(name, value)
+        for name, value in resolved.items():
+            if not name.startswith("__") and isinstance(value, _METHODS):
+                setattr(cls, name, _Method(value))
+
+    def __post_init__(self) -> None:
+        _set_state(self, None, _NOTHING, None)
 
     @property
     def extra(self) -> dict[str, Any]:
         """Properties of the answer that the spec does not name (kept, never dropped)."""
         names = _plan(type(self)).names
-        return {k: v for k, v in self.__dict__.items() if k not in names and k != _FILLED}
+        return {k: v for k, v in self.__dict__.items() if k not in names}
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of this result (a fresh copy; int64 strings as ints)."""
-        skip = {"request_id", _FILLED, *self.__dict__.get(_FILLED, ())}
-        return {k: _plain(v) for k, v in self.__dict__.items() if k not in skip}
+        """The JSON object of this result, as it came (a fresh copy; integer strings as ints)."""
+        raw = self._raw
+        if raw is not None:
+            return _plan(type(self)).normalised(loads(raw), self._request_id)
+        wire = {k: _plain(v) for k, v in self.__dict__.items()}
+        for name, was in self._absent:
+            if was is _ABSENT:
+                del wire[name]
+            else:
+                wire[name] = None
+        return wire
 
     def __repr__(self) -> str:
         shown = []
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if value is None or f.name == "request_id":
+            if value is None:
                 continue
             text = repr(value)
             if len(text) > _REPR_TEXT:
@@ -61,17 +106,41 @@ class Model:
             shown.append(f"{f.name}={text}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def __reduce_ex__(self, protocol: typing.SupportsIndex) -> Any:
+        return _restore, (type(self), self.__dict__, self._absent, self._raw, self._request_id)
+
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
         if type(raw) is bytes:
             return _undecoded(cls, raw, request_id)
+        absent = _typed(cls, raw, request_id)
         obj = object.__new__(cls)
-        object.__setattr__(obj, "__dict__", _filled(cls, raw, request_id))
+        _DICT.__set__(obj, raw)
+        _set_state(obj, None, absent, request_id)
         return obj
 
 
-def _filled(cls: type[Model], raw: Any, request_id: str | None) -> dict[str, Any]:
-    """The wire dict, with nested resources typed and absent list fields filled in."""
+_set_slot = object.__setattr__
+
+
+def _set_state(obj: Model, raw: bytes | None, absent: tuple[tuple[str, Any], ...], request_id: str | None) -> None:
+    _set_slot(obj, "_raw", raw)
+    _set_slot(obj, "_absent", absent)
+    _set_slot(obj, "_request_id", request_id)
+
+
+def _restore(
+    cls: type[M], state: dict[str, Any], absent: tuple[tuple[str, Any], ...], raw: bytes | None, request_id: str | None
+) -> M:
+    obj = object.__new__(cls)
+    _DICT.__set__(obj, dict(state))
+    _set_state(obj, raw, absent, request_id)
+    return obj
+
+
+def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[str, Any], ...]:
+    """Types the wire dict in place (nested resources, integer strings, absent lists); returns
+    how each filled-in list field was on the wire."""
     if type(raw) is not dict:
         raise ResponseDecodeError(
             f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}", request_id=request_id
@@ -81,22 +150,29 @@ def _filled(cls: type[Model], raw: Any, request_id: str | None) -> dict[str, Any
         value = raw.get(name)
         if value is not None:
             raw[name] = convert(value, request_id)
-    filled = [name for name, _ in plan.factories if raw.get(name) is None]
-    if filled:
-        # Absent list fields get an empty list, which to_dict() and extra leave out.
-        for name in filled:
-            raw[name] = dict(plan.factories)[name]()
-        raw[_FILLED] = tuple(filled)
-    if request_id is not None and plan.is_response:
-        raw["request_id"] = request_id
-    return raw
+    absent = _NOTHING
+    for name in plan.lists:
+        if raw.get(name, _ABSENT) is not _ABSENT and raw[name] is not None:
+            continue
+        absent = (*absent, (name, raw.get(name, _ABSENT)))
+        raw[name] = []
+    return absent
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Response(Model):
     """A whole response; carries the request id of the call that produced it."""
 
-    request_id: str | None = dataclasses.field(default=None, compare=False)
+    __slots__ = ()
+
+    @property
+    def request_id(self) -> str | None:
+        """The ``X-Request-ID`` of the call (one per logical call, across its retries)."""
+        return self._request_id
+
+    def _failure(self) -> Exception | None:
+        """An error that a successful status still reports (see ``RelationsPage``), if any."""
+        return None
 
 
 #: The instance dict itself, past the ``__dict__`` property of undecoded rows.
@@ -106,24 +182,26 @@ _DICT = Model.__dict__["__dict__"]
 def _undecoded(cls: type[M], raw: bytes, request_id: str | None) -> M:
     # The hidden subclass of cls: an M.
     obj = typing.cast(M, object.__new__(_plan(cls).undecoded()))
-    _DICT.__set__(obj, {_RAW: (raw, request_id)})
+    _set_state(obj, raw, _NOTHING, request_id)
     return obj
 
 
 def _decode(obj: Model) -> None:
     """Turns an undecoded row into a plain instance of its class (once; a no-op after)."""
-    state = _DICT.__get__(obj)
-    pending = state.get(_RAW)
-    if pending is None:
+    cls = type(obj)
+    plan = cls.__dict__.get("_plan")
+    if plan is None or not plan.is_hidden(cls):
         return
-    raw, request_id = pending
-    cls = type(obj).__mro__[1]
+    plain = cls.__mro__[1]
+    raw, request_id = obj._raw, obj._request_id
     try:
         data = loads(raw)
     except ValueError as error:
         raise ResponseDecodeError(f"a row of the answer is not valid JSON: {error}", request_id=request_id) from None
-    _DICT.__set__(obj, _filled(cls, data, request_id))
-    object.__setattr__(obj, "__class__", cls)
+    absent = _typed(plain, data, request_id)
+    _DICT.__set__(obj, data)
+    _set_slot(obj, "_absent", absent)
+    _set_slot(obj, "__class__", plain)
 
 
 class _DecodingField:
@@ -143,7 +221,7 @@ class _DecodingField:
 
 def _decoded_dict(self: Model) -> dict[str, Any]:
     _decode(self)
-    return _DICT.__get__(self)
+    return typing.cast(dict[str, Any], _DICT.__get__(self))
 
 
 def _decoded_eq(self: Model, other: object) -> bool:
@@ -159,6 +237,7 @@ def _decoded_reduce_ex(self: Model, protocol: typing.SupportsIndex) -> Any:
 def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
     namespace: dict[str, Any] = {name: _DecodingField(name) for name in plan.names}
     namespace.update(
+        __slots__=(),
         __dict__=property(_decoded_dict),
         __eq__=_decoded_eq,
         __hash__=cls.__hash__,
@@ -174,6 +253,7 @@ class ListResult:
     """A list-shaped result: ``to_pandas()`` and ``to_polars()`` convert the list that the
     class names in ``_rows``, one row per item (see :mod:`paperlens.pandas`)."""
 
+    __slots__ = ()
     #: The name of the list field converted to rows.
     _rows: ClassVar[str]
 
@@ -199,17 +279,38 @@ class _Plan:
         hints = typing.get_type_hints(cls)
         fields = dataclasses.fields(cls)
         self.names = frozenset(f.name for f in fields)
-        self.is_response = "request_id" in self.names
-        self.factories = [(f.name, f.default_factory) for f in fields if f.default_factory is not dataclasses.MISSING]
+        self.lists = tuple(f.name for f in fields if f.default_factory is not dataclasses.MISSING)
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
-        convert += [(name, _int64) for name in cls._int64]
         self.convert = [(name, c) for name, c in convert if c is not None]
+        self.ints = tuple(name for name, c in self.convert if c is _int)
+        self.nested = tuple((f.name, _model_of(hints[f.name])) for f in fields if _model_of(hints[f.name]))
 
     def undecoded(self) -> type[Model]:
         """The subclass of undecoded rows of this class."""
         if self._undecoded is None:
             self._undecoded = _undecoded_class(self.cls, self)
         return self._undecoded
+
+    def is_hidden(self, cls: type[Model]) -> bool:
+        return cls is self._undecoded
+
+    def normalised(self, wire: Any, request_id: str | None) -> Any:
+        """A freshly decoded wire object with its integer strings turned into ints, nested
+        resources included (what ``to_dict()`` returns)."""
+        if type(wire) is not dict:
+            return wire
+        for name in self.ints:
+            value = wire.get(name)
+            if type(value) is str:
+                wire[name] = _int(value, request_id)
+        for name, nested in self.nested:
+            value = wire.get(name)
+            plan = _plan(nested)
+            if type(value) is list:
+                wire[name] = [plan.normalised(v, request_id) for v in value]
+            elif value is not None:
+                wire[name] = plan.normalised(value, request_id)
+        return wire
 
 
 def _plan(cls: type[Model]) -> _Plan:
@@ -220,14 +321,36 @@ def _plan(cls: type[Model]) -> _Plan:
     return plan
 
 
+def _members(hint: Any) -> list[Any]:
+    """The types of a hint, ``None`` left out (``X | None`` gives ``[X]``)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return [a for a in typing.get_args(hint) if a is not type(None)]
+    return [hint]
+
+
+def _model_of(hint: Any) -> type[Model] | None:
+    """The resource type of a field typed ``X`` or ``list[X]`` (``None`` allowed), if any."""
+    members = _members(hint)
+    if len(members) != 1:
+        return None
+    member = members[0]
+    if typing.get_origin(member) is list:
+        args = typing.get_args(member)
+        member = args[0] if args else None
+    return member if _is_model(member) else None
+
+
 def _converter(hint: Any, name: str, owner: str) -> Any:
-    """A function turning the wire value of a nested resource field into typed instances."""
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType) and len(args) == 1:
-        return _converter(args[0], name, owner)
-    if origin is list and args and _is_model(args[0]):
-        item: type[Model] = args[0]
+    """A function turning the wire value of a field into its typed value, or ``None`` when
+    the value stays as it came."""
+    members = _members(hint)
+    if int in members and str not in members and bool not in members:
+        return _int
+    if len(members) != 1:
+        return None
+    member = members[0]
+    if typing.get_origin(member) is list and typing.get_args(member) and _is_model(typing.get_args(member)[0]):
+        item: type[Model] = typing.get_args(member)[0]
         build = item._from_wire
 
         def models(value: Any, request_id: str | None) -> list[Any]:
@@ -236,20 +359,22 @@ def _converter(hint: Any, name: str, owner: str) -> Any:
                     f"{owner}.{name} must be a list, got {type(value).__name__}", request_id=request_id
                 )
             # The rows of a large page arrive undecoded: made here, without a call per row.
-            undecoded, new, set_state = _plan(item).undecoded(), object.__new__, _DICT.__set__
+            undecoded, new, set_slot = _plan(item).undecoded(), object.__new__, _set_slot
             rows = []
             for v in value:
                 if type(v) is bytes:
                     row = new(undecoded)
-                    set_state(row, {_RAW: (v, request_id)})
+                    set_slot(row, "_raw", v)
+                    set_slot(row, "_absent", _NOTHING)
+                    set_slot(row, "_request_id", request_id)
                 else:
                     row = build(v, request_id)
                 rows.append(row)
             return rows
 
         return models
-    if _is_model(hint):
-        return hint._from_wire
+    if _is_model(member):
+        return member._from_wire
     return None
 
 
@@ -257,9 +382,9 @@ def _is_model(hint: Any) -> bool:
     return isinstance(hint, type) and issubclass(hint, Model)
 
 
-def _int64(value: Any, request_id: str | None) -> Any:
-    """int64 values may arrive as JSON strings; they become ints."""
-    if isinstance(value, str):
+def _int(value: Any, request_id: str | None) -> Any:
+    """Integers may arrive as JSON strings of digits; they become ints."""
+    if type(value) is str:
         try:
             return int(value)
         except ValueError:
@@ -268,10 +393,11 @@ def _int64(value: Any, request_id: str | None) -> Any:
 
 
 def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind is list:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, Model):
         return value.to_dict()
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
     return value

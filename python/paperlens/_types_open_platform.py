@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 from paperlens._model import ListResult, Model, Response
+from paperlens.errors import APIError
 
 __all__ = [
     "AgenticSearchResult",
@@ -79,8 +80,6 @@ class AgenticSearchResult(Response, ListResult):
 class Content(Response):
     """A document's full text, or one page of it (offsets count Unicode code points)."""
 
-    _int64 = ("text_length", "next_offset")
-
     text: str = ""
     bytes_returned: int | None = None
     text_length: int | None = None
@@ -100,8 +99,6 @@ class Resource(Response):
 
 @_frozen
 class CatalogField(Model):
-    _int64 = ("cardinality_estimate",)
-
     name: str | None = None
     type: str | None = None
     filterable: bool | None = None
@@ -177,8 +174,6 @@ class MetadataRecord(Model):
 
 @_frozen
 class FacetBucket(Model):
-    _int64 = ("doc_count",)
-
     key: str | int | float | bool | None = None
     doc_count: int | None = None
 
@@ -197,7 +192,6 @@ class MetaSearchPage(Response, ListResult):
     means 10000 or more); ``next_cursor`` is ``""`` when nothing follows."""
 
     _rows = "results"
-    _int64 = ("total_count",)
 
     results: list[MetadataRecord] = _list()
     total_count: int | None = None
@@ -224,8 +218,11 @@ class RelationItem(Model):
 
 @_frozen
 class RelationsPage(Response, ListResult):
+    """One page of ``paper_relations``. The service answers 200 with ``code``/``biz_code`` even
+    when it fails: a page whose ``code`` is not ``SUCCESS`` or whose ``biz_code`` is not 0
+    raises :class:`~paperlens.APIError` instead of reading as an empty page."""
+
     _rows = "items"
-    _int64 = ("total_count",)
 
     items: list[RelationItem] = _list()
     total_count: int | None = None
@@ -235,3 +232,15 @@ class RelationsPage(Response, ListResult):
     code: str | None = None
     message: str | None = None
     biz_code: int | None = None
+
+    def _failure(self) -> Exception | None:
+        if self.code in (None, "SUCCESS") and self.biz_code in (None, 0):
+            return None
+        return APIError(
+            f"paper_relations answered 200 with code={self.code!r}, biz_code={self.biz_code!r}: {self.message}",
+            status=200,
+            code=self.code,
+            api_message=self.message,
+            request_id=self.request_id,
+            details={"biz_code": self.biz_code},
+        )

@@ -8,8 +8,9 @@ means a count, graph-size or materials cap was hit.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from typing import Any
+from typing import Any, TypeVar
 
 from paperlens._model import ListResult, Model, Response
 
@@ -61,6 +62,19 @@ _frozen = dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
 
 def _list() -> Any:
     return dataclasses.field(default_factory=list)
+
+
+V = TypeVar("V", bound=Model)
+
+
+def _view(cls: type[V], value: Any) -> V | None:
+    """A typed view of a JSON value kept as sent: an instance of ``cls`` built from a copy
+    when the value is an object (the value itself stays untouched), else ``None``."""
+    return cls._from_wire(copy.deepcopy(value)) if isinstance(value, dict) else None
+
+
+def _depth(key: str) -> Any:
+    return int(key) if key.isdigit() else key
 
 
 # -- resources ----------------------------------------------------------------------------
@@ -157,8 +171,6 @@ class ParagraphSegment(Model):
 @_frozen
 class Total(Model):
     """A result count; ``relation`` tells whether ``value`` is exact (``eq``) or a bound."""
-
-    _int64 = ("value",)
 
     value: int | None = None
     relation: str | None = None
@@ -325,12 +337,19 @@ class CitationReference(Model):
 
 @_frozen
 class CitationItem(Model):
-    """One original reference of the paper, resolved to a corpus paper or not."""
+    """One original reference of the paper, resolved to a corpus paper or not. The contract
+    gives ``relation`` no shape: it is the JSON value as sent (``typed_relation`` reads an
+    object as a :class:`Relation`)."""
 
-    relation: Relation | None = None
+    relation: Any = None
     reference: CitationReference | None = None
     resolution: CitationResolution | None = None
     target_schema: PaperCard | None = None
+
+    @property
+    def typed_relation(self) -> Relation | None:
+        """``relation`` as a :class:`Relation` when it is an object, else ``None``."""
+        return _view(Relation, self.relation)
 
 
 @_frozen
@@ -380,7 +399,20 @@ class CitationGraph(SchemaResponse, ListResult):
     direction: str | None = None
     nodes: list[GraphNode] = _list()
     edges: list[GraphEdge] = _list()
-    levels: list[GraphLevel] = _list()
+    levels: Any = None
+
+    @property
+    def typed_levels(self) -> list[GraphLevel]:
+        """``levels`` (whose shape the contract does not give) as :class:`GraphLevel` views: the
+        objects of a list, or of an object keyed by level (the key is the depth when the level
+        does not say); anything else is left out."""
+        levels = self.levels
+        if isinstance(levels, dict):
+            pairs = [(key, level) for key, level in levels.items() if isinstance(level, dict)]
+            return [_view(GraphLevel, {"depth": _depth(key), **level}) for key, level in pairs]
+        if isinstance(levels, list):
+            return [_view(GraphLevel, level) for level in levels if isinstance(level, dict)]
+        return []
 
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``: nodes keyed by ``schema_id`` with their wire fields as
@@ -444,10 +476,19 @@ class ResolvedProvenance(SchemaResponse, ListResult):
 
 @_frozen
 class InPaperSearchResult(SchemaResponse, ListResult):
+    """Paragraphs of one paper ranked for the query. The contract gives ``trace`` (query
+    method and elapsed time) no shape: it is the JSON value as sent (``typed_trace`` reads
+    an object as a :class:`SegmentTrace`)."""
+
     _rows = "segments"
 
     segments: list[ParagraphSegment] = _list()
-    trace: SegmentTrace | None = None
+    trace: Any = None
+
+    @property
+    def typed_trace(self) -> SegmentTrace | None:
+        """``trace`` as a :class:`SegmentTrace` when it is an object, else ``None``."""
+        return _view(SegmentTrace, self.trace)
 
 
 @_frozen
@@ -499,8 +540,7 @@ class PaperMaterials(Model):
 
     def count(self, resource: str) -> ResourceCount | None:
         """The ``counts`` entry of ``resource`` (``entities``, ``relations``...), if sent."""
-        raw = (self.counts or {}).get(resource)
-        return ResourceCount._from_wire(raw) if isinstance(raw, dict) else None
+        return _view(ResourceCount, (self.counts or {}).get(resource))
 
     @property
     def truncated_resources(self) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from paperlens import _bridge
 from paperlens import types as t
+from paperlens._disposition import disposition_filename, safe_filename
 from paperlens._pagination import (
     AsyncPaginator,
     MetaSearchPaging,
@@ -52,8 +53,12 @@ def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _checked(result: M, stacklevel: int) -> M:
-    """Warns about a ``partial=true`` answer: usable, but not a complete success. ``stacklevel``
-    counts the frames from here to the user's call: this one, ``_call``, the public method, the caller."""
+    """Raises the error a successful status may still carry (``RelationsPage``); warns about a
+    ``partial=true`` answer: usable, but not a complete success. ``stacklevel`` counts the
+    frames from here to the user's call: this one, ``_call``, the public method, the caller."""
+    failure = result._failure()
+    if failure is not None:
+        raise failure
     if getattr(result, "partial", False):
         notes = "; ".join(getattr(result, "warnings", None) or []) or "no warnings given"
         warnings.warn(
@@ -88,14 +93,6 @@ def _destination(dest: str | os.PathLike[str]) -> str:
     if path.endswith(("/", os.sep)):
         os.makedirs(path, exist_ok=True)
     return path
-
-
-def _disposition_filename(header: str | None) -> str | None:
-    for part in (header or "").split(";"):
-        name, _, value = part.strip().partition("=")
-        if name.lower() == "filename" and value:
-            return value.strip('"')
-    return None
 
 
 class _ClientBase:
@@ -524,5 +521,5 @@ def _unpack(
     answer: tuple[bytes, str | None, str | None, str], file_name: str
 ) -> tuple[bytes, str | None, str, str | None, str]:
     data, content_type, disposition, request_id = answer
-    filename = _disposition_filename(disposition) or file_name.rsplit("/", 1)[-1]
+    filename = disposition_filename(disposition) or safe_filename(file_name) or "resource"
     return data, content_type, filename, disposition, request_id

@@ -26,7 +26,7 @@ import typing
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from paperlens._model import _FILLED, ListResult, Model, _plain, _plan
+from paperlens._model import ListResult, Model, _plain, _plan
 
 if TYPE_CHECKING:
     from paperlens._pagination import AsyncPaginator, Paginator
@@ -203,7 +203,7 @@ def _columns(cls: type[Model], items: list[Any]) -> list[Column]:
             columns.extend(_flatten(field, values, kind, subs))
         else:
             columns.append((field, [_plain(v) for v in values] if kind == "plain" else values, kind))
-    skip = names | {_FILLED}
+    skip = names
     mixed = len(set(map(type, items)) - {cls}) > 0
     extra = [k for k in seen if k not in skip]
     for key in extra:
@@ -225,7 +225,7 @@ def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, s
         if any(p is not None and type(p) is not dict for p in parents):
             # Not an object after all: kept as sent, in a column of its own.
             odd = [None if type(p) is dict else p for p in parents]
-    known = {sub for sub, _ in subs} | {_FILLED}
+    known = {sub for sub, _ in subs}
     seen = dict.fromkeys(itertools.chain.from_iterable(inner))
     extra = tuple((key, "plain" if kind == "model" else "object") for key in seen if key not in known)
     columns: list[Column] = [] if odd is None else [(field, odd, "any")]
@@ -291,7 +291,8 @@ def _kind(hint: Any, name: str) -> str:
         return "date" if name.endswith("_date") else "str"
     if origin is list:
         return "plain" if args and _is_model(args[0]) else "object"
-    if origin is dict or hint is dict:
+    if origin is dict or hint is dict or hint is Any:
+        # A field of no given shape is flattened like an object; other values keep a column.
         return "dict"
     if _is_model(hint):
         return "model"

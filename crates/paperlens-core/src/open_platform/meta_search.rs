@@ -100,11 +100,13 @@ impl MetaSearch {
         v::at_least("page", self.page, 1)?;
         v::range("page_size", self.page_size, 1, 200)?;
         let (page, page_size) = (self.page.unwrap_or(1), self.page_size.unwrap_or(25));
-        if page * page_size > PAGE_DEPTH_CAP {
+        // Widened: a page near i64::MAX must not wrap round to a small product.
+        let depth = i128::from(page) * i128::from(page_size);
+        if depth > i128::from(PAGE_DEPTH_CAP) {
             return Err(Error::validation(
                 "page",
                 format!("page * page_size must not exceed {PAGE_DEPTH_CAP} (page paging stops there: use cursor=next_cursor)"),
-                format!("{page} * {page_size} = {}", page * page_size),
+                format!("{page} * {page_size} = {depth}"),
             ));
         }
         let cursor = self.cursor.as_deref().filter(|c| !c.is_empty());
@@ -204,6 +206,8 @@ mod tests {
         assert!(check(json!({"page": 50, "page_size": 200})).is_ok());
         assert_eq!(param_of(json!({"page": 51, "page_size": 200})), "page");
         assert_eq!(param_of(json!({"page": 401})), "page");
+        assert_eq!(param_of(json!({"page": 1_i64 << 62, "page_size": 4})), "page");
+        assert_eq!(param_of(json!({"page": i64::MAX, "page_size": 200})), "page");
         assert_eq!(param_of(json!({"page": 0})), "page");
         assert_eq!(param_of(json!({"page_size": 201})), "page_size");
         assert_eq!(param_of(json!({"page": 2, "cursor": "abc"})), "cursor");
