@@ -6,7 +6,6 @@
 ...     print(record.title)
 """
 
-from paperlens import types
 from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
@@ -59,3 +58,12 @@ __all__ = [
     "to_polars",
     "types",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The result types of the 18 paper-schema operations are defined on first use.
+    if name == "types":
+        import paperlens.types
+
+        return paperlens.types
+    raise AttributeError(f"module 'paperlens' has no attribute {name!r}")

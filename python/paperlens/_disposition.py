@@ -8,8 +8,6 @@ continuations). RFC 6266 makes ``filename*`` win over ``filename``.
 from __future__ import annotations
 
 import re
-from email.message import Message
-from email.utils import collapse_rfc2231_value
 
 __all__ = ["disposition_filename", "safe_filename"]
 
@@ -22,6 +20,9 @@ def disposition_filename(header: str | None) -> str | None:
     """The name the header gives (``filename*`` first), as a safe base name, or ``None``."""
     if not header:
         return None
+    from email.message import Message  # the MIME parser is imported by the first resource call
+    from email.utils import collapse_rfc2231_value
+
     message = Message()
     message["Content-Disposition"] = header
     names = [value for key, value in message.get_params([], header="content-disposition") if key == "filename"]

@@ -12,11 +12,11 @@ import platform
 import warnings
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from paperlens import _bridge
-from paperlens import types as t
+from paperlens import _types_open_platform as t
 from paperlens._disposition import disposition_filename, safe_filename
+from paperlens._model import Response
 from paperlens._pagination import (
     AsyncPaginator,
     MetaSearchPaging,
@@ -29,11 +29,13 @@ from paperlens._progress import Progress
 from paperlens.cache import ResponseCache
 from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
-from paperlens.schema import AsyncSchema, Schema
+
+if TYPE_CHECKING:
+    from paperlens.schema import AsyncSchema, Schema
 
 __all__ = ["AsyncClient", "Client"]
 
-M = TypeVar("M", bound=t.Response)
+M = TypeVar("M", bound=Response)
 _MAX_PAGE = 524_288
 _USER_AGENT = f"paperlens/{__version__} python/{platform.python_version()}"
 
@@ -220,6 +222,8 @@ class Client(_ClientBase):
     @cached_property
     def schema(self) -> Schema:
         """The Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``."""
+        from paperlens.schema import Schema
+
         return Schema(self)
 
     # -- Open Platform --------------------------------------------------------------------
@@ -369,12 +373,16 @@ class AsyncClient(_ClientBase):
         await self.aclose()
 
     async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 4) -> M:
+        from paperlens import _bridge  # asyncio is imported by the first async call, not by paperlens
+
         raw, request_id = await _bridge.call(self._core, operation, params)
         return _checked(model._from_wire(raw, request_id), stacklevel)
 
     @cached_property
     def schema(self) -> AsyncSchema:
         """The Structured Paper operations (``/paper-schema``): ``await client.schema.search(...)``."""
+        from paperlens.schema import AsyncSchema
+
         return AsyncSchema(self)
 
     # -- Open Platform --------------------------------------------------------------------
@@ -416,10 +424,14 @@ class AsyncClient(_ClientBase):
 
     async def resource(self, file_name: str) -> t.Resource:
         """A binary attachment in memory (``GET /resource``)."""
+        from paperlens import _bridge
+
         return _resource_model(*_unpack(await _bridge.fetch(self._core, {"file_name": file_name}), file_name))
 
     async def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Streams an attachment to ``dest`` atomically (see :meth:`Client.download_resource`)."""
+        from paperlens import _bridge
+
         bar = self._download_bar(progress, file_name)
         try:
             path, _request_id = await _bridge.download(

@@ -11,7 +11,6 @@ their paper. Every parameter left ``None`` is not sent (the service's default ap
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -398,6 +397,8 @@ class AsyncSchema:
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
         self._capabilities: t.Capabilities | None = None
+        import asyncio
+
         self._capabilities_lock = asyncio.Lock()
 
     async def _call(self, method: str, model: type[M], params: dict[str, Any]) -> M:
