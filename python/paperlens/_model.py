@@ -146,7 +146,10 @@ def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[st
             f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}", request_id=request_id
         )
     plan = cls.__dict__.get("_plan") or _plan(cls)
-    for name, convert in plan.convert:
+    for name in plan.ints:
+        if type(raw.get(name)) is str:
+            raw[name] = _int(raw[name], request_id)
+    for name, convert in plan.nested_convert:
         value = raw.get(name)
         if value is not None:
             raw[name] = convert(value, request_id)
@@ -281,8 +284,8 @@ class _Plan:
         self.names = frozenset(f.name for f in fields)
         self.lists = tuple(f.name for f in fields if f.default_factory is not dataclasses.MISSING)
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
-        self.convert = [(name, c) for name, c in convert if c is not None]
-        self.ints = tuple(name for name, c in self.convert if c is _int)
+        self.ints = tuple(name for name, c in convert if c is _int)
+        self.nested_convert = tuple((name, c) for name, c in convert if c is not None and c is not _int)
         self.nested = tuple((f.name, _model_of(hints[f.name])) for f in fields if _model_of(hints[f.name]))
 
     def undecoded(self) -> type[Model]:
