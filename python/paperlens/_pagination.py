@@ -25,11 +25,23 @@ class PageCapWarning(UserWarning):
 class Paging(Generic[P]):
     """How one operation pages: the first request, the next one, and what a page holds."""
 
+    #: The parameter that sets the page size, and the largest size the contract allows: asked
+    #: for unless the caller gives a size (or wants fewer items), since every page costs quota.
+    size_param: str | None = None
+    max_size = 0
+
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
 
-    def first(self) -> dict[str, Any]:
-        return dict(self.params)
+    def first(self, limit: int | None = None) -> dict[str, Any]:
+        params = dict(self.params)
+        if self.size_param is not None and params.get(self.size_param) is None and self.fills_pages(params):
+            params[self.size_param] = self.max_size if limit is None else max(1, min(self.max_size, limit))
+        return params
+
+    def fills_pages(self, params: dict[str, Any]) -> bool:
+        """Whether the page size is free to choose (a page number fixes which items it means)."""
+        return (params.get("page") or 1) == 1
 
     def after(self, params: dict[str, Any], page: P) -> dict[str, Any] | None:
         """The parameters of the request after ``page``, or None when it was the last."""
@@ -48,6 +60,8 @@ class Paging(Generic[P]):
 
 class MetaSearchPaging(Paging[Any]):
     """Cursor deep paging; page numbers up to the cap while a boost forbids cursors."""
+
+    size_param, max_size = "page_size", 200
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
@@ -88,6 +102,8 @@ class MetaSearchPaging(Paging[Any]):
 class PageNumberPaging(Paging[Any]):
     """Page numbers until ``total_pages`` (``/meta-paper-relations``)."""
 
+    size_param, max_size = "page_size", 200
+
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         number = params.get("page") or 1
         if not page.items or page.total_pages is None or number >= page.total_pages:
@@ -123,6 +139,8 @@ class OffsetPaging(Paging[Any]):
 class CursorPaging(Paging[Any]):
     """Opaque ``next_cursor`` tokens passed back unchanged until a null or empty one
     (the ``/paper-schema`` list operations)."""
+
+    size_param, max_size = "size", 100
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         cursor = page.next_cursor
@@ -215,7 +233,7 @@ class Paginator(_Base[T]):
         self._fetch = fetch
 
     def pages(self) -> Iterator[Any]:
-        params: dict[str, Any] | None = self._paging.first()
+        params: dict[str, Any] | None = self._paging.first(self._limit)
         while params is not None:
             page = self._fetch(params)
             params = self._received(params, page)
@@ -269,7 +287,7 @@ class AsyncPaginator(_Base[T]):
         self._fetch = fetch
 
     async def pages(self) -> AsyncIterator[Any]:
-        params: dict[str, Any] | None = self._paging.first()
+        params: dict[str, Any] | None = self._paging.first(self._limit)
         while params is not None:
             page = await self._fetch(params)
             params = self._received(params, page)
