@@ -1,0 +1,156 @@
+"""Reading results: paperlens against httpx + orjson doing the same work, in one run.
+
+Run:  python benches/bench_results.py   (needs: pip install -e ".[bench,pandas]")
+
+Every figure is a ratio of wall time per call, paperlens / httpx + orjson, medians of 5 runs,
+against one sandbox page of 200 ``/meta-search`` records (``query="model"``, 5000 papers) in
+its own process (the 10,000-record frame needs a sandbox of 12,000 papers). Each side does
+what the row names, and reads what it claims to read:
+- "8 fields": the call, then 8 fields of every record (the httpx side reads them from dicts);
+- "to_dict": the call, then ``to_dict()`` of every record (the httpx side has its dicts already);
+- "not read": the call alone (paperlens leaves its rows undecoded until read);
+- "to_pandas 10,000": ``iter_meta_search(...).to_pandas()`` of 10,000 records, pages of 200,
+  pacing off, against httpx + orjson + ``pandas.json_normalize`` over the same pages;
+- "import": ``import paperlens`` against ``import httpx``, each in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _server import start_sandbox
+
+import paperlens
+
+FIELDS = (
+    "title",
+    "doc_id",
+    "unique_id",
+    "author",
+    "citation_count",
+    "publication_published_year",
+    "keywords",
+    "abstract",
+)
+BODY = {"query": "model", "page_size": 200}
+RUNS, CALLS = 5, 60
+FRAME_RECORDS = 10_000
+
+
+def seconds_per_call(call: Callable[[], object], n: int) -> float:
+    for _ in range(5):
+        call()
+    runs = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        runs.append((time.perf_counter() - start) / n)
+    return statistics.median(runs)
+
+
+def interleaved(ours: Callable[[], object], theirs: Callable[[], object], n: int) -> tuple[float, float]:
+    """Both sides measured in alternation, so that the host's drift weighs on both alike."""
+    a, b = [], []
+    for _ in range(3):
+        a.append(seconds_per_call(ours, n))
+        b.append(seconds_per_call(theirs, n))
+    return statistics.median(a), statistics.median(b)
+
+
+def import_seconds(module: str) -> float:
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    runs = [float(subprocess.check_output([sys.executable, "-c", code], text=True)) for _ in range(15)]
+    return statistics.median(runs)
+
+
+def frames() -> tuple[float, float]:
+    server = start_sandbox(papers=12_000)
+    try:
+        client = paperlens.Client(api_token=server.token, base_url=server.base_url, rate_limits=None)
+        hx = httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {server.token}"})
+
+        def ours() -> pd.DataFrame:
+            return client.iter_meta_search(page_size=200, limit=FRAME_RECORDS).to_pandas()
+
+        def theirs() -> pd.DataFrame:
+            records: list[dict[str, Any]] = []
+            cursor = ""
+            while len(records) < FRAME_RECORDS:
+                body = orjson.dumps({"page_size": 200, "cursor": cursor})
+                response = hx.post("/meta-search", content=body, headers={"Content-Type": "application/json"})
+                page = orjson.loads(response.raise_for_status().content)
+                records.extend(page["results"])
+                cursor = page["next_cursor"]
+                if not cursor:
+                    break
+            return pd.json_normalize(records[:FRAME_RECORDS])
+
+        assert len(ours()) == len(theirs()) == FRAME_RECORDS
+        return interleaved(ours, theirs, 1)
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    server = start_sandbox(papers=5000)
+    try:
+        client = paperlens.Client(api_token=server.token, base_url=server.base_url, rate_limits=None)
+        hx = httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {server.token}"})
+        payload, json_header = orjson.dumps(BODY), {"Content-Type": "application/json"}
+
+        def raw_page(body: bytes = payload) -> dict[str, Any]:
+            return orjson.loads(hx.post("/meta-search", content=body, headers=json_header).raise_for_status().content)
+
+        assert len(client.meta_search(**BODY).results) == 200
+
+        def ours_fields() -> list[tuple[Any, ...]]:
+            return [tuple(getattr(r, f) for f in FIELDS) for r in client.meta_search(**BODY).results]
+
+        def theirs_fields() -> list[tuple[Any, ...]]:
+            return [tuple(r.get(f) for f in FIELDS) for r in raw_page()["results"]]
+
+        assert ours_fields() == theirs_fields()
+
+        def ours_dicts() -> list[dict[str, Any]]:
+            return [r.to_dict() for r in client.meta_search(**BODY).results]
+
+        def theirs_dicts() -> list[dict[str, Any]]:
+            return raw_page()["results"]
+
+        assert ours_dicts() == theirs_dicts()
+
+        rows = []
+        for label, ours, theirs in (
+            ("8 fields of every record", ours_fields, theirs_fields),
+            ("to_dict() of every record", ours_dicts, theirs_dicts),
+            ("a call whose records are not read", lambda: client.meta_search(**BODY), raw_page),
+        ):
+            a, b = interleaved(ours, theirs, CALLS)
+            rows.append((label, a, b))
+
+    finally:
+        server.stop()
+    rows.append((f"iter_meta_search().to_pandas() of {FRAME_RECORDS:,} records", *frames()))
+    rows.append(("import paperlens / import httpx", import_seconds("paperlens"), import_seconds("httpx")))
+
+    print(f"Python {sys.version.split()[0]}, paperlens {paperlens.__version__}\n")
+    print("| what | paperlens | httpx + orjson | ratio |")
+    print("|---|---|---|---|")
+    for label, a, b in rows:
+        print(f"| {label} | {a * 1e3:.2f} ms | {b * 1e3:.2f} ms | {a / b:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
