@@ -31,9 +31,8 @@ from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
 _REPR_TEXT = 60
-#: How a filled-in list field was on the wire: absent (null is kept as ``None``).
-_ABSENT = object()
-_NOTHING: tuple[tuple[str, Any], ...] = ()
+#: The list fields filled in with ``[]``, each with whether the wire had it as null (else absent).
+_NOTHING: tuple[tuple[str, bool], ...] = ()
 
 
 class _Method:
@@ -87,11 +86,11 @@ class Model:
         if raw is not None:
             return _plan(type(self)).normalised(loads(raw), self._request_id)
         wire = {k: _plain(v) for k, v in self.__dict__.items()}
-        for name, was in self._absent:
-            if was is _ABSENT:
-                del wire[name]
-            else:
+        for name, was_null in self._absent:
+            if was_null:
                 wire[name] = None
+            else:
+                del wire[name]
         return wire
 
     def __repr__(self) -> str:
@@ -123,14 +122,14 @@ class Model:
 _set_slot = object.__setattr__
 
 
-def _set_state(obj: Model, raw: bytes | None, absent: tuple[tuple[str, Any], ...], request_id: str | None) -> None:
+def _set_state(obj: Model, raw: bytes | None, absent: tuple[tuple[str, bool], ...], request_id: str | None) -> None:
     _set_slot(obj, "_raw", raw)
     _set_slot(obj, "_absent", absent)
     _set_slot(obj, "_request_id", request_id)
 
 
 def _restore(
-    cls: type[M], state: dict[str, Any], absent: tuple[tuple[str, Any], ...], raw: bytes | None, request_id: str | None
+    cls: type[M], state: dict[str, Any], absent: tuple[tuple[str, bool], ...], raw: bytes | None, request_id: str | None
 ) -> M:
     obj = object.__new__(cls)
     _DICT.__set__(obj, dict(state))
@@ -138,7 +137,7 @@ def _restore(
     return obj
 
 
-def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[str, Any], ...]:
+def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[str, bool], ...]:
     """Types the wire dict in place (nested resources, integer strings, absent lists); returns
     how each filled-in list field was on the wire."""
     if type(raw) is not dict:
@@ -155,9 +154,9 @@ def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[st
             raw[name] = convert(value, request_id)
     absent = _NOTHING
     for name in plan.lists:
-        if raw.get(name, _ABSENT) is not _ABSENT and raw[name] is not None:
+        if raw.get(name) is not None:
             continue
-        absent = (*absent, (name, raw.get(name, _ABSENT)))
+        absent = (*absent, (name, name in raw))
         raw[name] = []
     return absent
 
