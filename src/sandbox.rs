@@ -4,7 +4,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use paperlens_sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
+use paperlens_sandbox::{Fault, FaultKind, RateLimitKind, Sandbox, SandboxConfig};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -22,19 +22,21 @@ pub struct NativeSandbox {
 #[pymethods]
 impl NativeSandbox {
     #[new]
-    #[pyo3(signature = (papers, seed, rate_limits, token, int64_as_string, host, port))]
+    #[pyo3(signature = (papers, seed, rate_limits, rate_limit_kind, token, int64_as_string, host, port))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         papers: usize,
         seed: u64,
         rate_limits: Option<Vec<(String, u32)>>,
+        rate_limit_kind: &str,
         token: Option<String>,
         int64_as_string: bool,
         host: String,
         port: u16,
     ) -> PyResult<Self> {
-        let config = SandboxConfig { host, port, papers, seed, token, rate_limits, int64_as_string };
+        let rate_limit_kind: RateLimitKind = rate_limit_kind.parse().map_err(PyValueError::new_err)?;
+        let config = SandboxConfig { host, port, papers, seed, token, rate_limits, rate_limit_kind, int64_as_string };
         let runtime = pyo3_async_runtimes::tokio::get_runtime();
         let sandbox = py.detach(|| runtime.block_on(Sandbox::start(config))).map_err(|error| match error.kind() {
             std::io::ErrorKind::InvalidInput => PyValueError::new_err(error.to_string()),

@@ -206,8 +206,10 @@ def test_every_schema_operation_has_a_subcommand(capsys):
 
 
 def test_exit_codes(env, sandbox, capsys, monkeypatch):
-    code, _, err = run(capsys, "read", "0" * 64)
+    code, _, err = run(capsys, "relations", "W-does-not-exist", "CITATIONS")
     assert code == cli.EXIT_NOT_FOUND and "NotFoundError" in err
+    code, _, err = run(capsys, "read", "0" * 64)  # /content lists no 404: an unknown document is a 400
+    assert code == cli.EXIT_USAGE and "BadRequestError" in err
     sandbox.inject_fault("/meta-search", status=429, retry_after=600)
     code, _, err = run(capsys, "meta-search", "x")
     assert code == cli.EXIT_RATE_LIMITED and "RateLimitError" in err

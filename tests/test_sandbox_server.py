@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import signal
 import subprocess
 import sys
@@ -206,13 +207,27 @@ def test_rate_limits_answer_429_with_retry_after() -> None:
         assert limited.status == 429
         retry_after = int(limited.headers["Retry-After"])
         assert 1 <= retry_after <= 60
-        assert limited.json()["details"]["retry_after"] == retry_after
+        assert math.ceil(limited.json()["details"]["retry_after"]) == retry_after  # the exact wait, rounded up
         assert call(sandbox, "/meta-search", token=sandbox.token, body={}).status != 429
 
 
 def test_bad_rate_limits_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown quota resource"):
         Sandbox(papers=PAPERS, rate_limits={"content": 5})
+
+
+def test_cases_without_a_listed_code_answer_listed_ones(sandbox: Sandbox) -> None:
+    # /content and /resource list no 404, /meta-catalog lists no 400.
+    unknown_doc = call(sandbox, "/content?doc_id=feedbeef", token=sandbox.token)
+    assert (unknown_doc.status, unknown_doc.json()["code"]) == (400, "INVALID_REQUEST")
+    assert unknown_doc.json()["details"] == {"parameter": "doc_id"}
+    unknown_file = call(sandbox, "/resource?file_name=figures/W0/fig1.png", token=sandbox.token)
+    assert (unknown_file.status, unknown_file.json()["details"]) == (400, {"parameter": "file_name"})
+    unknown_collection = call(sandbox, "/meta-catalog?collection=venues", token=sandbox.token)
+    assert unknown_collection.status == 200
+    assert (unknown_collection.json()["fields"], unknown_collection.json()["default_fields"]) == ([], [])
+    plain = call(sandbox, "/meta-catalog", token=sandbox.token).json()
+    assert call(sandbox, "/meta-catalog?include_field_stats=maybe", token=sandbox.token).json() == plain
 
 
 def test_openapi_document_needs_no_token(sandbox: Sandbox) -> None:
@@ -252,6 +267,34 @@ def test_cli_sandbox_reports_bad_arguments(capsys: pytest.CaptureFixture[str]) -
     assert main(["sandbox", "--papers", "0"]) == 1
     assert "papers must be at least 1" in capsys.readouterr().err
     assert main(["sandbox", "--rate-limit", "content=3"]) == 2  # usage error
+    assert main(["sandbox", "--rate-limit-kind", "leaky"]) == 2
+    assert "invalid choice: 'leaky'" in capsys.readouterr().err
+
+
+def test_cli_sandbox_counts_rate_limits_by_the_given_kind() -> None:
+    started_before = time.monotonic()
+    argv = ["sandbox", "--port", "0", "--papers", "50", "--rate-limit", "paper-schema=2", "--rate-limit-kind", "bucket"]
+    process = subprocess.Popen([sys.executable, "-m", "paperlens.cli", *argv], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        fields = dict(part.split("=", 1) for part in process.stdout.readline().split())
+        statuses, wait = [], -1.0
+        for _ in range(3):
+            request = urllib.request.Request(
+                fields["base_url"] + "/paper-schema", headers={"Authorization": f"Bearer {fields['token']}"}
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=5) as answered:
+                    statuses.append(answered.status)
+            except urllib.error.HTTPError as refused:
+                statuses.append(refused.code)
+                wait = json.loads(refused.read())["details"]["retry_after"]
+        assert statuses == [200, 200, 429]
+        # 2 per minute: a bucket refills a token every 30 s (a window would free one after 60 s).
+        assert 30 - (time.monotonic() - started_before) <= wait <= 30
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=10)
 
 
 def test_format_table_aligns_and_truncates() -> None:

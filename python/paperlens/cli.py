@@ -154,6 +154,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RESOURCE=N",
         help="requests per minute for meta-search or paper-schema (repeatable)",
     )
+    sandbox.add_argument(
+        "--rate-limit-kind",
+        choices=("sliding", "fixed", "bucket"),
+        default="sliding",
+        help="how a rate limit is counted: sliding window, fixed window or token bucket (default sliding)",
+    )
     sandbox.set_defaults(run=_serve)
 
     demo = commands.add_parser("demo", help="a guided research session against a sandbox")
@@ -738,6 +744,7 @@ def _serve(args: argparse.Namespace) -> int:
             papers=args.papers,
             seed=args.seed,
             rate_limits=dict(args.rate_limit) or None,
+            rate_limit_kind=args.rate_limit_kind,
             token=args.token,
             host=args.host,
             port=args.port,

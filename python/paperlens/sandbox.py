@@ -20,9 +20,10 @@ from typing import Any, Literal
 
 from paperlens._paperlens import NativeSandbox
 
-__all__ = ["FaultKind", "RecordedRequest", "Sandbox"]
+__all__ = ["FaultKind", "RateLimitKind", "RecordedRequest", "Sandbox"]
 
 FaultKind = Literal["status", "drop", "non_json", "partial"]
+RateLimitKind = Literal["sliding", "fixed", "bucket"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,13 @@ class Sandbox:
         seed: corpus seed; the same ``papers`` and ``seed`` give the same corpus.
         rate_limits: requests per minute per quota resource, e.g.
             ``{"meta-search": 30, "paper-schema": 30}``; exceeding answers 429 with
-            ``Retry-After``. ``None`` (the default) means unlimited.
+            ``Retry-After`` (the wait rounded up to whole seconds) and
+            ``details.retry_after`` (the exact wait). ``None`` (the default) means unlimited.
+        rate_limit_kind: how each quota of N per minute is counted, as a real gateway
+            may count it: ``"sliding"`` (admitted while fewer than N were admitted in the
+            60 s before), ``"fixed"`` (at most N per 60 s window, windows aligned to the
+            sandbox's start) or ``"bucket"`` (a token bucket of capacity N refilled at
+            N/60 per second). Refused requests never use up quota.
         token: the full-access API token; generated when ``None``.
         int64_as_string: serialize int64 counts (``total_count``, facet ``doc_count``)
             as JSON strings, as the real service may.
@@ -68,6 +75,7 @@ class Sandbox:
         papers: int = 2000,
         seed: int = 0,
         rate_limits: Mapping[str, int] | None = None,
+        rate_limit_kind: RateLimitKind = "sliding",
         *,
         token: str | None = None,
         int64_as_string: bool = False,
@@ -77,7 +85,7 @@ class Sandbox:
         if papers < 1:
             raise ValueError(f"papers must be at least 1, got {papers}")
         limits = None if rate_limits is None else list(rate_limits.items())
-        self._native = NativeSandbox(papers, seed, limits, token, int64_as_string, host, port)
+        self._native = NativeSandbox(papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port)
 
     @property
     def base_url(self) -> str:

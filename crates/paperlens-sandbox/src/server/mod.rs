@@ -15,12 +15,14 @@ mod shell;
 mod trace;
 
 #[cfg(test)]
+mod contract_statuses;
+#[cfg(test)]
 mod tests;
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
@@ -30,6 +32,7 @@ use tokio::task::JoinHandle;
 use crate::service::{Service, ServiceConfig};
 
 pub use faults::{Fault, FaultKind};
+pub use rate_limit::RateLimitKind;
 pub use recorder::RecordedRequest;
 
 use auth::Tokens;
@@ -52,6 +55,8 @@ pub struct SandboxConfig {
     pub token: Option<String>,
     /// Requests per minute per quota resource (`meta-search`, `paper-schema`); None: unlimited.
     pub rate_limits: Option<Vec<(String, u32)>>,
+    /// How the quotas of `rate_limits` are counted.
+    pub rate_limit_kind: RateLimitKind,
     pub int64_as_string: bool,
 }
 
@@ -64,6 +69,7 @@ impl Default for SandboxConfig {
             seed: 0,
             token: None,
             rate_limits: None,
+            rate_limit_kind: RateLimitKind::default(),
             int64_as_string: false,
         }
     }
@@ -80,7 +86,8 @@ pub struct Sandbox {
 impl Sandbox {
     /// Builds the corpus (on a blocking thread), binds `host:port` and starts serving.
     pub async fn start(config: SandboxConfig) -> io::Result<Sandbox> {
-        let limiter = RateLimiter::from_config(config.rate_limits.as_deref().unwrap_or(&[]))
+        let limits = config.rate_limits.as_deref().unwrap_or(&[]);
+        let limiter = RateLimiter::new(limits, config.rate_limit_kind, Instant::now())
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         let tokens = Tokens::new(config.token.clone())
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;

@@ -43,13 +43,15 @@ async fn handle(State(shell): State<Arc<Shell>>, request: Request) -> Response {
     let path = parts.uri.path();
     let query: Vec<(String, String)> =
         form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes()).into_owned().collect();
-    let response = match to_bytes(body, MAX_BODY_BYTES).await {
-        Ok(body) => {
-            shell.recorder.record(parts.method.as_str(), path, &query, &parts.headers, &body);
-            shell.answer(&parts, query, body, &trace.request_id).await
-        }
-        Err(_) => error_response(413, path, "request body too large or unreadable", &trace.request_id, None),
+    let body = match to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(body) => Some(body),
+        // GET operations take no body: one too large to read is ignored like any other.
+        Err(_) if parts.method == Method::GET || parts.method == Method::HEAD => Some(Bytes::new()),
+        Err(_) => None,
     };
+    let recorded = body.clone().unwrap_or_default();
+    shell.recorder.record(parts.method.as_str(), path, &query, &parts.headers, &recorded);
+    let response = shell.answer(&parts, query, body, &trace.request_id).await;
     trace.stamp(response)
 }
 
@@ -58,7 +60,7 @@ impl Shell {
         &self,
         parts: &request::Parts,
         query: Vec<(String, String)>,
-        body: Bytes,
+        body: Option<Bytes>,
         request_id: &str,
     ) -> Response {
         let path = parts.uri.path();
@@ -70,9 +72,15 @@ impl Shell {
             Err(reason) => return error_response(401, path, reason, request_id, None),
         };
         if let Err(wait) = self.limiter.admit(path, Instant::now()) {
-            let seconds = wait.as_secs_f64().ceil().max(1.0);
+            // Rounded up to the microsecond: waiting the advertised time is always enough.
+            let seconds = wait.as_nanos().div_ceil(1_000) as f64 / 1e6;
             return rate_limited(path, "rate limit exceeded", request_id, seconds);
         }
+        // 400, not 413: every operation with a body lists 400 for a bad request, none lists 413.
+        let Some(body) = body else {
+            let message = format!("request body unreadable or larger than {MAX_BODY_BYTES} bytes");
+            return error_response(400, path, &message, request_id, None);
+        };
         let fault = self.faults.take(path);
         if let Some(delay) = fault.as_ref().and_then(|fault| fault.delay) {
             self.sleep_unless_stopped(delay).await;

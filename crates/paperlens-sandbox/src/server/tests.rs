@@ -10,27 +10,33 @@ use tokio::net::TcpStream;
 use super::*;
 use crate::service::Access;
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+pub(super) struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
 }
 
 impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).expect("a JSON body")
     }
 }
 
-async fn sandbox(config: SandboxConfig) -> Sandbox {
+pub(super) async fn sandbox(config: SandboxConfig) -> Sandbox {
     Sandbox::start(config).await.expect("sandbox starts")
 }
 
-async fn send(sandbox: &Sandbox, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+pub(super) async fn send(
+    sandbox: &Sandbox,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
     let address = sandbox.base_url().trim_start_matches("http://").to_string();
     let mut stream = TcpStream::connect(&address).await.unwrap();
     let mut request = format!(
@@ -69,7 +75,7 @@ fn parse_reply(raw: &[u8]) -> Reply {
     Reply { status, headers, body: raw[split + 4..].to_vec() }
 }
 
-fn bearer(sandbox: &Sandbox) -> String {
+pub(super) fn bearer(sandbox: &Sandbox) -> String {
     format!("Bearer {}", sandbox.token())
 }
 
@@ -180,12 +186,41 @@ async fn rate_limits_answer_429_per_quota_resource() {
     assert!((1..=60).contains(&retry_after));
     let body = limited.json();
     assert_eq!(body["code"], "RATE_LIMITED");
-    assert_eq!(body["details"]["retry_after"], retry_after);
+    let exact = body["details"]["retry_after"].as_f64().unwrap();
+    assert!(exact > 0.0 && exact.ceil() as u64 == retry_after, "the header is the exact wait rounded up: {exact}");
 
     assert_ne!(send(&sandbox, "GET", "/paper-schema", &auth, b"").await.status, 429);
     let shared = send(&sandbox, "POST", "/paper-schema/search", &auth, b"{}").await;
     assert_eq!(shared.status, 429, "all /paper-schema paths share one quota");
     assert_ne!(send(&sandbox, "GET", "/content", &auth, b"").await.status, 429);
+}
+
+#[tokio::test]
+async fn the_configured_kind_counts_the_quota() {
+    // 2 per minute: a window frees a slot within 60 s, a bucket refills a token every 30 s.
+    for (kind, longest_wait) in
+        [(RateLimitKind::Sliding, 60.0), (RateLimitKind::Fixed, 60.0), (RateLimitKind::Bucket, 30.0)]
+    {
+        let before_start = Instant::now();
+        let sandbox = sandbox(SandboxConfig {
+            papers: 60,
+            rate_limits: Some(vec![("paper-schema".into(), 2)]),
+            rate_limit_kind: kind,
+            ..SandboxConfig::default()
+        })
+        .await;
+        let authorization = bearer(&sandbox);
+        let auth = [("Authorization", authorization.as_str())];
+        for _ in 0..2 {
+            assert_eq!(send(&sandbox, "GET", "/paper-schema", &auth, b"").await.status, 200, "{kind:?}");
+        }
+        let limited = send(&sandbox, "GET", "/paper-schema", &auth, b"").await;
+        let waited = before_start.elapsed().as_secs_f64();
+        assert_eq!(limited.status, 429, "{kind:?}");
+        let wait = limited.json()["details"]["retry_after"].as_f64().unwrap();
+        assert!(wait <= longest_wait && wait >= longest_wait - waited, "{kind:?}: {wait}");
+        assert_eq!(limited.header("retry-after"), Some(wait.ceil().to_string().as_str()));
+    }
 }
 
 #[tokio::test]

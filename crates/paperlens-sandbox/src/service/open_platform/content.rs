@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::params::{query_int, query_param};
 use super::permissions::full_text_visible;
-use crate::service::error::{json_response, ApiError, Result, STANDARD};
+use crate::service::error::{json_response, Result, STANDARD};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
 
 pub const DEFAULT_LIMIT: i64 = 700;
@@ -37,18 +37,26 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     let limit = query_int(query, "limit", 1, MAX_LIMIT, STANDARD)?.unwrap_or(DEFAULT_LIMIT);
 
     let corpus = service.corpus();
-    // The doc_id path is preferred; `source` is the fallback when it finds nothing.
-    let paper = doc_id
-        .and_then(|d| corpus.by_doc_id(d))
-        .or_else(|| source.and_then(|s| corpus.by_source(s)))
-        .ok_or_else(|| ApiError::not_found("no document matches the given doc_id or source"))?;
+    // The doc_id path is preferred; `source` is the fallback when it finds nothing. The
+    // contract lists no 404 here: an id that names no document is a bad parameter (400).
+    let named = if doc_id.is_some() { "doc_id" } else { "source" };
+    let paper = doc_id.and_then(|d| corpus.by_doc_id(d)).or_else(|| source.and_then(|s| corpus.by_source(s)));
+    let Some(paper) = paper else {
+        let given: Vec<String> = [("doc_id", doc_id), ("source", source)]
+            .into_iter()
+            .filter_map(|(name, value)| value.map(|value| format!("{name} '{value}'")))
+            .collect();
+        return Err(STANDARD.invalid_param(named, format!("no document matches {}", given.join(" or "))));
+    };
     if !full_text_visible(request.access, paper) {
         return Err(STANDARD.forbidden(format!(
             "the token has no permission for the full text of {} (not open access)",
             paper.unique_id
         )));
     }
-    let full = corpus.full_text(paper).ok_or_else(|| ApiError::not_found("the document has no full text"))?;
+    let full = corpus
+        .full_text(paper)
+        .ok_or_else(|| STANDARD.invalid_param(named, format!("the document {} has no full text", paper.unique_id)))?;
     let total = full.code_points;
     let body = match offset {
         None => json!({

@@ -1,5 +1,6 @@
 //! Strict reading of JSON bodies and query strings: every type error, unknown property
-//! and bound violation becomes a 400 that names the parameter and the rule.
+//! and bound violation becomes a 400 that names the parameter and the rule (except
+//! [`query_flag`], for `/meta-catalog`, whose contract lists no 400).
 
 use serde_json::{Map, Value};
 
@@ -134,13 +135,9 @@ pub fn query_param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a 
     query.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
-pub fn query_bool(query: &[(String, String)], name: &str, dialect: Dialect) -> Result<bool> {
-    match query_param(query, name).map(|v| v.to_ascii_lowercase()) {
-        None => Ok(false),
-        Some(v) if v == "true" || v == "1" => Ok(true),
-        Some(v) if v == "false" || v == "0" || v.is_empty() => Ok(false),
-        Some(v) => Err(dialect.invalid_param(name, format!("'{name}' must be true or false (got '{v}')"))),
-    }
+/// A boolean query flag read leniently: `true` or `1` (any case) is true, anything else false.
+pub fn query_flag(query: &[(String, String)], name: &str) -> bool {
+    query_param(query, name).is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }
 
 pub fn query_int(query: &[(String, String)], name: &str, min: i64, max: i64, dialect: Dialect) -> Result<Option<i64>> {

@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use super::params::query_param;
 use super::permissions::full_text_visible;
-use crate::service::error::{ApiError, Result, STANDARD};
+use crate::service::error::{Result, STANDARD};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
 
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {
@@ -20,8 +20,10 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
         return Err(STANDARD.invalid_param("file_name", "'file_name' must not contain '..' or a backslash"));
     }
     let corpus = service.corpus();
-    let attachment =
-        corpus.attachment(file_name).ok_or_else(|| ApiError::not_found(format!("no resource named '{file_name}'")))?;
+    // The contract lists no 404 here: a name that names no object is a bad parameter (400).
+    let attachment = corpus
+        .attachment(file_name)
+        .ok_or_else(|| STANDARD.invalid_param("file_name", format!("no resource named '{file_name}'")))?;
     let paper = &corpus.papers[attachment.paper as usize];
     if !full_text_visible(request.access, paper) {
         return Err(STANDARD.forbidden(format!(

@@ -84,8 +84,18 @@ fn source_lookup_and_fallback() {
     let (status, fallback) = content(&[("doc_id", "0000"), ("source", &paper.source)], Access::Full);
     assert_eq!(status, 200);
     assert_eq!(fallback, by_doc);
+}
+
+#[test]
+fn unknown_documents_are_400_naming_the_parameter() {
+    // /content lists no 404: a doc_id or source that names no document is a bad parameter.
     let (status, body) = content(&[("doc_id", "feedbeef")], Access::Full);
-    assert_error(status, &body, 404, "NOT_FOUND");
+    let message = assert_error(status, &body, 400, "INVALID_REQUEST");
+    assert!(message.contains("doc_id 'feedbeef'"), "{message}");
+    assert_eq!(body["details"]["parameter"], "doc_id");
+    let (status, body) = content(&[("source", "https://example.org/none")], Access::Full);
+    assert_error(status, &body, 400, "INVALID_REQUEST");
+    assert_eq!(body["details"]["parameter"], "source");
 }
 
 #[test]
@@ -155,8 +165,11 @@ fn resource_errors() {
     }
     let response = get_as("/resource", &[], Access::Full);
     assert_error(response.status, &json(&response), 400, "INVALID_REQUEST");
+    // /resource lists no 404: a name that names no object is a bad parameter.
     let response = get_as("/resource", &[("file_name", "figures/W0/fig1.png")], Access::Full);
-    assert_error(response.status, &json(&response), 404, "NOT_FOUND");
+    let body = json(&response);
+    assert_error(response.status, &body, 400, "INVALID_REQUEST");
+    assert_eq!(body["details"]["parameter"], "file_name");
     let closed = paper_with_text(|p| !p.open_access.is_oa);
     let name = format!("figures/{}/fig1.png", closed.unique_id);
     let response = get_as("/resource", &[("file_name", &name)], Access::Restricted);

@@ -1,3 +1,5 @@
+use serde_json::json;
+
 use super::*;
 
 fn catalog(query: &[(&str, &str)], access: Access) -> Value {
@@ -67,8 +69,18 @@ fn other_collections_and_bad_parameters() {
     let sources = catalog(&[("collection", "sources"), ("include_sample_values", "1")], Access::Full);
     let types = field(&sources, "venue_type").and_then(|f| f["sample_values"].as_array().cloned()).unwrap_or_default();
     assert_eq!(types.len(), 9);
-    for query in [[("collection", "venues")], [("include_field_stats", "maybe")]] {
-        let response = get_as("/meta-catalog", &query, Access::Full);
-        assert_error(response.status, &json(&response), 400, "INVALID_REQUEST");
-    }
+}
+
+#[test]
+fn unlisted_400_is_never_answered_bad_values_read_leniently() {
+    // /meta-catalog lists no 400: an unknown collection has no fields, and a flag that is
+    // not true/1 is off.
+    let unknown = catalog(&[("collection", "venues")], Access::Full);
+    assert_eq!(unknown["fields"], json!([]));
+    assert_eq!(unknown["default_fields"], json!([]));
+    assert_eq!(unknown["filter_operators"].as_array().map(Vec::len), Some(11));
+    let plain = catalog(&[], Access::Full);
+    assert_eq!(catalog(&[("include_field_stats", "maybe"), ("include_sample_values", "yes")], Access::Full), plain);
+    let stats = catalog(&[("include_field_stats", "TRUE")], Access::Full);
+    assert!(field(&stats, "citation_count").is_some_and(|f| f.get("numeric_stats").is_some()));
 }
