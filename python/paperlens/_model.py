@@ -20,6 +20,7 @@ text is kept: ``to_dict()`` of such a row decodes it afresh instead of copying o
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import types
 import typing
@@ -35,22 +36,61 @@ _REPR_TEXT = 60
 _NOTHING: tuple[tuple[str, bool], ...] = ()
 
 
-class _Method:
-    """A method as a data descriptor: found before the instance ``__dict__`` (the wire object)."""
+class _Sealed:
+    """A class attribute as a data descriptor: found before the instance ``__dict__`` (the
+    wire object), so that no wire name hides it from ``getattr`` (pickle, copy, dataclasses,
+    pandas and the user all look attributes up on the instance)."""
 
-    __slots__ = ("__wrapped__",)
+    __slots__ = ("__wrapped__", "bind")
 
-    def __init__(self, function: Any) -> None:
-        self.__wrapped__ = function
+    def __init__(self, value: Any) -> None:
+        self.__wrapped__ = value
+        self.bind = hasattr(value, "__get__")
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        return self.__wrapped__.__get__(obj, owner)
+        value = self.__wrapped__
+        return value.__get__(obj, owner) if self.bind else value
 
     def __set__(self, obj: Any, value: Any) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to {type(obj).__name__} methods")
+        raise dataclasses.FrozenInstanceError(f"cannot assign to {type(obj).__name__} attributes")
 
 
-_METHODS = (types.FunctionType, classmethod, staticmethod)
+#: Class attributes that only the class itself reads (never through an instance), left as they are.
+_CLASS_ONLY = frozenset(
+    {
+        "__module__",
+        "__qualname__",
+        "__doc__",
+        "__annotations__",
+        "__dict__",
+        "__weakref__",
+        "__slots__",
+        "__new__",
+        "__init_subclass__",
+        "__class_getitem__",
+        "__orig_bases__",
+        "__parameters__",
+        "__abstractmethods__",
+        "__firstlineno__",
+        "__static_attributes__",
+        "_plan",
+    }
+)
+
+
+def _seal(cls: type[Model], fields: frozenset[str]) -> None:
+    """Turns every attribute ``cls`` has (its own and inherited, fields aside) into a data
+    descriptor on ``cls``."""
+    resolved: dict[str, Any] = {}
+    for klass in cls.__mro__[:-1]:
+        for name, value in vars(klass).items():
+            resolved.setdefault(name, value)
+    for name, value in resolved.items():
+        if name in fields or name in _CLASS_ONLY or value is None or isinstance(value, _Sealed):
+            continue
+        if hasattr(type(value), "__set__") or hasattr(type(value), "__delete__"):
+            continue  # already a data descriptor: properties, slots
+        setattr(cls, name, _Sealed(value))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -61,17 +101,8 @@ class Model:
     __slots__ = ("__dict__", "_absent", "_raw", "_request_id")
     _plan: ClassVar[_Plan | None] = None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        resolved: dict[str, Any] = {}
-        for klass in cls.__mro__[:-1]:
-            for name, value in vars(klass).items():
-                resolved.setdefault(name, value)
-        for name, value in resolved.items():
-            if not name.startswith("__") and isinstance(value, _METHODS):
-                setattr(cls, name, _Method(value))
-
     def __post_init__(self) -> None:
+        _plan(type(self))
         _set_state(self, None, _NOTHING, None)
 
     @property
@@ -108,6 +139,13 @@ class Model:
     def __reduce_ex__(self, protocol: typing.SupportsIndex) -> Any:
         return _restore, (type(self), self.__dict__, self._absent, self._raw, self._request_id)
 
+    def __copy__(self: M) -> M:
+        return _restore(type(self), self.__dict__, self._absent, self._raw, self._request_id)
+
+    def __deepcopy__(self: M, memo: dict[int, Any]) -> M:
+        state = copy.deepcopy(self.__dict__, memo)
+        return _restore(type(self), state, self._absent, self._raw, self._request_id)
+
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
         if type(raw) is bytes:
@@ -131,6 +169,7 @@ def _set_state(obj: Model, raw: bytes | None, absent: tuple[tuple[str, bool], ..
 def _restore(
     cls: type[M], state: dict[str, Any], absent: tuple[tuple[str, bool], ...], raw: bytes | None, request_id: str | None
 ) -> M:
+    _plan(cls)
     obj = object.__new__(cls)
     _DICT.__set__(obj, dict(state))
     _set_state(obj, raw, absent, request_id)
@@ -281,6 +320,7 @@ class _Plan:
         hints = typing.get_type_hints(cls)
         fields = dataclasses.fields(cls)
         self.names = frozenset(f.name for f in fields)
+        _seal(cls, self.names)
         self.lists = tuple(f.name for f in fields if f.default_factory is not dataclasses.MISSING)
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
         self.ints = tuple(name for name, c in convert if c is _int)
