@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use paperlens_core::config::SharedPacing;
 use paperlens_core::open_platform::download_target;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, DownloadProgress, Error, Transport};
 use pyo3::prelude::*;
@@ -42,12 +43,37 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
     Ok(Some(Some(map)))
 }
 
+/// `max_concurrency` as Python gives it: `None` (the default bound) or a positive int.
+fn max_concurrency_input(value: Option<i64>) -> Result<Option<usize>, Error> {
+    value
+        .map(|n| {
+            usize::try_from(n)
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| Error::Configuration(format!("max_concurrency must be at least 1, got {n}")))
+        })
+        .transpose()
+}
+
+/// `shared_pacing` as Python gives it: `False`/`None` (off), `True` (the default file) or a path.
+fn shared_pacing_input(value: Option<&Bound<'_, PyAny>>) -> PyResult<SharedPacing> {
+    let Some(value) = value.filter(|v| !v.is_none()) else { return Ok(SharedPacing::Off) };
+    if let Ok(flag) = value.extract::<bool>() {
+        return Ok(if flag { SharedPacing::DefaultFile } else { SharedPacing::Off });
+    }
+    let path: PathBuf = value.extract().map_err(|_| {
+        to_py_err(value.py(), Error::Configuration("shared_pacing must be True, False or the path of a file".into()))
+    })?;
+    Ok(SharedPacing::File(path))
+}
+
 #[pymethods]
 impl NativeClient {
     #[new]
     #[pyo3(signature = (*, api_token, base_url, timeout, connect_timeout, max_retries, retry_backoff,
                         max_rate_limit_wait, service_source, rate_limits, validate, user_agent,
-                        cache_dir=None, cache_ttl=None))]
+                        cache_dir=None, cache_ttl=None, ca_bundle=None, proxy=None, max_concurrency=None,
+                        shared_pacing=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -64,6 +90,10 @@ impl NativeClient {
         user_agent: Option<String>,
         cache_dir: Option<PathBuf>,
         cache_ttl: Option<f64>,
+        ca_bundle: Option<PathBuf>,
+        proxy: Option<String>,
+        max_concurrency: Option<i64>,
+        shared_pacing: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<NativeClient> {
         let input = ConfigInput {
             api_token,
@@ -80,6 +110,10 @@ impl NativeClient {
             cache_dir,
             // From Python, `None` means "entries never expire"; the default is Python's.
             cache_ttl: Some(cache_ttl),
+            ca_bundle,
+            proxy,
+            max_concurrency: max_concurrency_input(max_concurrency).map_err(|e| to_py_err(py, e))?,
+            shared_pacing: shared_pacing_input(shared_pacing)?,
         };
         let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(|e| to_py_err(py, e))?;
         let events = Arc::new(PythonLog::new(py)?);

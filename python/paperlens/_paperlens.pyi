@@ -2,6 +2,7 @@
 # Keep it true to src/*.rs (checked by `python -m mypy.stubtest paperlens._paperlens`).
 
 from collections.abc import Awaitable, Callable
+from os import PathLike
 from pathlib import Path
 from typing import Any, final
 
@@ -31,6 +32,10 @@ class NativeClient:
         user_agent: str | None,
         cache_dir: str | None = None,
         cache_ttl: float | None = None,
+        ca_bundle: str | None = None,
+        proxy: str | None = None,
+        max_concurrency: int | None = None,
+        shared_pacing: bool | str | PathLike[str] | None = None,
     ) -> NativeClient: ...
     def with_options(
         self,
@@ -98,6 +103,7 @@ class NativeSandbox:
         papers: int,
         seed: int,
         rate_limits: list[tuple[str, int]] | None,
+        rate_limit_kind: str,
         token: str | None,
         int64_as_string: bool,
         host: str,

@@ -115,10 +115,21 @@ class _ClientBase:
         retry_backoff: float = 1.0,
         cache_dir: str | os.PathLike[str] | None = None,
         cache_ttl: float | None = 3600.0,
+        ca_bundle: str | os.PathLike[str] | None = None,
+        proxy: str | None = None,
+        shared_pacing: bool | str | os.PathLike[str] = False,
+        max_concurrency: int | None = None,
     ) -> None:
         """See ``paperlens.Client``. ``cache_dir``: store successful read answers there and
         serve repeated calls from it (no request, no quota) for ``cache_ttl`` seconds (None:
-        forever); off by default. See :mod:`paperlens.cache`."""
+        forever); off by default. See :mod:`paperlens.cache`. ``ca_bundle``: a PEM file of CAs
+        trusted on top of the system store, ``SSL_CERT_FILE`` / ``REQUESTS_CA_BUNDLE`` and the
+        bundled roots. ``proxy``: a proxy URL, else ``HTTPS_PROXY`` / ``ALL_PROXY``; ``NO_PROXY``
+        applies. A plain-http (loopback) base URL is always reached without a proxy.
+        ``shared_pacing``: True (a file in a per-user directory) or a file path: the processes of
+        this machine using the same token and base URL share one quota pacing state (the file
+        holds a hash of the token, never the token). ``max_concurrency``: at most this many
+        requests of this client (and those ``with_options`` derives) in flight at once; None: 16."""
         self._native = NativeClient(
             api_token=api_token,
             base_url=base_url,
@@ -133,6 +144,10 @@ class _ClientBase:
             user_agent=_USER_AGENT,
             cache_dir=None if cache_dir is None else os.fspath(cache_dir),
             cache_ttl=cache_ttl,
+            ca_bundle=None if ca_bundle is None else os.fspath(ca_bundle),
+            proxy=proxy,
+            shared_pacing=shared_pacing,
+            max_concurrency=max_concurrency,
         )
 
     @property

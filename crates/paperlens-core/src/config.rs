@@ -9,6 +9,7 @@ use std::time::Duration;
 use url::{Host, Url};
 
 use crate::error::Error;
+use crate::network::ProxyUrl;
 use crate::request::Quota;
 
 pub const TOKEN_ENV: &str = "PAPERLENS_API_TOKEN";
@@ -17,6 +18,9 @@ pub const BASE_URL_ENV: &str = "PAPERLENS_BASE_URL";
 pub const DEFAULT_PER_MINUTE: u32 = 30;
 /// How long a cached answer is served when `cache_ttl` is not given: one hour.
 pub const DEFAULT_CACHE_TTL: f64 = 3600.0;
+/// Requests in flight at once per client when `max_concurrency` is not given: enough to keep
+/// a remote service busy, few enough to be a polite neighbour (and to open few connections).
+pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
 
 /// The API token. Its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]
@@ -57,6 +61,13 @@ pub struct ConfigInput {
     pub cache_dir: Option<PathBuf>,
     /// `None`: the default TTL; `Some(None)`: entries never expire; `Some(Some(s))`: seconds.
     pub cache_ttl: Option<Option<f64>>,
+    /// At most this many requests in flight; `None`: [`DEFAULT_MAX_CONCURRENCY`].
+    pub max_concurrency: Option<usize>,
+    pub shared_pacing: SharedPacing,
+    /// A PEM file of CA certificates trusted on top of the defaults (see [`crate::network`]).
+    pub ca_bundle: Option<PathBuf>,
+    /// The proxy URL; `None`: the proxy environment variables.
+    pub proxy: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,6 +85,23 @@ pub struct ClientConfig {
     pub user_agent: String,
     /// The response cache, when enabled: its directory and TTL (`None`: no expiry).
     pub cache: Option<CacheConfig>,
+    /// Read, and checked to hold certificates, when the HTTP client starts.
+    pub ca_bundle: Option<PathBuf>,
+    pub proxy: Option<ProxyUrl>,
+    pub max_concurrency: usize,
+    /// The file holding the pacing state shared with other processes, when shared.
+    pub shared_pacing: Option<PathBuf>,
+}
+
+/// Whether the quota pacing is shared with the other processes of this machine that use the
+/// same token and base URL, and through which file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum SharedPacing {
+    #[default]
+    Off,
+    /// A file in a per-user directory.
+    DefaultFile,
+    File(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -110,7 +138,35 @@ impl ClientConfig {
             validate: input.validate.unwrap_or(true),
             user_agent: input.user_agent.unwrap_or_else(|| format!("paperlens/{}", env!("CARGO_PKG_VERSION"))),
             cache: cache_config(input.cache_dir, input.cache_ttl)?,
+            ca_bundle: input.ca_bundle.filter(|p| !p.as_os_str().is_empty()),
+            proxy: non_empty(input.proxy).map(|p| ProxyUrl::parse(&p)).transpose()?,
+            max_concurrency: max_concurrency(input.max_concurrency)?,
+            shared_pacing: shared_pacing_file(input.shared_pacing, &env),
         })
+    }
+}
+
+fn max_concurrency(value: Option<usize>) -> Result<usize, Error> {
+    match value {
+        None => Ok(DEFAULT_MAX_CONCURRENCY),
+        Some(0) => Err(Error::Configuration("max_concurrency must be at least 1, got 0".into())),
+        Some(n) => Ok(n),
+    }
+}
+
+/// The default file is in the user's runtime directory, else their cache directory.
+fn shared_pacing_file(choice: SharedPacing, env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    match choice {
+        SharedPacing::Off => None,
+        SharedPacing::File(path) => Some(path),
+        SharedPacing::DefaultFile => {
+            let dir = non_empty(env("XDG_RUNTIME_DIR"))
+                .or_else(|| non_empty(env("LOCALAPPDATA")))
+                .map(PathBuf::from)
+                .or_else(|| non_empty(env("HOME")).map(|home| PathBuf::from(home).join(".cache")))
+                .unwrap_or_else(std::env::temp_dir);
+            Some(dir.join("paperlens").join("pacing.json"))
+        }
     }
 }
 
@@ -263,6 +319,22 @@ mod tests {
         assert_eq!(config.cache.unwrap().ttl, Some(Duration::from_secs(3600)));
         assert_eq!(ClientConfig::resolve(with(Some(None)), |_| None).unwrap().cache.unwrap().ttl, None);
         assert!(ClientConfig::resolve(with(Some(Some(-1.0))), |_| None).is_err());
+    }
+
+    #[test]
+    fn concurrency_bound_and_shared_pacing_file() {
+        let base = || input(Some("t"), Some("https://x.org"));
+        let config = ClientConfig::resolve(base(), |_| None).unwrap();
+        assert_eq!((config.max_concurrency, config.shared_pacing), (DEFAULT_MAX_CONCURRENCY, None));
+        let zero = ConfigInput { max_concurrency: Some(0), ..base() };
+        let err = ClientConfig::resolve(zero, |_| None).unwrap_err();
+        assert!(err.to_string().contains("max_concurrency must be at least 1"), "{err}");
+        let shared = ConfigInput { shared_pacing: SharedPacing::DefaultFile, ..base() };
+        let env = |name: &str| (name == "HOME").then(|| "/home/me".to_string());
+        let file = ClientConfig::resolve(shared, env).unwrap().shared_pacing.unwrap();
+        assert_eq!(file, PathBuf::from("/home/me/.cache/paperlens/pacing.json"));
+        let chosen = ConfigInput { shared_pacing: SharedPacing::File("/tmp/p.json".into()), ..base() };
+        assert_eq!(ClientConfig::resolve(chosen, env).unwrap().shared_pacing, Some("/tmp/p.json".into()));
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod network;
 pub mod open_platform;
 pub mod operation;
 pub mod pacing;

@@ -1,92 +1,97 @@
-//! Client-side pacing: at most N requests per minute per quota resource, shared by every
-//! thread and task of a client (and of the clients `with_options` derives from it).
+//! Client-side pacing, shared by every thread and task of a client and by the clients
+//! `with_options` derives from it:
+//!
+//! - each quota resource (meta-search, paper-schema) keeps to its requests per minute,
+//!   counting a request from its answer, learning a lower limit from 429s, and pausing on a
+//!   429 until the advised time ([`window`]); optionally shared with other processes
+//!   ([`shared`]);
+//! - each operation without a documented quota slows down adaptively on 429s ([`adaptive`]);
+//! - at most `max_concurrency` requests of the client are in flight at once.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+mod adaptive;
+mod gate;
+mod shared;
+#[cfg(test)]
+mod simulation;
+mod window;
+
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
-use crate::request::Quota;
+use crate::config::ClientConfig;
+use crate::error::Error;
+use crate::request::{ApiRequest, Quota};
+use gate::{Gate, LocalAdaptive, LocalWindow};
+pub use gate::{OnWait, Ticket};
+pub use window::WINDOW;
 
-const WINDOW: Duration = Duration::from_secs(60);
+/// How an attempt ended, for the pacing state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// Answered (or sent and never answered): the gateway may have counted it.
+    Counted,
+    /// Never sent.
+    Unsent,
+    /// Refused with 429; the resource pauses for `pause`, if given.
+    Refused { pause: Option<Duration> },
+}
 
-/// A sliding window per quota: a request may start when fewer than N requests started
-/// in the 60 seconds before it. Slots are reserved in order, so waiters are served FIFO.
+/// Operations without a documented quota, each paced adaptively on its own.
+const OPERATIONS: [&str; 5] = ["agentic-search", "content", "resource", "meta-paper-relations", "meta-catalog"];
+const OTHER: &str = "other";
+
 pub struct Pacer {
-    windows: HashMap<Quota, (u32, Mutex<VecDeque<Instant>>)>,
+    quotas: HashMap<Quota, Arc<Gate>>,
+    operations: HashMap<&'static str, Arc<Gate>>,
+    in_flight: Semaphore,
 }
 
 impl Pacer {
-    pub fn new(limits: &HashMap<Quota, u32>) -> Pacer {
-        let windows = limits.iter().map(|(q, n)| (*q, (*n, Mutex::new(VecDeque::new())))).collect();
-        Pacer { windows }
+    pub fn new(config: &ClientConfig) -> Result<Pacer, Error> {
+        let mut quotas = HashMap::new();
+        for quota in Quota::ALL {
+            let configured = config.rate_limits.get(&quota).copied();
+            let cell: Box<dyn gate::Cell> = match &config.shared_pacing {
+                Some(file) => Box::new(shared::SharedWindow::open(file, config, quota, configured)?),
+                None => Box::new(LocalWindow::new(configured)),
+            };
+            quotas.insert(quota, Gate::new(quota.name(), cell));
+        }
+        let operations = OPERATIONS
+            .into_iter()
+            .chain([OTHER])
+            .map(|name| (name, Gate::new(name, Box::new(LocalAdaptive::new()))))
+            .collect();
+        Ok(Pacer { quotas, operations, in_flight: Semaphore::new(config.max_concurrency) })
     }
 
-    pub fn per_minute(&self, quota: Quota) -> Option<u32> {
-        self.windows.get(&quota).map(|(n, _)| *n)
-    }
-
-    /// Reserves the next slot of `quota` and returns how long to wait for it.
-    pub fn reserve(&self, quota: Quota) -> Duration {
-        let Some((limit, starts)) = self.windows.get(&quota) else {
-            return Duration::ZERO;
+    /// Waits until `request` may be sent: its turn, a free slot of its quota, no pause, and a
+    /// place among the client's `max_concurrency` requests in flight (the permit).
+    pub async fn enter(&self, request: &ApiRequest, on_wait: &mut OnWait<'_>) -> (Ticket, SemaphorePermit<'_>) {
+        let gate = match request.quota {
+            Some(quota) => &self.quotas[&quota],
+            None => &self.operations[operation(&request.path)],
         };
-        let now = Instant::now();
-        let mut starts = starts.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        while starts.front().is_some_and(|t| *t + WINDOW <= now) {
-            starts.pop_front();
-        }
-        let mut at = starts.back().copied().map_or(now, |last| last.max(now));
-        let limit = *limit as usize;
-        if starts.len() >= limit {
-            at = at.max(starts[starts.len() - limit] + WINDOW);
-        }
-        starts.push_back(at);
-        at - now
+        gate.enter(&self.in_flight, on_wait).await
     }
+}
+
+fn operation(path: &str) -> &'static str {
+    let first = path.trim_start_matches('/').split('/').next().unwrap_or_default();
+    OPERATIONS.into_iter().find(|name| *name == first).unwrap_or(OTHER)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn pacer(n: u32) -> Pacer {
-        Pacer::new(&HashMap::from([(Quota::MetaSearch, n)]))
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn bursts_up_to_the_limit_then_waits_for_the_window() {
-        let pacer = pacer(3);
-        for _ in 0..3 {
-            assert_eq!(pacer.reserve(Quota::MetaSearch), Duration::ZERO);
-        }
-        assert_eq!(pacer.reserve(Quota::MetaSearch), WINDOW);
-        assert_eq!(pacer.reserve(Quota::MetaSearch), WINDOW);
-        tokio::time::advance(Duration::from_secs(61)).await;
-        // Two slots reserved at +60 s are still in the window: one more fits, then a wait.
-        assert_eq!(pacer.reserve(Quota::MetaSearch), Duration::ZERO);
-        assert_eq!(pacer.reserve(Quota::MetaSearch), Duration::from_secs(59));
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn no_window_of_sixty_seconds_holds_more_than_the_limit() {
-        let pacer = pacer(5);
-        let mut starts = Vec::new();
-        for _ in 0..23 {
-            starts.push(Instant::now() + pacer.reserve(Quota::MetaSearch));
-            tokio::time::advance(Duration::from_millis(700)).await;
-        }
-        for (i, start) in starts.iter().enumerate() {
-            let within = starts[i..].iter().filter(|t| **t < *start + WINDOW).count();
-            assert!(within <= 5, "{within} starts within a minute of start {i}");
-        }
-    }
-
     #[test]
-    fn unpaced_quota_never_waits() {
-        let pacer = Pacer::new(&HashMap::new());
-        assert_eq!(pacer.reserve(Quota::PaperSchema), Duration::ZERO);
-        assert_eq!(pacer.per_minute(Quota::PaperSchema), None);
+    fn operations_by_path() {
+        assert_eq!(operation("/agentic-search"), "agentic-search");
+        assert_eq!(operation("/meta-paper-relations"), "meta-paper-relations");
+        assert_eq!(operation("/somewhere/else"), OTHER);
     }
 }

@@ -9,12 +9,13 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYP
 use reqwest::redirect;
 use serde_json::Value;
 use tempfile::NamedTempFile;
+use tokio::sync::SemaphorePermit;
 
 use crate::cache::{CacheKey, Hit, ResponseCache};
 use crate::config::ClientConfig;
 use crate::error::{ApiError, Error};
 use crate::events::{Event, EventSink};
-use crate::pacing::Pacer;
+use crate::pacing::{Outcome, Pacer, Ticket};
 use crate::request::{ApiRequest, ApiResponse};
 use crate::retry::{backoff, decide, parse_retry_after, retry_after_from_details, Decision};
 
@@ -54,6 +55,8 @@ pub struct Transport {
 struct Retryable {
     error: Error,
     wait: Duration,
+    /// A 429: `wait` is the pause of every request of the resource, not of this one alone.
+    refused: bool,
 }
 
 enum Attempt {
@@ -63,14 +66,8 @@ enum Attempt {
 
 impl Transport {
     pub fn new(config: ClientConfig, events: Arc<dyn EventSink>) -> Result<Transport, Error> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .redirect(redirect::Policy::custom(follow_redirect))
-            .tcp_nodelay(true)
-            .pool_max_idle_per_host(128)
-            .build()
-            .map_err(|e| Error::Configuration(format!("could not start the HTTP client: {}", e.without_url())))?;
-        let pacer = Arc::new(Pacer::new(&config.rate_limits));
+        let http = crate::network::http_client(&config, redirect::Policy::custom(follow_redirect))?;
+        let pacer = Arc::new(Pacer::new(&config)?);
         let cache = config
             .cache
             .as_ref()
@@ -88,7 +85,8 @@ impl Transport {
     }
 
     /// A transport with other settings sharing this one's pool, pacer, events and cache.
-    /// Settings of the pool itself (`connect_timeout`), the quotas and the cache stay those of `self`.
+    /// Settings of the pool itself (`connect_timeout`), the quotas, the concurrency bound and
+    /// the cache stay those of `self`.
     pub fn with_config(&self, config: ClientConfig) -> Transport {
         Transport { config: Arc::new(config), ..self.clone() }
     }
@@ -140,15 +138,22 @@ impl Transport {
         let request_id = uuid::Uuid::new_v4().to_string();
         let max_retries = self.config.max_retries;
         for attempt in 0.. {
-            self.pace(request, &request_id).await;
-            let failure = match self.attempt(request, &request_id, sink, attempt).await? {
-                Attempt::Done(response, body) => {
+            let (mut ticket, in_flight) = self.pace(request, &request_id).await;
+            ticket.sent();
+            let answer = self.attempt(request, &request_id, sink, attempt).await;
+            // The pacing state learns how the attempt ended before its place in flight is given
+            // up: a request waiting for that place must see the pause a 429 here begins.
+            ticket.finish(outcome(&answer));
+            drop(in_flight);
+            let failure = match answer {
+                Ok(Attempt::Done(response, body)) => {
                     if let Some((cache, key)) = cached {
                         cache_put(cache, key, &response, &body).await;
                     }
                     return Ok((response, body));
                 }
-                Attempt::Retry(failure) => failure,
+                Ok(Attempt::Retry(failure)) => failure,
+                Err(error) => return Err(error),
             };
             if attempt >= max_retries {
                 return Err(failure.error);
@@ -162,19 +167,22 @@ impl Transport {
                 wait: failure.wait,
                 reason: failure.error.to_string(),
             });
-            tokio::time::sleep(failure.wait).await;
+            // After a 429 the wait is the pause the pacer now holds for the whole resource.
+            if !failure.refused {
+                tokio::time::sleep(failure.wait).await;
+            }
         }
         unreachable!("the retry loop returns")
     }
 
-    async fn pace(&self, request: &ApiRequest, request_id: &str) {
-        let Some(quota) = request.quota else { return };
-        let wait = self.pacer.reserve(quota);
-        if !wait.is_zero() {
-            let per_minute = self.pacer.per_minute(quota).unwrap_or_default();
-            self.events.emit(Event::Paced { quota: quota.name(), per_minute, wait, request_id: request_id.into() });
-            tokio::time::sleep(wait).await;
-        }
+    /// Waits for the request's turn under its quota (or its operation's adaptive rate) and
+    /// for a place among the requests in flight.
+    async fn pace(&self, request: &ApiRequest, request_id: &str) -> (Ticket, SemaphorePermit<'_>) {
+        let events = &self.events;
+        let mut told = |quota: &'static str, wait: Duration, per_minute: u32| {
+            events.emit(Event::Paced { quota, per_minute, wait, request_id: request_id.into() });
+        };
+        self.pacer.enter(request, &mut told).await
     }
 
     /// One attempt. `Err` is final; `Ok(Attempt::Retry)` may be retried.
@@ -215,6 +223,7 @@ impl Transport {
             Decision::Backoff => Ok(Attempt::Retry(Retryable {
                 wait: backoff(self.config.retry_backoff, attempt),
                 error: Error::Api(Box::new(error)),
+                refused: false,
             })),
             Decision::RateLimited => self.rate_limited(error, attempt),
         }
@@ -233,12 +242,12 @@ impl Transport {
             return Err(Error::Api(Box::new(error)));
         }
         let wait = asked.unwrap_or_else(|| backoff(self.config.retry_backoff, attempt));
-        Ok(Attempt::Retry(Retryable { error: Error::Api(Box::new(error)), wait }))
+        Ok(Attempt::Retry(Retryable { error: Error::Api(Box::new(error)), wait, refused: true }))
     }
 
     fn transport_failure(&self, error: reqwest::Error, request_id: &str, attempt: u32) -> Retryable {
         let wait = backoff(self.config.retry_backoff, attempt);
-        Retryable { error: transport_error(&error, request_id, self.config.timeout), wait }
+        Retryable { error: transport_error(&error, request_id, self.config.timeout), wait, refused: false }
     }
 
     fn build(&self, request: &ApiRequest, request_id: &str) -> reqwest::RequestBuilder {
@@ -267,6 +276,16 @@ impl Transport {
             builder = builder.header(CONTENT_TYPE, "application/json").body(body.clone());
         }
         builder
+    }
+}
+
+/// How an attempt ended, for pacing. A 429 asking for a wait too long to make ends the call
+/// (`Err`): refused, but no pause for the others.
+fn outcome(answer: &Result<Attempt, Error>) -> Outcome {
+    match answer {
+        Ok(Attempt::Retry(Retryable { refused: true, wait, .. })) => Outcome::Refused { pause: Some(*wait) },
+        Err(Error::Api(error)) if error.status == 429 => Outcome::Refused { pause: None },
+        _ => Outcome::Counted,
     }
 }
 

@@ -1,0 +1,196 @@
+//! Where requests of one quota resource (or one operation) wait their turn: first come,
+//! first served, each waiting until the pacing state lets it go. A ticket is given back when
+//! its request is answered, refused or dropped, which wakes the waiting.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
+use tokio::time::Instant;
+
+use super::adaptive::Adaptive;
+use super::window::Window;
+use super::Outcome;
+
+/// A pacing state and its clock, kept in this process or shared with others.
+pub trait Cell: Send + Sync {
+    fn now(&self) -> Duration;
+    fn take(&self, id: u64, now: Duration) -> Result<(), Duration>;
+    fn finish(&self, id: u64, outcome: Outcome, now: Duration);
+    /// The limit in force, in requests per minute, to tell while a request waits.
+    fn per_minute(&self, now: Duration) -> Option<u32>;
+    /// Waits are cut to this to see what other processes changed; `None`: nobody else does.
+    fn recheck(&self) -> Option<Duration> {
+        None
+    }
+}
+
+pub struct Gate {
+    name: &'static str,
+    cell: Box<dyn Cell>,
+    turn: tokio::sync::Mutex<()>,
+    changed: Notify,
+    /// 429s seen so far: a slot taken before one is taken again under what it taught.
+    refusals: AtomicU64,
+}
+
+/// Told `(quota or operation, expected wait, requests per minute in force)` when a request
+/// has to wait.
+pub type OnWait<'a> = dyn FnMut(&'static str, Duration, u32) + Send + 'a;
+
+impl Gate {
+    pub fn new(name: &'static str, cell: Box<dyn Cell>) -> Arc<Gate> {
+        let (turn, changed, refusals) = (tokio::sync::Mutex::new(()), Notify::new(), AtomicU64::new(0));
+        Arc::new(Gate { name, cell, turn, changed, refusals })
+    }
+
+    /// Waits for this request's turn, its slot and a place among the requests in flight.
+    /// Dropping the future while it waits leaves no trace.
+    pub async fn enter<'s>(
+        self: &Arc<Self>,
+        in_flight: &'s Semaphore,
+        on_wait: &mut OnWait<'_>,
+    ) -> (Ticket, SemaphorePermit<'s>) {
+        let _turn = self.turn.lock().await;
+        let mut told = false;
+        loop {
+            let ticket = self.slot(&mut told, on_wait).await;
+            let refusals = self.refusals.load(Ordering::Acquire);
+            let permit = in_flight.acquire().await.expect("the semaphore is never closed");
+            if self.refusals.load(Ordering::Acquire) == refusals {
+                return (ticket, permit);
+            }
+            // A 429 came while this request waited for a place in flight: its slot was taken
+            // before the pause. Give it back (dropping the unsent ticket) and wait again.
+        }
+    }
+
+    async fn slot(self: &Arc<Self>, told: &mut bool, on_wait: &mut OnWait<'_>) -> Ticket {
+        let id = rand::random();
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let now = self.cell.now();
+            let ready_at = match self.cell.take(id, now) {
+                Ok(()) => return Ticket { gate: Arc::clone(self), id, sent: false, done: false },
+                Err(at) => at,
+            };
+            // Never a zero wait: with time paused (in tests) it would spin without time passing.
+            let mut wait = ready_at.saturating_sub(now).max(Duration::from_millis(1));
+            if !*told {
+                *told = true;
+                on_wait(self.name, wait, self.cell.per_minute(now).unwrap_or_default());
+            }
+            if let Some(recheck) = self.cell.recheck() {
+                wait = wait.min(recheck);
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = &mut notified => {}
+            }
+        }
+    }
+
+    fn finish(&self, id: u64, outcome: Outcome) {
+        if let Outcome::Refused { pause: Some(_) } = outcome {
+            self.refusals.fetch_add(1, Ordering::AcqRel);
+        }
+        self.cell.finish(id, outcome, self.cell.now());
+        self.changed.notify_waiters();
+    }
+}
+
+/// A request's place in its gate. Dropped unfinished, it counts if it was sent (the gateway
+/// may have counted it) and is given back if it was not.
+pub struct Ticket {
+    gate: Arc<Gate>,
+    id: u64,
+    sent: bool,
+    done: bool,
+}
+
+impl Ticket {
+    pub fn sent(&mut self) {
+        self.sent = true;
+    }
+
+    pub fn finish(mut self, outcome: Outcome) {
+        self.done = true;
+        self.gate.finish(self.id, outcome);
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if !self.done {
+            self.gate.finish(self.id, if self.sent { Outcome::Counted } else { Outcome::Unsent });
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A quota window kept in this process.
+pub struct LocalWindow {
+    origin: Instant,
+    configured: Option<u32>,
+    window: Mutex<Window>,
+}
+
+impl LocalWindow {
+    pub fn new(configured: Option<u32>) -> LocalWindow {
+        LocalWindow { origin: Instant::now(), configured, window: Mutex::default() }
+    }
+}
+
+impl Cell for LocalWindow {
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn take(&self, id: u64, now: Duration) -> Result<(), Duration> {
+        lock(&self.window).take(id, self.configured, now)
+    }
+
+    fn finish(&self, id: u64, outcome: Outcome, now: Duration) {
+        lock(&self.window).finish(id, outcome, self.configured, now);
+    }
+
+    fn per_minute(&self, now: Duration) -> Option<u32> {
+        lock(&self.window).per_minute(self.configured, now)
+    }
+}
+
+/// An operation's adaptive rate, kept in this process.
+pub struct LocalAdaptive {
+    origin: Instant,
+    state: Mutex<Adaptive>,
+}
+
+impl LocalAdaptive {
+    pub fn new() -> LocalAdaptive {
+        LocalAdaptive { origin: Instant::now(), state: Mutex::default() }
+    }
+}
+
+impl Cell for LocalAdaptive {
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn take(&self, _id: u64, now: Duration) -> Result<(), Duration> {
+        lock(&self.state).take(now)
+    }
+
+    fn finish(&self, _id: u64, outcome: Outcome, now: Duration) {
+        lock(&self.state).finish(outcome, now);
+    }
+
+    fn per_minute(&self, _now: Duration) -> Option<u32> {
+        lock(&self.state).rate().map(|rate| (rate * 60.0).round() as u32)
+    }
+}
