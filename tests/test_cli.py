@@ -113,12 +113,15 @@ def test_relations(env, capsys):
     assert code == 0 and 0 < len(out.splitlines()) <= 7
 
 
-def test_harvest(env, capsys, tmp_path):
+def test_harvest(env, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     out_file = tmp_path / "h.jsonl"
     argv = ["harvest", "--out", str(out_file), "--format", "jsonl", "--limit", "150", "--page-size", "50"]
     code, out, _ = run(capsys, *argv, "--fields", "unique_id,title", "--no-progress")
     assert code == 0 and "150 records" in out
     assert len(out_file.read_text().splitlines()) == 150
+    # The quota pacing is shared with other harvests by default, through the per-user file.
+    assert (tmp_path / "run" / "paperlens" / "pacing.json").is_file()
     code, out, _ = run(capsys, *argv, "--fields", "unique_id,title", "--no-progress")
     assert code == 0 and "(resumed)" in out
 

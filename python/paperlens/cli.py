@@ -273,6 +273,13 @@ def _research_commands(commands: Any) -> None:
     harvest.add_argument("--chunk-size", type=int, default=1000, help="records per chunk and checkpoint (default 1000)")
     harvest.add_argument("--page-size", type=int, default=200, help="records per request (default 200, the most)")
     harvest.add_argument("--limit", type=int, help="stop after this many records")
+    harvest.add_argument(
+        "--shared-pacing",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="share the quota pacing with the other paperlens processes of this machine that use the same "
+        "token and service, so harvests run side by side stay within the quota together (default: on)",
+    )
     _progress_flag(harvest)
 
     schema = commands.add_parser(
@@ -400,10 +407,13 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 
 class _Session:
-    """The client of a command: the environment's service, or a fresh sandbox."""
+    """The client of a command: the environment's service, or a fresh sandbox.
+    ``shared_pacing`` applies to the environment's service (no other process shares a fresh
+    sandbox's token)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, shared_pacing: bool = False) -> None:
         self._stack = ExitStack()
+        self._shared_pacing = shared_pacing
 
     def __enter__(self) -> paperlens.Client:
         token, base_url = os.environ.get(_TOKEN_ENV, "").strip(), os.environ.get(_BASE_URL_ENV, "").strip()
@@ -416,6 +426,8 @@ class _Session:
                 file=sys.stderr,
             )
             settings.update(api_token=sandbox.token, base_url=sandbox.base_url)
+        else:
+            settings.update(shared_pacing=self._shared_pacing)
         try:
             client = paperlens.Client(**settings)
         except BaseException:
@@ -543,7 +555,7 @@ def _relations(args: argparse.Namespace) -> int:
 def _harvest(args: argparse.Namespace) -> int:
     from paperlens.harvest import harvest
 
-    with _Session() as client:
+    with _Session(shared_pacing=args.shared_pacing) as client:
         result = harvest(
             client,
             args.query,

@@ -400,6 +400,10 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok()).filter(|v| !v.is_empty())
 }
 
+/// What an institution's TLS-inspecting proxy or a private deployment needs.
+const UNKNOWN_ISSUER_HINT: &str = " (the service's certificate is signed by a CA this machine does not trust: \
+     give its PEM file as ca_bundle=... or in SSL_CERT_FILE / REQUESTS_CA_BUNDLE)";
+
 /// The error of a failed transport attempt, with no URL (and so no host or query) in its text.
 fn transport_error(error: &reqwest::Error, request_id: &str, timeout: Duration) -> Error {
     let request_id = request_id.to_string();
@@ -420,6 +424,9 @@ fn transport_error(error: &reqwest::Error, request_id: &str, timeout: Duration) 
         message.push_str(": ");
         message.push_str(&cause.to_string());
         source = cause.source();
+    }
+    if message.contains("UnknownIssuer") {
+        message.push_str(UNKNOWN_ISSUER_HINT);
     }
     Error::Connection { message, request_id }
 }

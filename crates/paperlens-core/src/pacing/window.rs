@@ -99,8 +99,7 @@ impl Window {
             }
             _ => now,
         };
-        let promised = self.promised && self.paused_until <= now;
-        let ready_at = if promised { self.paused_until } else { free_at.max(self.paused_until) };
+        let ready_at = if self.promised { self.paused_until } else { free_at.max(self.paused_until) };
         if ready_at > now {
             return Err(ready_at);
         }
@@ -240,6 +239,7 @@ mod tests {
         assert_eq!(w.take(5, limit, S), Ok(()));
         w.finish(5, refused(1), limit, S);
         assert_eq!(w.per_minute(limit, S), Some(5));
+        assert_eq!(w.take(6, limit, S + MS), Err(S * 2));
         assert_eq!(w.take(6, limit, S * 2), Ok(()));
         assert_eq!(w.take(7, limit, S * 2), Err(MS + WINDOW));
     }
