@@ -12,7 +12,6 @@ import asyncio
 import itertools
 import weakref
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from paperlens._paperlens import Completions, NativeClient
@@ -73,20 +72,23 @@ async def call(core: NativeClient, operation: str, params: dict[str, Any]) -> tu
     bridge = _bridge()
     if bridge is None:
         return await core.call_async(operation, params)
-    return await bridge.submit(core, "json", operation, params)
+    answer: tuple[Any, str] = await bridge.submit(core, "json", operation, params)
+    return answer
 
 
 async def fetch(core: NativeClient, params: dict[str, Any]) -> tuple[bytes, str | None, str | None, str]:
     bridge = _bridge()
     if bridge is None:
         return await core.fetch_async(params)
-    return await bridge.submit(core, "bytes", "resource", params)
+    answer: tuple[bytes, str | None, str | None, str] = await bridge.submit(core, "bytes", "resource", params)
+    return answer
 
 
 async def download(
     core: NativeClient, params: dict[str, Any], dest: str, progress: Callable[[int, int | None], None] | None = None
-) -> tuple[Path, str]:
+) -> tuple[str, str]:
     bridge = _bridge()
     if bridge is None:
         return await core.download_async(params, dest, progress)
-    return await bridge.submit(core, "download", "resource", params, dest, progress)
+    answer: tuple[str, str] = await bridge.submit(core, "download", "resource", params, dest, progress)
+    return answer

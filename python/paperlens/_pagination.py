@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from paperlens._progress import Listen, Progress
@@ -88,10 +89,12 @@ class MetaSearchPaging(Paging[Any]):
         return None
 
     def items(self, page: Any) -> list[Any]:
-        return page.results
+        items: list[Any] = page.results
+        return items
 
     def total(self, page: Any) -> int | None:
-        return page.total_count
+        total: int | None = page.total_count
+        return total
 
     def resume_token(self, params: dict[str, Any] | None) -> Any:
         if params is None:
@@ -111,10 +114,12 @@ class PageNumberPaging(Paging[Any]):
         return {**params, "page": number + 1}
 
     def items(self, page: Any) -> list[Any]:
-        return page.items
+        items: list[Any] = page.items
+        return items
 
     def total(self, page: Any) -> int | None:
-        return page.total_count
+        total: int | None = page.total_count
+        return total
 
     def resume_token(self, params: dict[str, Any] | None) -> Any:
         return None if params is None else params.get("page")
@@ -150,7 +155,8 @@ class CursorPaging(Paging[Any]):
         return {**params, "cursor": cursor}
 
     def items(self, page: Any) -> list[Any]:
-        return page.items
+        items: list[Any] = page.items
+        return items
 
     def total(self, page: Any) -> int | None:
         total = getattr(page, "total", None)
@@ -163,10 +169,20 @@ class CursorPaging(Paging[Any]):
 
 class _Base(Generic[T]):
     def __init__(
-        self, paging: Paging[Any], *, limit: int | None, progress: bool, unit: str, listen: Listen | None = None
+        self,
+        fetch: Callable[[dict[str, Any]], Any],
+        paging: Paging[Any],
+        *,
+        limit: int | None = None,
+        progress: bool = False,
+        unit: str = "records",
+        listen: Listen | None = None,
     ) -> None:
+        """``fetch(params)`` answers one page (an awaitable of it for the async paginator);
+        ``paging`` knows the first request, the next one and the items of a page."""
         if limit is not None and limit < 0:
             raise ValueError(f"limit must be >= 0, got {limit}")
+        self._fetch = fetch
         self._paging = paging
         self._limit = limit
         self._progress = progress
@@ -202,35 +218,56 @@ class _Base(Generic[T]):
         self._next = self._paging.resume_token(following)
         return following
 
-    def _within_limit(self, page: Any, taken: int, bar: Progress | None) -> list[Any]:
-        """The items of ``page`` still within ``limit`` after ``taken``; sizes the bar on the first page."""
-        if taken == 0 and self._page is page:
-            self._size(bar, page)
-        items = self._paging.items(page)
-        return items if self._limit is None else items[: max(self._limit - taken, 0)]
+    @contextmanager
+    def _walk(self) -> Iterator[_Walk]:
+        walk = _Walk(self)
+        try:
+            yield walk
+        finally:
+            if walk.bar is not None:
+                walk.bar.close()
 
-    def _exhausted(self, taken: int) -> bool:
-        return self._limit is not None and taken >= self._limit
+    def _frame(self, items: list[T], backend: str) -> Any:
+        from paperlens.pandas import _paginated
+
+        return _paginated(self, items, backend)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._paging).__name__}, limit={self._limit})"
 
 
+class _Walk:
+    """One pass over a paginator's items: how many were taken, within its ``limit``, and the
+    progress bar (opened before the first request, so that a wait for it shows too)."""
+
+    def __init__(self, paginator: _Base[Any]) -> None:
+        self._paginator = paginator
+        self.taken = 0
+        self.bar = paginator._bar()
+
+    def items(self, page: Any) -> Iterator[Any]:
+        """The items of ``page`` still within the limit, counted as they go."""
+        paginator, bar = self._paginator, self.bar
+        if self.taken == 0 and paginator._page is page:
+            paginator._size(bar, page)
+        items = paginator._paging.items(page)
+        if paginator._limit is not None:
+            items = items[: max(paginator._limit - self.taken, 0)]
+        for item in items:
+            self.taken += 1
+            if bar is not None:
+                bar.update(1)
+            yield item
+
+    @property
+    def done(self) -> bool:
+        return self._paginator._limit is not None and self.taken >= self._paginator._limit
+
+
 class Paginator(_Base[T]):
     """Iterates items across pages; ``pages()`` iterates the pages themselves."""
 
-    def __init__(
-        self,
-        fetch: Callable[[dict[str, Any]], Any],
-        paging: Paging[Any],
-        *,
-        limit: int | None = None,
-        progress: bool = False,
-        unit: str = "records",
-        listen: Listen | None = None,
-    ) -> None:
-        super().__init__(paging, limit=limit, progress=progress, unit=unit, listen=listen)
-        self._fetch = fetch
+    _fetch: Callable[[dict[str, Any]], Any]
 
     def pages(self) -> Iterator[Any]:
         params: dict[str, Any] | None = self._paging.first(self._limit)
@@ -240,51 +277,28 @@ class Paginator(_Base[T]):
             yield page
 
     def __iter__(self) -> Iterator[T]:
-        taken, bar = 0, self._bar()
-        try:
+        with self._walk() as walk:
             for page in self.pages():
-                for item in self._within_limit(page, taken, bar):
-                    taken += 1
-                    if bar is not None:
-                        bar.update(1)
-                    yield item
-                if self._exhausted(taken):
+                yield from walk.items(page)
+                if walk.done:
                     return
-        finally:
-            if bar is not None:
-                bar.close()
 
     def to_list(self) -> list[T]:
         return list(self)
 
     def to_pandas(self) -> Any:
         """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
-        from paperlens.pandas import _paginated
-
-        return _paginated(self, self.to_list(), "pandas")
+        return self._frame(self.to_list(), "pandas")
 
     def to_polars(self) -> Any:
         """All items as a polars DataFrame (needs the ``polars`` extra)."""
-        from paperlens.pandas import _paginated
-
-        return _paginated(self, self.to_list(), "polars")
+        return self._frame(self.to_list(), "polars")
 
 
 class AsyncPaginator(_Base[T]):
     """The async twin of :class:`Paginator`: ``async for item in it``."""
 
-    def __init__(
-        self,
-        fetch: Callable[[dict[str, Any]], Awaitable[Any]],
-        paging: Paging[Any],
-        *,
-        limit: int | None = None,
-        progress: bool = False,
-        unit: str = "records",
-        listen: Listen | None = None,
-    ) -> None:
-        super().__init__(paging, limit=limit, progress=progress, unit=unit, listen=listen)
-        self._fetch = fetch
+    _fetch: Callable[[dict[str, Any]], Awaitable[Any]]
 
     async def pages(self) -> AsyncIterator[Any]:
         params: dict[str, Any] | None = self._paging.first(self._limit)
@@ -294,34 +308,23 @@ class AsyncPaginator(_Base[T]):
             yield page
 
     async def __aiter__(self) -> AsyncIterator[T]:
-        taken, bar = 0, self._bar()
-        try:
+        with self._walk() as walk:
             async for page in self.pages():
-                for item in self._within_limit(page, taken, bar):
-                    taken += 1
-                    if bar is not None:
-                        bar.update(1)
+                for item in walk.items(page):
                     yield item
-                if self._exhausted(taken):
+                if walk.done:
                     return
-        finally:
-            if bar is not None:
-                bar.close()
 
     async def to_list(self) -> list[T]:
         return [item async for item in self]
 
     async def to_pandas(self) -> Any:
         """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
-        from paperlens.pandas import _paginated
-
-        return _paginated(self, await self.to_list(), "pandas")
+        return self._frame(await self.to_list(), "pandas")
 
     async def to_polars(self) -> Any:
         """All items as a polars DataFrame (needs the ``polars`` extra)."""
-        from paperlens.pandas import _paginated
-
-        return _paginated(self, await self.to_list(), "polars")
+        return self._frame(await self.to_list(), "polars")
 
 
 _BOOSTS = ("freshness_boost", "impact_boost", "language_affinity")

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,13 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from paperlens import _types_open_platform as t
 from paperlens._disposition import disposition_filename, safe_filename
 from paperlens._model import Response
-from paperlens._pagination import (
-    AsyncPaginator,
-    MetaSearchPaging,
-    OffsetPaging,
-    PageNumberPaging,
-    Paginator,
-)
+from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
+from paperlens._pagination import MetaSearchPaging, OffsetPaging, PageNumberPaging
 from paperlens._paperlens import NativeClient, __version__
 from paperlens._progress import Progress
 from paperlens.cache import ResponseCache
@@ -33,6 +31,11 @@ from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, f
 if TYPE_CHECKING:
     from paperlens.schema import AsyncSchema, Schema
 
+if sys.version_info >= (3, 11):
+    from typing import Self
+else:
+    Self = Any
+
 __all__ = ["AsyncClient", "Client"]
 
 M = TypeVar("M", bound=Response)
@@ -40,17 +43,13 @@ _MAX_PAGE = 524_288
 _USER_AGENT = f"paperlens/{__version__} python/{platform.python_version()}"
 
 
-def _args(scope: dict[str, Any], *drop: str) -> dict[str, Any]:
-    """A method's parameters from its ``locals()``, without ``self`` and the named ones."""
-    return {k: v for k, v in scope.items() if k != "self" and k not in drop}
-
-
-def _meta_search_params(params: dict[str, Any]) -> dict[str, Any]:
+def meta_search_params(given: Params) -> Params:
+    """``/meta-search`` parameters with filters, sort and facets in their wire form."""
     return {
-        **params,
-        "filters": filters_to_wire(params["filters"]),
-        "sort": sort_to_wire(params["sort"]),
-        "facets": facets_to_wire(params["facets"]),
+        **given,
+        "filters": filters_to_wire(given["filters"]),
+        "sort": sort_to_wire(given["sort"]),
+        "facets": facets_to_wire(given["facets"]),
     }
 
 
@@ -61,13 +60,9 @@ def _checked(result: M, stacklevel: int) -> M:
     failure = result._failure()
     if failure is not None:
         raise failure
-    if getattr(result, "partial", False):
-        notes = "; ".join(getattr(result, "warnings", None) or []) or "no warnings given"
-        warnings.warn(
-            f"{type(result).__name__} is partial (request_id={result.request_id}): {notes}",
-            PartialResultWarning,
-            stacklevel=stacklevel,
-        )
+    partial = result._partial_warning()
+    if partial is not None:
+        warnings.warn(partial, PartialResultWarning, stacklevel=stacklevel)
     return result
 
 
@@ -178,7 +173,19 @@ class _ClientBase:
         name = file_name.rsplit("/", 1)[-1]
         return Progress(total=None, unit="B", listen=self._listen, desc=name, unit_scale=True, unit_divisor=1024)
 
-    def _derive(self, native: NativeClient) -> Any:
+    @contextmanager
+    def _download(
+        self, file_name: str, dest: str | os.PathLike[str], progress: bool
+    ) -> Iterator[tuple[Params, str, Callable[[int, int | None], None] | None]]:
+        """The arguments of the core's download, with a progress bar closed afterwards."""
+        bar = self._download_bar(progress, file_name)
+        try:
+            yield {"file_name": file_name}, _destination(dest), _bytes_callback(bar) if bar else None
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _derive(self, native: NativeClient) -> Self:
         clone = object.__new__(type(self))
         clone._native = native
         return clone
@@ -191,7 +198,7 @@ class _ClientBase:
         max_rate_limit_wait: float | None = None,
         validate: bool | None = None,
         retry_backoff: float | None = None,
-    ) -> Any:
+    ) -> Self:
         """A client with other call settings, sharing this one's connections and pacing."""
         return self._derive(
             self._core.with_options(
@@ -213,36 +220,10 @@ class _ClientBase:
         )
 
 
-class Client(_ClientBase):
-    """The synchronous client. Safe to share across threads; the GIL is released while waiting.
+class _OpenPlatform:
+    """The six Open Platform operations, for :class:`Client` and :class:`AsyncClient`."""
 
-    >>> client = paperlens.Client()          # token and base URL from the environment
-    >>> client.meta_search("protein folding", page_size=5).results[0].title
-    """
-
-    def close(self) -> None:
-        """Releases the client; its connections close once no derived client uses them."""
-        self._native = None
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 4) -> M:
-        raw, request_id = self._core.call(operation, params)
-        return _checked(model._from_wire(raw, request_id), stacklevel)
-
-    @cached_property
-    def schema(self) -> Schema:
-        """The Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``."""
-        from paperlens.schema import Schema
-
-        return Schema(self)
-
-    # -- Open Platform --------------------------------------------------------------------
-
+    @operation(t.AgenticSearchResult)
     def agentic_search(
         self,
         query: str,
@@ -252,10 +233,11 @@ class Client(_ClientBase):
         sub_queries: int | None = None,
         filters: dict[str, Any] | None = None,
         source_types: list[str] | None = None,
-    ) -> t.AgenticSearchResult:
+    ) -> Params:
         """Semantic search over paper chunks (``POST /agentic-search``)."""
-        return self._call("agentic_search", t.AgenticSearchResult, _args(locals()))
+        return params(locals())
 
+    @operation(t.Content)
     def content(
         self,
         doc_id: str | None = None,
@@ -263,49 +245,29 @@ class Client(_ClientBase):
         source: str | None = None,
         offset: int | None = None,
         limit: int | None = None,
-    ) -> t.Content:
+    ) -> Params:
         """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
-        return self._call("content", t.Content, _args(locals()))
+        return params(locals())
 
+    @pages(t.Content, t.Content, OffsetPaging, unit="pages", options=())
     def iter_content(
         self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0, limit: int | None = None
-    ) -> Paginator[t.Content]:
+    ) -> Params:
         """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
-        fetch = lambda p: self._call("content", t.Content, p)  # noqa: E731
-        return Paginator(fetch, OffsetPaging(_args(locals(), "fetch")), unit="pages")
+        return params(locals())
 
-    def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
-        """The whole text, reassembled exactly from pages of the largest size."""
-        return _joined_text(list(self.iter_content(doc_id, source=source, limit=_MAX_PAGE)))
-
-    def resource(self, file_name: str) -> t.Resource:
-        """A binary attachment in memory (``GET /resource``)."""
-        return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
-
-    def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
-        """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
-        bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
-        ``progress=True`` shows a tqdm bar of the bytes written (sized by Content-Length)."""
-        bar = self._download_bar(progress, file_name)
-        try:
-            path, _request_id = self._core.download(
-                {"file_name": file_name}, _destination(dest), _bytes_callback(bar) if bar else None
-            )
-        finally:
-            if bar is not None:
-                bar.close()
-        return Path(path)
-
+    @operation(t.Catalog)
     def meta_catalog(
         self,
         *,
         collection: str | None = None,
         include_sample_values: bool | None = None,
         include_field_stats: bool | None = None,
-    ) -> t.Catalog:
+    ) -> Params:
         """The metadata fields this token may use (``GET /meta-catalog``)."""
-        return self._call("meta_catalog", t.Catalog, _args(locals()))
+        return params(locals())
 
+    @operation(t.MetaSearchPage)
     def meta_search(
         self,
         query: str | None = None,
@@ -321,10 +283,11 @@ class Client(_ClientBase):
         freshness_boost: str | None = None,
         impact_boost: str | None = None,
         language_affinity: str | None = None,
-    ) -> t.MetaSearchPage:
+    ) -> Params:
         """One page of bibliographic metadata search (``POST /meta-search``)."""
-        return self._call("meta_search", t.MetaSearchPage, _meta_search_params(_args(locals())))
+        return meta_search_params(params(locals()))
 
+    @pages(t.MetaSearchPage, t.MetadataRecord, MetaSearchPaging)
     def iter_meta_search(
         self,
         query: str | None = None,
@@ -342,19 +305,19 @@ class Client(_ClientBase):
         language_affinity: str | None = None,
         limit: int | None = None,
         progress: bool = False,
-    ) -> Paginator[t.MetadataRecord]:
+    ) -> Params:
         """Every record of a search: cursor deep paging, or page numbers up to the 10000 cap
         while a boost is active (the spec forbids cursors then)."""
-        params = _meta_search_params(_args(locals(), "limit", "progress"))
-        fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
-        return Paginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress, listen=self._listen)
+        return meta_search_params(params(locals()))
 
+    @operation(t.RelationsPage)
     def paper_relations(
         self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
-    ) -> t.RelationsPage:
+    ) -> Params:
         """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
-        return self._call("paper_relations", t.RelationsPage, _args(locals()))
+        return params(locals())
 
+    @pages(t.RelationsPage, t.RelationItem, PageNumberPaging)
     def iter_paper_relations(
         self,
         unique_id: str,
@@ -363,14 +326,56 @@ class Client(_ClientBase):
         page_size: int | None = None,
         limit: int | None = None,
         progress: bool = False,
-    ) -> Paginator[t.RelationItem]:
+    ) -> Params:
         """Every relation item, page after page until ``total_pages``."""
-        params = _args(locals(), "limit", "progress")
-        fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
-        return Paginator(fetch, PageNumberPaging(params), limit=limit, progress=progress, listen=self._listen)
+        return params(locals())
 
 
-class AsyncClient(_ClientBase):
+class Client(_ClientBase, _OpenPlatform, SyncCaller):
+    """The synchronous client. Safe to share across threads; the GIL is released while waiting.
+
+    >>> client = paperlens.Client()          # token and base URL from the environment
+    >>> client.meta_search("protein folding", page_size=5).results[0].title
+    """
+
+    def close(self) -> None:
+        """Releases the client; its connections close once no derived client uses them."""
+        self._native = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, operation: str, model: type[M], params: Params, *, stacklevel: int = 4) -> M:
+        raw, request_id = self._core.call(operation, params)
+        return _checked(model._from_wire(raw, request_id), stacklevel)
+
+    @cached_property
+    def schema(self) -> Schema:
+        """The Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``."""
+        from paperlens.schema import Schema
+
+        return Schema(self)
+
+    def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
+        """The whole text, reassembled exactly from pages of the largest size."""
+        return _joined_text(self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
+
+    def resource(self, file_name: str) -> t.Resource:
+        """A binary attachment in memory (``GET /resource``)."""
+        return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
+
+    def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
+        """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
+        bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
+        ``progress=True`` shows a tqdm bar of the bytes written (sized by Content-Length)."""
+        with self._download(file_name, dest, progress) as args:
+            return Path(self._core.download(*args)[0])
+
+
+class AsyncClient(_ClientBase, _OpenPlatform, AsyncCaller):
     """The asyncio client: the methods of :class:`Client` as coroutines, ``iter_*`` as async
     iterators. Safe to share across tasks.
 
@@ -379,15 +384,16 @@ class AsyncClient(_ClientBase):
     """
 
     async def aclose(self) -> None:
+        """Releases the client; its connections close once no derived client uses them."""
         self._native = None
 
-    async def __aenter__(self) -> AsyncClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _call(self, operation: str, model: type[M], params: dict[str, Any], *, stacklevel: int = 4) -> M:
+    async def _call(self, operation: str, model: type[M], params: Params, *, stacklevel: int = 4) -> M:
         from paperlens import _bridge  # asyncio is imported by the first async call, not by paperlens
 
         raw, request_id = await _bridge.call(self._core, operation, params)
@@ -400,39 +406,6 @@ class AsyncClient(_ClientBase):
 
         return AsyncSchema(self)
 
-    # -- Open Platform --------------------------------------------------------------------
-
-    async def agentic_search(
-        self,
-        query: str,
-        *,
-        top_k: int | None = None,
-        retrieval: str | None = None,
-        sub_queries: int | None = None,
-        filters: dict[str, Any] | None = None,
-        source_types: list[str] | None = None,
-    ) -> t.AgenticSearchResult:
-        """Semantic search over paper chunks (``POST /agentic-search``)."""
-        return await self._call("agentic_search", t.AgenticSearchResult, _args(locals()))
-
-    async def content(
-        self,
-        doc_id: str | None = None,
-        *,
-        source: str | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-    ) -> t.Content:
-        """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
-        return await self._call("content", t.Content, _args(locals()))
-
-    def iter_content(
-        self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0, limit: int | None = None
-    ) -> AsyncPaginator[t.Content]:
-        """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
-        fetch = lambda p: self._call("content", t.Content, p)  # noqa: E731
-        return AsyncPaginator(fetch, OffsetPaging(_args(locals(), "fetch")), unit="pages")
-
     async def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
         """The whole text, reassembled exactly from pages of the largest size."""
         return _joined_text(await self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
@@ -444,90 +417,13 @@ class AsyncClient(_ClientBase):
         return _resource_model(*_unpack(await _bridge.fetch(self._core, {"file_name": file_name}), file_name))
 
     async def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
-        """Streams an attachment to ``dest`` atomically (see :meth:`Client.download_resource`)."""
+        """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
+        bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
+        ``progress=True`` shows a tqdm bar of the bytes written (sized by Content-Length)."""
         from paperlens import _bridge
 
-        bar = self._download_bar(progress, file_name)
-        try:
-            path, _request_id = await _bridge.download(
-                self._core, {"file_name": file_name}, _destination(dest), _bytes_callback(bar) if bar else None
-            )
-        finally:
-            if bar is not None:
-                bar.close()
-        return Path(path)
-
-    async def meta_catalog(
-        self,
-        *,
-        collection: str | None = None,
-        include_sample_values: bool | None = None,
-        include_field_stats: bool | None = None,
-    ) -> t.Catalog:
-        """The metadata fields this token may use (``GET /meta-catalog``)."""
-        return await self._call("meta_catalog", t.Catalog, _args(locals()))
-
-    async def meta_search(
-        self,
-        query: str | None = None,
-        *,
-        collection: str | None = None,
-        filters: FilterSpec | list[FilterSpec] | None = None,
-        sort: SortSpec | list[SortSpec] | None = None,
-        fields: list[str] | None = None,
-        page: int | None = None,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        facets: FacetSpec | list[FacetSpec] | None = None,
-        freshness_boost: str | None = None,
-        impact_boost: str | None = None,
-        language_affinity: str | None = None,
-    ) -> t.MetaSearchPage:
-        """One page of bibliographic metadata search (``POST /meta-search``)."""
-        return await self._call("meta_search", t.MetaSearchPage, _meta_search_params(_args(locals())))
-
-    def iter_meta_search(
-        self,
-        query: str | None = None,
-        *,
-        collection: str | None = None,
-        filters: FilterSpec | list[FilterSpec] | None = None,
-        sort: SortSpec | list[SortSpec] | None = None,
-        fields: list[str] | None = None,
-        page: int | None = None,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        facets: FacetSpec | list[FacetSpec] | None = None,
-        freshness_boost: str | None = None,
-        impact_boost: str | None = None,
-        language_affinity: str | None = None,
-        limit: int | None = None,
-        progress: bool = False,
-    ) -> AsyncPaginator[t.MetadataRecord]:
-        """Every record of a search (see :meth:`Client.iter_meta_search`)."""
-        params = _meta_search_params(_args(locals(), "limit", "progress"))
-        fetch = lambda p: self._call("meta_search", t.MetaSearchPage, p)  # noqa: E731
-        return AsyncPaginator(fetch, MetaSearchPaging(params), limit=limit, progress=progress, listen=self._listen)
-
-    async def paper_relations(
-        self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
-    ) -> t.RelationsPage:
-        """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
-        return await self._call("paper_relations", t.RelationsPage, _args(locals()))
-
-    def iter_paper_relations(
-        self,
-        unique_id: str,
-        relation: str,
-        *,
-        page_size: int | None = None,
-        limit: int | None = None,
-        progress: bool = False,
-    ) -> AsyncPaginator[t.RelationItem]:
-        """Every relation item, page after page until ``total_pages``."""
-        params = _args(locals(), "limit", "progress")
-        fetch = lambda p: self._call("paper_relations", t.RelationsPage, p)  # noqa: E731
-        return AsyncPaginator(fetch, PageNumberPaging(params), limit=limit, progress=progress, listen=self._listen)
+        with self._download(file_name, dest, progress) as args:
+            return Path((await _bridge.download(self._core, *args))[0])
 
 
 def _bytes_callback(bar: Progress) -> Any:

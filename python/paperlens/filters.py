@@ -93,7 +93,9 @@ def _facet_item(item: Any, param: str) -> dict[str, Any] | None:
     return item if isinstance(item, dict) else None
 
 
-def _to_wire(spec: Any, name: str, convert: Callable[[Any, str], dict[str, Any] | None], expected: str) -> Any:
+def _to_wire(
+    spec: Any, name: str, convert: Callable[[Any, str], dict[str, Any] | None], expected: str
+) -> list[dict[str, Any]] | None:
     """One item or a list of items, each in a short form or already a wire dict."""
     if spec is None:
         return None

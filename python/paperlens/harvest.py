@@ -19,17 +19,14 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from paperlens import types as t
-from paperlens._pagination import MetaSearchPaging
 from paperlens._progress import Progress
-from paperlens.client import _meta_search_params
 from paperlens.errors import PaperlensError
-from paperlens.filters import FilterSpec, SortSpec
+from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
     from paperlens.client import Client
@@ -37,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["HarvestError", "HarvestResult", "harvest", "read_records"]
 
 Format = Literal["parquet", "jsonl"]
-_VERSION = 1
+_VERSION = 2
 _MAX_PAGE_SIZE = 200
 
 
@@ -107,31 +104,22 @@ def harvest(
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
-    params = _meta_search_params(
-        {
-            "query": query,
-            "collection": collection,
-            "filters": filters,
-            "sort": sort,
-            "fields": fields,
-            "page": None,
-            "page_size": page_size,
-            "cursor": None,
-            "facets": None,
-            "freshness_boost": None,
-            "impact_boost": None,
-            "language_affinity": None,
-        }
-    )
-    paging = MetaSearchPaging(params)
+    search: dict[str, Any] = {
+        "query": query,
+        "collection": collection,
+        "filters": filters_to_wire(filters),
+        "sort": sort_to_wire(sort),
+        "fields": fields,
+        "page_size": page_size,
+    }
     writer: _Writer = _ParquetWriter(Path(out)) if format == "parquet" else _JsonlWriter(Path(out))
     ckpt_path = checkpoint_path(out)
-    fingerprint = _fingerprint(params, format, limit)
+    fingerprint = _fingerprint(search, format, limit)
     state = _load_checkpoint(ckpt_path, fingerprint, writer)
     resumed = state is not None
     if state is None:
         writer.start()
-        state = {"version": _VERSION, "fingerprint": fingerprint, "next": paging.first(), "records": 0, "chunks": 0}
+        state = {"version": _VERSION, "fingerprint": fingerprint, "next": {"cursor": None}, "records": 0, "chunks": 0}
         state.update(writer.position())
         _write_json_atomically(ckpt_path, state)
     else:
@@ -153,7 +141,9 @@ def harvest(
     bar = Progress(total=limit, unit="records", listen=client._listen, initial=state["records"]) if progress else None
     try:
         buffer: list[dict[str, Any]] = []
-        for page, after in _pages(client, paging, state["next"]):
+        pager = client.iter_meta_search(**search, cursor=state["next"]["cursor"])
+        for page in pager.pages():
+            after = None if pager.next_cursor is None else {"cursor": pager.next_cursor}
             records = [r.to_dict() for r in page.results]
             if limit is not None:
                 records = records[: max(0, limit - state["records"] - len(buffer))]
@@ -183,18 +173,8 @@ def harvest(
     return result()
 
 
-def _pages(client: Client, paging: MetaSearchPaging, params: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
-    """``(page, parameters of the next request or None)`` from ``params`` on."""
-    current: dict[str, Any] | None = params
-    while current is not None:
-        page = client._call("meta_search", t.MetaSearchPage, current)
-        after = paging.after(current, page)
-        yield page, after
-        current = after
-
-
-def _fingerprint(params: dict[str, Any], format: str, limit: int | None) -> str:
-    blob = json.dumps({"params": params, "format": format, "limit": limit}, sort_keys=True, default=str)
+def _fingerprint(search: dict[str, Any], format: str, limit: int | None) -> str:
+    blob = json.dumps({"params": search, "format": format, "limit": limit}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -209,7 +189,7 @@ def _load_checkpoint(path: Path, fingerprint: str, writer: _Writer) -> dict[str,
             ) from None
         return None
     try:
-        state = json.loads(raw)
+        state: dict[str, Any] = json.loads(raw)
         if state.get("version") != _VERSION:
             raise ValueError(f"version {state.get('version')!r}")
     except ValueError as e:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from paperlens._model import ListResult, Model, _plain, _plan
 
 if TYPE_CHECKING:
-    from paperlens._pagination import AsyncPaginator, Paginator
+    from paperlens._pagination import _Base
 
 __all__ = ["to_pandas", "to_polars"]
 
@@ -111,7 +111,7 @@ def to_polars(obj: Any) -> Any:
 # -- entry points of results and paginators --------------------------------------------------
 
 
-def _paginated(paginator: Paginator[Any] | AsyncPaginator[Any], items: list[Any], backend: str) -> Any:
+def _paginated(paginator: _Base[Any], items: list[Any], backend: str) -> Any:
     """The frame of items a paginator produced (its last page tells the item type when empty)."""
     return _frame(_item_type(paginator._page, items), items, backend)
 
@@ -307,7 +307,7 @@ def _nested_kind(kind: str) -> str:
 def _model_of(hint: Any) -> type[Model]:
     if _is_model(hint):
         return typing.cast(type[Model], hint)
-    return next(a for a in typing.get_args(hint) if _is_model(a))
+    return typing.cast(type[Model], next(a for a in typing.get_args(hint) if _is_model(a)))
 
 
 def _is_model(hint: Any) -> bool:

@@ -1,0 +1,172 @@
+"""Each operation defined once, for the sync and the async clients alike.
+
+An operation is written as a function that names its parameters (their types, defaults and
+documentation) and returns them as they go to the core, usually ``params(locals())``:
+
+    @operation(t.Catalog)
+    def meta_catalog(self, *, collection: str | None = None) -> Params:
+        \"\"\"The metadata fields this token may use (``GET /meta-catalog``).\"\"\"
+        return params(locals())
+
+The decorator makes it a descriptor. Read from a :class:`SyncCaller` (``Client``,
+``Schema``) it is a method returning the typed result; from an :class:`AsyncCaller`, one
+returning an awaitable of it. :func:`pages` does the same for the ``iter_`` forms, which
+return a ``Paginator`` or an ``AsyncPaginator``. Read from the class, the descriptor keeps the
+definition's signature and documentation, with the result type as its return annotation.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+
+from paperlens._pagination import AsyncPaginator, Paginator, Paging
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+Params = dict[str, Any]
+Definition = Callable[Concatenate[Any, P], Params]
+
+__all__ = ["AsyncCaller", "Params", "SyncCaller", "operation", "pages", "params"]
+
+
+def params(scope: dict[str, Any], *drop: str) -> Params:
+    """A definition's parameters from its ``locals()``, without ``self`` and the named ones."""
+    return {k: v for k, v in scope.items() if k != "self" and k not in drop}
+
+
+class SyncCaller:
+    """A client or schema whose operations return their results. ``_call(name, model,
+    params)`` sends one request; ``_listen`` feeds progress bars."""
+
+    _paginator: Any = Paginator
+    _call: Callable[..., Any]
+    _listen: Callable[..., Any]
+
+
+class AsyncCaller:
+    """A client or schema whose operations return awaitables of their results."""
+
+    _paginator: Any = AsyncPaginator
+    _call: Callable[..., Any]
+    _listen: Callable[..., Any]
+
+
+async def _awaited(call: Awaitable[T]) -> T:
+    # One frame for the method, as an ``async def`` method has: a PartialResultWarning then
+    # points at the caller's line in the sync and the async client alike.
+    return await call
+
+
+class _Described(Generic[P, R]):
+    def __init__(self, define: Definition[P], name: str, returns: Any) -> None:
+        functools.update_wrapper(self, define)
+        self._define = define
+        self._name = name
+        self.__annotations__ = {**define.__annotations__, "return": returns}
+        signature = inspect.signature(define)
+        self.__signature__ = signature.replace(return_annotation=returns)
+        self._bound_signature = self.__signature__.replace(parameters=list(signature.parameters.values())[1:])
+
+    def __get__(self, obj: Any, owner: type[Any]) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, obj: SyncCaller | AsyncCaller, /, *args: Any, **kwargs: Any) -> Any:
+        """Read from the class, called as a plain function: ``Client.meta_search(client, ...)``."""
+        return self.__get__(obj, type(obj))(*args, **kwargs)
+
+    def _bind(self, obj: SyncCaller | AsyncCaller, run: Callable[..., Any]) -> Callable[..., Any]:
+        run.__name__ = run.__qualname__ = self._define.__name__
+        run.__doc__ = self._define.__doc__
+        run.__signature__ = self._bound_signature  # type: ignore[attr-defined]
+        # Kept on the instance, so the next read finds it without this descriptor.
+        obj.__dict__[self._define.__name__] = run
+        return run
+
+
+class Operation(_Described[P, R]):
+    """One request, its answer typed as ``model`` (see :func:`operation`)."""
+
+    def __init__(self, define: Definition[P], model: type[R], name: str | None) -> None:
+        super().__init__(define, name or define.__name__, model)
+        self._model = model
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> Operation[P, R]: ...
+    @overload
+    def __get__(self, obj: AsyncCaller, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    @overload
+    def __get__(self, obj: SyncCaller, owner: type[Any]) -> Callable[P, R]: ...
+    def __get__(self, obj: SyncCaller | AsyncCaller | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        define, call, name, model = self._define, obj._call, self._name, self._model
+        if isinstance(obj, AsyncCaller):
+
+            def run(*args: Any, **kwargs: Any) -> Any:
+                return _awaited(call(name, model, define(obj, *args, **kwargs)))
+        else:
+
+            def run(*args: Any, **kwargs: Any) -> Any:
+                return call(name, model, define(obj, *args, **kwargs))
+
+        return self._bind(obj, run)
+
+
+class Pages(_Described[P, R]):
+    """Every item of an operation's pages (see :func:`pages`)."""
+
+    def __init__(
+        self,
+        define: Definition[P],
+        model: type[Any],
+        item: type[R],
+        paging: Callable[[Params], Paging[Any]],
+        unit: str,
+        options: tuple[str, ...],
+        name: str | None,
+    ) -> None:
+        super().__init__(define, name or define.__name__.removeprefix("iter_"), Paginator[item])  # type: ignore[valid-type]
+        self._model, self._paging, self._unit, self._options = model, paging, unit, options
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> Pages[P, R]: ...
+    @overload
+    def __get__(self, obj: AsyncCaller, owner: type[Any]) -> Callable[P, AsyncPaginator[R]]: ...
+    @overload
+    def __get__(self, obj: SyncCaller, owner: type[Any]) -> Callable[P, Paginator[R]]: ...
+    def __get__(self, obj: SyncCaller | AsyncCaller | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        define, fetch = self._define, functools.partial(obj._call, self._name, self._model)
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            sent = define(obj, *args, **kwargs)
+            options = {key: sent.pop(key) for key in self._options}
+            return obj._paginator(fetch, self._paging(sent), unit=self._unit, listen=obj._listen, **options)
+
+        return self._bind(obj, run)
+
+
+def operation(model: type[R], *, name: str | None = None) -> Callable[[Definition[P]], Operation[P, R]]:
+    """An operation answering ``model``; ``name``: the core's name of it (default: the
+    function's)."""
+    return lambda define: Operation(define, model, name)
+
+
+def pages(
+    model: type[Any],
+    item: type[R],
+    paging: Callable[[Params], Paging[Any]],
+    *,
+    unit: str = "records",
+    options: tuple[str, ...] = ("limit", "progress"),
+    name: str | None = None,
+) -> Callable[[Definition[P]], Pages[P, R]]:
+    """The ``iter_`` form of an operation answering pages of ``model``, yielding ``item``s:
+    ``paging`` walks the pages; ``options`` are the parameters that go to the paginator
+    rather than to the service."""
+    return lambda define: Pages(define, model, item, paging, unit, options, name)

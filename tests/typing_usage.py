@@ -1,0 +1,29 @@
+"""How a user's strictly typed code sees the clients: checked by mypy in `.ci/run`, never run.
+
+Each operation is defined once (``paperlens._operation``); these lines hold that the sync
+client still returns results, the async one awaitables, the ``iter_`` forms paginators of
+the right items, and that a misspelt parameter is an error.
+"""
+
+from typing import assert_type
+
+import paperlens
+from paperlens import types as t
+
+
+async def every_flavour(client: paperlens.Client, aclient: paperlens.AsyncClient) -> None:
+    assert_type(client.meta_search("coral", page_size=5), t.MetaSearchPage)
+    assert_type(client.iter_meta_search("coral", limit=10), paperlens.Paginator[t.MetadataRecord])
+    assert_type(client.schema.search("coral"), t.PaperSearchPage)
+    assert_type(client.schema.iter_entities("s1", limit=3), paperlens.Paginator[t.Entity])
+    assert_type(client.with_options(timeout=5.0), paperlens.Client)
+    assert_type(client.read_text("doc"), str)
+
+    assert_type(await aclient.meta_search("coral"), t.MetaSearchPage)
+    assert_type(aclient.iter_paper_relations("u1", "CITATIONS"), paperlens.AsyncPaginator[t.RelationItem])
+    assert_type(await aclient.schema.citation_graph("s1", depth=2), t.CitationGraph)
+    assert_type(await aclient.schema.iter_search("coral").to_list(), list[t.PaperCard])
+    assert_type(aclient.with_options(max_retries=0), paperlens.AsyncClient)
+
+    client.meta_search(page_sise=5)  # type: ignore[call-arg]
+    await aclient.schema.entities(42)  # type: ignore[arg-type]
