@@ -245,3 +245,17 @@ def test_without_environment_a_sandbox_is_used(monkeypatch, capsys):
 
 def test_token_is_not_an_argument(capsys):
     assert run(capsys, "search", "x", "--api-token", "t")[0] == cli.EXIT_USAGE
+
+
+def test_output_rows_are_those_the_result_type_names():
+    from paperlens import types as t
+
+    def jsonl(result):
+        out = io.StringIO()
+        cli.emit("jsonl", result, out=out)
+        return [json.loads(line) for line in out.getvalue().splitlines()]
+
+    detail = t.EntityDetail._from_wire({"entity": {"entity_id": "e1"}, "relations": [{"relation_id": "r1"}]}, None)
+    assert [row["relation_id"] for row in jsonl(detail)] == ["r1"]
+    # Asked for without its relations, an entity is one object rather than no rows.
+    assert jsonl(t.EntityDetail._from_wire({"entity": {"entity_id": "e1"}}, None)) == [{"entity": {"entity_id": "e1"}}]

@@ -1,0 +1,7 @@
+"""``python -m paperlens.cli``: the ``paperlens`` command."""
+
+import sys
+
+from paperlens.cli import main
+
+sys.exit(main())

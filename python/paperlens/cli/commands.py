@@ -1,0 +1,161 @@
+"""The research commands: ``search``, ``read``, ``download``, ``catalog``, ``meta-search``,
+``relations`` and ``harvest``. Each takes the parsed arguments and returns the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from paperlens.cli.convert import facet_arg
+from paperlens.cli.exit_codes import EXIT_OK, UsageError
+from paperlens.cli.output import emit, format_table
+from paperlens.cli.session import Session
+
+_RECORD_COLUMNS = ["unique_id", "publication_published_year", "citation_count", "title"]
+
+
+def search(args: argparse.Namespace) -> int:
+    with Session() as client:
+        result = client.agentic_search(
+            args.query,
+            top_k=args.top_k,
+            retrieval=args.retrieval,
+            sub_queries=args.sub_queries,
+            filters=args.filters,
+            source_types=args.source_types,
+        )
+        emit(args.format, result, columns=["score", "publication_published_year", "title", "doc_id", "offset"])
+    return EXIT_OK
+
+
+def read(args: argparse.Namespace) -> int:
+    if not args.doc_id and not args.source:
+        raise UsageError("give a doc_id or --source")
+    with Session() as client:
+        if args.offset is None and args.limit is None:
+            text = client.read_text(args.doc_id, source=args.source)
+            if args.format == "table":
+                sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            else:
+                emit(args.format, {"doc_id": args.doc_id, "source": args.source, "text": text})
+            return EXIT_OK
+        page = client.content(args.doc_id, source=args.source, offset=args.offset, limit=args.limit)
+        if args.format == "table":
+            sys.stdout.write(page.text if page.text.endswith("\n") else page.text + "\n")
+            more = f"; next offset {page.next_offset}" if page.more else ""
+            print(f"[{page.bytes_returned} bytes of {page.text_length} code points{more}]", file=sys.stderr)
+        else:
+            emit(args.format, page)
+    return EXIT_OK
+
+
+def download(args: argparse.Namespace) -> int:
+    with Session() as client:
+        path = client.download_resource(args.file_name, args.out, progress=_show_progress(args))
+        size = path.stat().st_size
+        if args.format == "table":
+            print(f"{path}  ({size} bytes)")
+        else:
+            emit(args.format, {"file_name": args.file_name, "path": str(path), "bytes": size})
+    return EXIT_OK
+
+
+def catalog(args: argparse.Namespace) -> int:
+    with Session() as client:
+        result = client.meta_catalog(
+            collection=args.collection,
+            include_sample_values=args.sample_values or None,
+            include_field_stats=args.field_stats or None,
+        )
+        emit(args.format, result, columns=["name", "type", "filterable", "sortable", "searchable", "description"])
+    return EXIT_OK
+
+
+def meta_search(args: argparse.Namespace) -> int:
+    params: dict[str, Any] = {
+        "collection": args.collection,
+        "filters": _filters(args),
+        "sort": list(args.sort) or None,
+        "fields": args.fields,
+        "page": args.page,
+        "page_size": args.page_size,
+        "cursor": args.cursor,
+        "freshness_boost": args.freshness_boost,
+        "impact_boost": args.impact_boost,
+        "language_affinity": args.language_affinity,
+    }
+    facets: list[Any] | None = [facet_arg(f) for f in args.facet] or None
+    columns = [c for c in _RECORD_COLUMNS if not args.fields or c in args.fields] or None
+    with Session() as client:
+        if args.all:
+            if facets:
+                raise UsageError("--facet needs a single page: drop --all")
+            records = client.iter_meta_search(args.query, **params, limit=args.limit)
+            emit(args.format, records, columns=columns)
+            return EXIT_OK
+        page = client.meta_search(args.query, **params, facets=facets)
+        emit(args.format, page, columns=columns)
+        if args.format == "table":
+            for facet in page.facets or []:
+                print(f"\nfacet {facet.field}:")
+                print(format_table(["value", "papers"], [[b.key, b.doc_count] for b in facet.buckets]))
+            cursor = f"; next cursor: {page.next_cursor}" if page.next_cursor else ""
+            print(f"{len(page.results)} of {page.total_count} records{cursor}", file=sys.stderr)
+    return EXIT_OK
+
+
+def relations(args: argparse.Namespace) -> int:
+    columns = ["id_type", "id", "title"]
+    with Session() as client:
+        if args.all:
+            items = client.iter_paper_relations(
+                args.unique_id, args.relation, page_size=args.page_size, limit=args.limit
+            )
+            emit(args.format, items, columns=columns)
+            return EXIT_OK
+        page = client.paper_relations(args.unique_id, args.relation, page=args.page, page_size=args.page_size)
+        emit(args.format, page, columns=columns)
+        if args.format == "table":
+            print(
+                f"{len(page.items)} of {page.total_count} items, page {page.page} of {page.total_pages}",
+                file=sys.stderr,
+            )
+    return EXIT_OK
+
+
+def harvest(args: argparse.Namespace) -> int:
+    from paperlens import harvest as harvesting
+
+    with Session(shared_pacing=args.shared_pacing) as client:
+        result = harvesting.harvest(
+            client,
+            args.query,
+            out=args.out,
+            format=args.format,
+            filters=_filters(args),
+            sort=list(args.sort) or None,
+            fields=args.fields,
+            collection=args.collection,
+            chunk_size=args.chunk_size,
+            page_size=args.page_size,
+            limit=args.limit,
+            progress=_show_progress(args),
+        )
+    resumed = " (resumed)" if result.resumed else ""
+    print(f"{result.records} records in {result.chunks} chunks written to {result.out}{resumed}")
+    return EXIT_OK
+
+
+def _filters(args: argparse.Namespace) -> Any:
+    if args.filters and args.filters_json is not None:
+        raise UsageError("give --filter or --filters-json, not both")
+    if args.filters_json is not None:
+        return args.filters_json
+    return list(args.filters) or None
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    if args.progress is not None:
+        return bool(args.progress)
+    return sys.stderr.isatty()

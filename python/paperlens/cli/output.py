@@ -1,0 +1,126 @@
+"""The output formats: ``table`` (plain text), ``json`` (the whole answer), ``jsonl`` and
+``csv`` (one record per line or row, nested values as JSON in csv)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from paperlens._model import ListResult
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: TextIO | None = None) -> None:
+    """Prints ``result`` (a result, a list, a paginator or a dict) in ``fmt``."""
+    out = out or sys.stdout
+    data = _plain(result)
+    if fmt == "json":
+        json.dump(data, out, ensure_ascii=False, indent=2, default=str)
+        out.write("\n")
+        return
+    rows, single = _rows(data, _rows_field(result))
+    if fmt == "jsonl":
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        return
+    if fmt == "csv":
+        names = _all_keys(rows)
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(names)
+        for row in rows:
+            writer.writerow([_csv_cell(row.get(name)) for name in names])
+        return
+    if single:
+        row = rows[0]
+        print(format_table(["field", "value"], [[k, _compact(v)] for k, v in row.items()], max_width=100), file=out)
+        return
+    if not rows:
+        print("(no results)", file=out)
+        return
+    names = [c for c in columns or () if any(c in r for r in rows)] or _auto_columns(rows)
+    width = shutil.get_terminal_size((120, 24)).columns
+    cell_width = max(12, min(60, (width - 2 * len(names)) // max(1, len(names)) * 2))
+    print(format_table(names, [[_compact(r.get(c)) for c in names] for r in rows], max_width=cell_width), file=out)
+
+
+def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int = 60) -> str:
+    """A plain-text table: columns sized to their content, cells cut at ``max_width``."""
+
+    def cell(value: Any) -> str:
+        text = "" if value is None else " ".join(str(value).split())
+        return text if len(text) <= max_width else text[: max_width - 3] + "..."
+
+    cells = [[cell(value) for value in row] for row in rows]
+    widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), rule, *(line(row) for row in cells)])
+
+
+def _rows_field(result: Any) -> str | None:
+    """The list field that the result's type names as its rows, as ``to_pandas()`` reads it."""
+    return result._rows if isinstance(result, ListResult) else None
+
+
+def _plain(obj: Any) -> Any:
+    """Wire JSON of a result, a list of results or a paginator."""
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if isinstance(obj, dict):
+        return obj
+    if isinstance(obj, (list, tuple)) or (hasattr(obj, "__iter__") and not isinstance(obj, (str, bytes))):
+        return [_plain(x) for x in obj]
+    return obj
+
+
+def _rows(data: Any, rows_field: str | None) -> tuple[list[dict[str, Any]], bool]:
+    """The records of ``data`` and whether it is one object (shown as field/value lines).
+    A result whose answer left out its rows field is one object: an entity asked for
+    without its relations is that entity, not an empty list."""
+    if isinstance(data, list):
+        return [x if isinstance(x, dict) else {"value": x} for x in data], False
+    if not isinstance(data, dict):
+        return [{"value": data}], True
+    if rows_field is not None and isinstance(data.get(rows_field), list):
+        return data[rows_field], False
+    return [data], True
+
+
+def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    return list(names)
+
+
+def _auto_columns(rows: list[dict[str, Any]], most: int = 6) -> list[str]:
+    names = [n for n in _all_keys(rows) if all(isinstance(r.get(n), _SCALARS) for r in rows[:50])]
+
+    def rank(name: str) -> int:
+        if name in ("id", "unique_id", "schema_id", "doc_id") or name.endswith("_id"):
+            return 0
+        if name in ("title", "name", "display_name", "text", "label", "key"):
+            return 1
+        return 2
+
+    return sorted(names, key=rank)[:most] or _all_keys(rows)[:most]
+
+
+def _compact(value: Any) -> Any:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    return _compact(value)
