@@ -1,22 +1,23 @@
-//! `NativeClient`: every operation is one core future, run here with the GIL released
-//! (sync) or handed to asyncio (async). No logic of its own beyond that.
+//! `NativeClient`: turns the Python arguments of each method into an [`Operation`] and runs
+//! it the method's way (sync, awaitable, or submitted to `Completions`). No logic of its own.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use paperlens_core::config::SharedPacing;
-use paperlens_core::open_platform::download_target;
-use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, DownloadProgress, Error, Transport};
+use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pythonize::Depythonizer;
 
-use crate::completions::{Completions, Outcome};
-use crate::decode::{page_rows, BytesAnswer, JsonAnswer};
-use crate::errors::{to_py_err, to_py_err_attached};
+use crate::completions::Completions;
+use crate::decode::page_rows;
+use crate::errors::PyPaperlensErr;
 use crate::events::PythonLog;
-use crate::runtime::block_on;
+use crate::operation::Operation;
 
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct NativeClient {
@@ -35,10 +36,9 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
         }
     }
     let map: HashMap<String, u32> = value.extract().map_err(|_| {
-        to_py_err(
-            value.py(),
-            Error::Configuration("rate_limits must be \"default\", None or a dict of requests per minute".into()),
-        )
+        PyPaperlensErr::from(Error::Configuration(
+            "rate_limits must be \"default\", None or a dict of requests per minute".into(),
+        ))
     })?;
     Ok(Some(Some(map)))
 }
@@ -62,7 +62,7 @@ fn shared_pacing_input(value: Option<&Bound<'_, PyAny>>) -> PyResult<SharedPacin
         return Ok(if flag { SharedPacing::DefaultFile } else { SharedPacing::Off });
     }
     let path: PathBuf = value.extract().map_err(|_| {
-        to_py_err(value.py(), Error::Configuration("shared_pacing must be True, False or the path of a file".into()))
+        PyPaperlensErr::from(Error::Configuration("shared_pacing must be True, False or the path of a file".into()))
     })?;
     Ok(SharedPacing::File(path))
 }
@@ -112,12 +112,12 @@ impl NativeClient {
             cache_ttl: Some(cache_ttl),
             ca_bundle,
             proxy,
-            max_concurrency: max_concurrency_input(max_concurrency).map_err(|e| to_py_err(py, e))?,
+            max_concurrency: max_concurrency_input(max_concurrency).map_err(PyPaperlensErr::from)?,
             shared_pacing: shared_pacing_input(shared_pacing)?,
         };
-        let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(|e| to_py_err(py, e))?;
+        let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(PyPaperlensErr::from)?;
         let events = Arc::new(PythonLog::new(py)?);
-        let transport = Transport::new(config, events.clone()).map_err(|e| to_py_err(py, e))?;
+        let transport = Transport::new(config, events.clone()).map_err(PyPaperlensErr::from)?;
         Ok(NativeClient { transport, events })
     }
 
@@ -130,15 +130,13 @@ impl NativeClient {
         retry_backoff: Option<f64>,
         max_rate_limit_wait: Option<f64>,
         validate: Option<bool>,
-    ) -> PyResult<NativeClient> {
+    ) -> Result<NativeClient, PyPaperlensErr> {
         let mut config = self.transport.config().clone();
         let seconds = |name: &str, value: f64| {
             if value.is_finite() && value >= 0.0 {
-                Ok(std::time::Duration::from_secs_f64(value))
+                Ok(Duration::from_secs_f64(value))
             } else {
-                Err(to_py_err_attached(Error::Configuration(format!(
-                    "{name} must be a non-negative number of seconds"
-                ))))
+                Err(Error::Configuration(format!("{name} must be a non-negative number of seconds")))
             }
         };
         if let Some(t) = timeout {
@@ -168,14 +166,13 @@ impl NativeClient {
     }
 
     /// Removes every cached answer; returns how many were removed (0 when caching is off).
-    fn clear_cache(&self, py: Python<'_>) -> PyResult<usize> {
+    fn clear_cache(&self, py: Python<'_>) -> Result<usize, PyPaperlensErr> {
         let Some(cache) = self.transport.cache() else { return Ok(0) };
-        py.detach(|| cache.clear()).map_err(|e| {
-            to_py_err(
-                py,
-                Error::Io { message: format!("could not clear the response cache: {e}"), request_id: String::new() },
-            )
-        })
+        let cleared = py.detach(|| cache.clear()).map_err(|e| Error::Io {
+            message: format!("could not clear the response cache: {e}"),
+            request_id: String::new(),
+        })?;
+        Ok(cleared)
     }
 
     /// Registers `callback(kind, wait_seconds, message)` for the transport's events of this
@@ -210,15 +207,8 @@ impl NativeClient {
     }
 
     /// Calls a JSON operation; returns `(decoded body, request_id)`.
-    fn call<'py>(&self, py: Python<'py>, operation: &str, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
-        let request = self.prepare(py, operation, params)?;
-        let transport = self.transport.clone();
-        let rows = page_rows(operation);
-        let answer = block_on(py, async move {
-            let response = transport.execute(&request).await?;
-            Ok::<_, Error>(JsonAnswer::new(rows, response))
-        })?;
-        answer.map_err(|e| to_py_err(py, e))?.into_pyobject(py)
+    fn call(&self, py: Python<'_>, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        self.json_operation(operation, params)?.run_blocking(py, self.transport.clone())
     }
 
     /// The awaitable twin of [`call`]; must be called with a running event loop.
@@ -228,29 +218,16 @@ impl NativeClient {
         operation: &str,
         params: &Bound<'py, PyDict>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let request = self.prepare(py, operation, params)?;
-        let transport = self.transport.clone();
-        let rows = page_rows(operation);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let response = transport.execute(&request).await.map_err(to_py_err_attached)?;
-            Ok(JsonAnswer::new(rows, response))
-        })
+        self.json_operation(operation, params)?.run_awaitable(py, self.transport.clone())
     }
 
     /// Fetches a binary resource; returns `(data, content_type, content_disposition, request_id)`.
-    fn fetch<'py>(&self, py: Python<'py>, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
-        let request = self.prepare(py, "resource", params)?;
-        let transport = self.transport.clone();
-        let response = block_on(py, async move { transport.execute(&request).await })?;
-        BytesAnswer(response.map_err(|e| to_py_err(py, e))?).into_pyobject(py)
+    fn fetch(&self, py: Python<'_>, params: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        self.bytes_operation(params)?.run_blocking(py, self.transport.clone())
     }
 
     fn fetch_async<'py>(&self, py: Python<'py>, params: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
-        let request = self.prepare(py, "resource", params)?;
-        let transport = self.transport.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            transport.execute(&request).await.map(BytesAnswer).map_err(to_py_err_attached)
-        })
+        self.bytes_operation(params)?.run_awaitable(py, self.transport.clone())
     }
 
     /// Starts an operation whose answer arrives through `completions` under `id` (the asyncio
@@ -260,7 +237,6 @@ impl NativeClient {
     #[allow(clippy::too_many_arguments)]
     fn submit(
         &self,
-        py: Python<'_>,
         kind: &str,
         operation: &str,
         params: &Bound<'_, PyDict>,
@@ -269,29 +245,13 @@ impl NativeClient {
         dest: Option<PathBuf>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<()> {
-        let transport = self.transport.clone();
-        let shared = completions.shared();
-        match (kind, dest) {
-            ("json", _) => {
-                let request = self.prepare(py, operation, params)?;
-                let rows = page_rows(operation);
-                shared.spawn(id, async move {
-                    Outcome::Json(transport.execute(&request).await.map(|r| JsonAnswer::new(rows, r)))
-                });
-            }
-            ("bytes", _) => {
-                let request = self.prepare(py, "resource", params)?;
-                shared.spawn(id, async move { Outcome::Bytes(transport.execute(&request).await) });
-            }
-            ("download", Some(dest)) => {
-                let (request, file_name) = self.prepare_download(py, params)?;
-                let progress = progress.map(python_progress);
-                shared.spawn(id, async move {
-                    Outcome::Download(download(transport, request, file_name, dest, progress).await)
-                });
-            }
-            _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown submission kind {kind:?}"))),
-        }
+        let operation = match (kind, dest) {
+            ("json", _) => self.json_operation(operation, params)?,
+            ("bytes", _) => self.bytes_operation(params)?,
+            ("download", Some(dest)) => self.download_operation(params, dest, progress)?,
+            _ => return Err(PyValueError::new_err(format!("unknown submission kind {kind:?}"))),
+        };
+        completions.spawn(id, operation.run(self.transport.clone()));
         Ok(())
     }
 
@@ -304,11 +264,8 @@ impl NativeClient {
         params: &Bound<'_, PyDict>,
         dest: PathBuf,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<(PathBuf, String)> {
-        let (request, file_name) = self.prepare_download(py, params)?;
-        let transport = self.transport.clone();
-        let progress = progress.map(python_progress);
-        block_on(py, download(transport, request, file_name, dest, progress))?.map_err(|e| to_py_err(py, e))
+    ) -> PyResult<Py<PyAny>> {
+        self.download_operation(params, dest, progress)?.run_blocking(py, self.transport.clone())
     }
 
     #[pyo3(signature = (params, dest, progress=None))]
@@ -319,54 +276,34 @@ impl NativeClient {
         dest: PathBuf,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (request, file_name) = self.prepare_download(py, params)?;
-        let transport = self.transport.clone();
-        let progress = progress.map(python_progress);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            download(transport, request, file_name, dest, progress).await.map_err(to_py_err_attached)
-        })
+        self.download_operation(params, dest, progress)?.run_awaitable(py, self.transport.clone())
     }
 }
 
+/// What the Python arguments of each kind of operation ask of the core; errors in the
+/// parameters raise here, before anything is sent.
 impl NativeClient {
-    fn prepare(&self, py: Python<'_>, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
-        self.events.refresh(py);
-        let mut params = Depythonizer::from_object(params.as_any());
-        prepare(operation, &mut params, self.transport.config().validate).map_err(|e| to_py_err(py, e))
+    fn json_operation(&self, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<Operation> {
+        Ok(Operation::Json { request: self.prepare(operation, params)?, rows: page_rows(operation) })
     }
 
-    fn prepare_download(&self, py: Python<'_>, params: &Bound<'_, PyDict>) -> PyResult<(ApiRequest, String)> {
+    fn bytes_operation(&self, params: &Bound<'_, PyDict>) -> PyResult<Operation> {
+        Ok(Operation::Bytes(self.prepare("resource", params)?))
+    }
+
+    fn download_operation(
+        &self,
+        params: &Bound<'_, PyDict>,
+        dest: PathBuf,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Operation> {
         let file_name: String = params.get_item("file_name")?.map(|f| f.extract()).transpose()?.unwrap_or_default();
-        Ok((self.prepare(py, "resource", params)?, file_name))
+        Ok(Operation::Download { request: self.prepare("resource", params)?, file_name, dest, progress })
     }
-}
 
-/// A Python callable as a download progress callback; what it raises is reported as
-/// unraisable, never failing the download.
-fn python_progress(callback: Py<PyAny>) -> Arc<DownloadProgress> {
-    Arc::new(move |written: u64, total: Option<u64>| {
-        Python::attach(|py| {
-            if let Err(error) = callback.call1(py, (written, total)) {
-                error.write_unraisable(py, Some(callback.bind(py)));
-            }
-        })
-    })
-}
-
-async fn download(
-    transport: Transport,
-    request: ApiRequest,
-    file_name: String,
-    dest: PathBuf,
-    progress: Option<Arc<DownloadProgress>>,
-) -> Result<(PathBuf, String), Error> {
-    let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
-    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
-    let (response, file) = transport.download_with_progress(&request, &dir, progress.as_deref()).await?;
-    let target = download_target(&dest, &file_name, response.header("content-disposition"));
-    file.persist(&target).map_err(|e| Error::Io {
-        message: format!("could not move the download into {}: {}", target.display(), e.error),
-        request_id: response.request_id.clone(),
-    })?;
-    Ok((target, response.request_id))
+    fn prepare(&self, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
+        self.events.refresh(params.py());
+        let mut params = Depythonizer::from_object(params.as_any());
+        Ok(prepare(operation, &mut params, self.transport.config().validate).map_err(PyPaperlensErr::from)?)
+    }
 }

@@ -11,23 +11,17 @@ use std::future::Future;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use paperlens_core::{ApiResponse, Error};
 use pyo3::prelude::*;
 use tokio::task::AbortHandle;
 
-use crate::decode::{BytesAnswer, JsonAnswer};
-use crate::errors::to_py_err;
+use crate::errors::PyPaperlensErr;
+use crate::operation::Answer;
 use crate::runtime::runtime;
 
 /// What a finished task delivers.
-pub enum Outcome {
-    Json(Result<JsonAnswer, Error>),
-    Bytes(Result<ApiResponse, Error>),
-    Download(Result<(PathBuf, String), Error>),
-}
+type Outcome = Result<Answer, PyPaperlensErr>;
 
 #[derive(Default)]
 struct Queues {
@@ -35,7 +29,7 @@ struct Queues {
     running: HashMap<u64, AbortHandle>,
 }
 
-pub struct Shared {
+struct Shared {
     queues: Mutex<Queues>,
     wake: UnixStream,
 }
@@ -54,15 +48,6 @@ impl Shared {
         // A full socket buffer already holds a wake-up byte: the loop will drain anyway.
         let _ = (&self.wake).write(&[1]);
     }
-
-    /// Runs `task` on the runtime, remembered under `id` until it finishes or is cancelled.
-    /// The queue stays locked while spawning, so the task cannot finish before it is remembered.
-    pub fn spawn(self: &Arc<Self>, id: u64, task: impl Future<Output = Outcome> + Send + 'static) {
-        let shared = self.clone();
-        let mut queues = self.queues();
-        let handle = runtime().spawn(async move { shared.finish(id, task.await) });
-        queues.running.insert(id, handle.abort_handle());
-    }
 }
 
 /// One per event loop: the queue of finished answers and the socket the loop watches.
@@ -73,8 +58,13 @@ pub struct Completions {
 }
 
 impl Completions {
-    pub fn shared(&self) -> Arc<Shared> {
-        self.shared.clone()
+    /// Runs `task` on the runtime, remembered under `id` until it finishes or is cancelled.
+    /// The queue stays locked while spawning, so the task cannot finish before it is remembered.
+    pub fn spawn(&self, id: u64, task: impl Future<Output = Outcome> + Send + 'static) {
+        let shared = self.shared.clone();
+        let mut queues = self.shared.queues();
+        let handle = runtime().spawn(async move { shared.finish(id, task.await) });
+        queues.running.insert(id, handle.abort_handle());
     }
 }
 
@@ -111,14 +101,7 @@ impl Completions {
 }
 
 fn deliver(py: Python<'_>, id: u64, outcome: Outcome) -> (u64, bool, Py<PyAny>) {
-    let converted = match outcome {
-        Outcome::Json(answer) => answer.map_err(|e| to_py_err(py, e)).and_then(|a| a.into_pyobject(py)),
-        Outcome::Bytes(answer) => answer.map_err(|e| to_py_err(py, e)).and_then(|r| BytesAnswer(r).into_pyobject(py)),
-        Outcome::Download(answer) => {
-            answer.map_err(|e| to_py_err(py, e)).and_then(|done| done.into_pyobject(py).map(Bound::into_any))
-        }
-    };
-    match converted {
+    match outcome.map_err(PyErr::from).and_then(|answer| answer.into_pyobject(py)) {
         Ok(value) => (id, true, value.unbind()),
         Err(error) => (id, false, error.into_value(py).into_any()),
     }

@@ -4,17 +4,30 @@ use paperlens_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// A core error on its way to Python, as polars' `PyPolarsErr`: `?` turns an [`Error`] into
+/// it in code returning `Result<_, PyPaperlensErr>`, and it into a `PyErr` in code returning
+/// `PyResult` (`.map_err(PyPaperlensErr::from)?` for an `Error` there).
+pub struct PyPaperlensErr(Error);
+
+impl From<Error> for PyPaperlensErr {
+    fn from(error: Error) -> PyPaperlensErr {
+        PyPaperlensErr(error)
+    }
+}
+
+/// Attaches to the interpreter when the thread is not attached already (tokio threads).
+impl From<PyPaperlensErr> for PyErr {
+    fn from(error: PyPaperlensErr) -> PyErr {
+        Python::attach(|py| to_py_err(py, error.0))
+    }
+}
+
 /// Builds the Python exception for `error`; `paperlens.errors._from_native` picks the class.
 pub fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
     match build(py, &error) {
         Ok(exception) => PyErr::from_value(exception),
         Err(failed) => failed,
     }
-}
-
-/// For code that runs without the GIL (async tasks).
-pub fn to_py_err_attached(error: Error) -> PyErr {
-    Python::attach(|py| to_py_err(py, error))
 }
 
 fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {

@@ -5,6 +5,7 @@ mod completions;
 mod decode;
 mod errors;
 mod events;
+mod operation;
 mod runtime;
 mod sandbox;
 

@@ -1,0 +1,102 @@
+//! The operations of `NativeClient`, each one core future whichever way it is run: to the
+//! end with the GIL released (sync), as an asyncio awaitable, or through `Completions`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use paperlens_core::open_platform::download_target;
+use paperlens_core::{ApiRequest, DownloadProgress, Error, Transport};
+use pyo3::prelude::*;
+
+use crate::decode::{BytesAnswer, JsonAnswer};
+use crate::errors::PyPaperlensErr;
+use crate::runtime::block_on;
+
+pub enum Operation {
+    /// `rows`: what `decode::page_rows` gives for the operation.
+    Json { request: ApiRequest, rows: Option<&'static str> },
+    /// A resource answered in memory.
+    Bytes(ApiRequest),
+    /// A resource streamed to `dest` atomically; `progress`, if given, is called
+    /// `(bytes_written, content_length_or_None)` as the body arrives.
+    Download { request: ApiRequest, file_name: String, dest: PathBuf, progress: Option<Py<PyAny>> },
+}
+
+/// What an operation gives Python: `(object, request_id)` for JSON,
+/// `(data, content_type, content_disposition, request_id)` for bytes, `(path, request_id)`
+/// for a download.
+pub enum Answer {
+    Json(JsonAnswer),
+    Bytes(BytesAnswer),
+    Download(PathBuf, String),
+}
+
+impl Operation {
+    pub async fn run(self, transport: Transport) -> Result<Answer, PyPaperlensErr> {
+        Ok(match self {
+            Operation::Json { request, rows } => {
+                Answer::Json(JsonAnswer::new(rows, transport.execute(&request).await?))
+            }
+            Operation::Bytes(request) => Answer::Bytes(BytesAnswer(transport.execute(&request).await?)),
+            Operation::Download { request, file_name, dest, progress } => {
+                let progress = progress.map(python_progress);
+                let (path, request_id) = download(transport, request, file_name, dest, progress).await?;
+                Answer::Download(path, request_id)
+            }
+        })
+    }
+
+    /// Runs to the end with the GIL released; Ctrl-C cancels it.
+    pub fn run_blocking(self, py: Python<'_>, transport: Transport) -> PyResult<Py<PyAny>> {
+        Ok(block_on(py, self.run(transport))??.into_pyobject(py)?.unbind())
+    }
+
+    /// An asyncio awaitable of the answer; must be called with a running event loop.
+    pub fn run_awaitable<'py>(self, py: Python<'py>, transport: Transport) -> PyResult<Bound<'py, PyAny>> {
+        pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(self.run(transport).await?) })
+    }
+}
+
+impl<'py> IntoPyObject<'py> for Answer {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Answer::Json(answer) => answer.into_pyobject(py),
+            Answer::Bytes(answer) => answer.into_pyobject(py),
+            Answer::Download(path, request_id) => (path, request_id).into_pyobject(py).map(Bound::into_any),
+        }
+    }
+}
+
+/// A Python callable as a download progress callback; what it raises is reported as
+/// unraisable, never failing the download.
+fn python_progress(callback: Py<PyAny>) -> Arc<DownloadProgress> {
+    Arc::new(move |written: u64, total: Option<u64>| {
+        Python::attach(|py| {
+            if let Err(error) = callback.call1(py, (written, total)) {
+                error.write_unraisable(py, Some(callback.bind(py)));
+            }
+        })
+    })
+}
+
+async fn download(
+    transport: Transport,
+    request: ApiRequest,
+    file_name: String,
+    dest: PathBuf,
+    progress: Option<Arc<DownloadProgress>>,
+) -> Result<(PathBuf, String), Error> {
+    let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
+    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    let (response, file) = transport.download_with_progress(&request, &dir, progress.as_deref()).await?;
+    let target = download_target(&dest, &file_name, response.header("content-disposition"));
+    file.persist(&target).map_err(|e| Error::Io {
+        message: format!("could not move the download into {}: {}", target.display(), e.error),
+        request_id: response.request_id.clone(),
+    })?;
+    Ok((target, response.request_id))
+}
