@@ -148,13 +148,40 @@ impl<'py> IntoPyObject<'py> for BytesAnswer {
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let response = self.0;
-        let content_type = response.header("content-type").map(str::to_string);
-        let disposition = response.header("content-disposition").map(str::to_string);
+        let content_type = header_text(&response, "content-type");
+        let disposition = header_text(&response, "content-disposition");
         let data = PyBytes::new(py, &response.body);
         (data, content_type, disposition, response.request_id).into_pyobject(py).map(Bound::into_any)
     }
 }
 
+/// The text of a response header, whatever bytes it holds (`HeaderValue::to_str` takes visible
+/// ASCII only): UTF-8 when the bytes are, else ISO-8859-1, one character per byte (what HTTP
+/// calls obs-text; a quoted `filename` of RFC 6266 may hold ISO-8859-1 text).
+fn header_text(response: &ApiResponse, name: &str) -> Option<String> {
+    response.headers.get(name).map(|value| utf8_or_latin1(value.as_bytes()))
+}
+
+fn utf8_or_latin1(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => bytes.iter().map(|&byte| char::from(byte)).collect(),
+    }
+}
+
 fn head(body: &[u8]) -> String {
     String::from_utf8_lossy(&body[..body.len().min(80)]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf8_or_latin1;
+
+    #[test]
+    fn header_bytes_are_read_as_utf8_else_latin1() {
+        assert_eq!(utf8_or_latin1(b"attachment; filename=\"a.png\""), "attachment; filename=\"a.png\"");
+        assert_eq!(utf8_or_latin1("inline; filename=\"图 2.jpg\"".as_bytes()), "inline; filename=\"图 2.jpg\"");
+        assert_eq!(utf8_or_latin1(b"inline; filename=\"\xa3 \xafx\""), "inline; filename=\"\u{a3} \u{af}x\"");
+        assert_eq!(utf8_or_latin1(b""), "");
+    }
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import warnings
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -43,8 +44,10 @@ def test_a_citation_relation_of_any_shape_decodes(client, httpserver: HTTPServer
         [{"depth": 1, "frontier": None}, None, 3],
         None,
         "not shown",
+        # Levels that cannot be typed (counts that are not integers) are left out of the views.
+        {"1": {"frontier": 2, "new_edges": "2"}, "3": {"frontier": "many"}, "²": {}, " 2 ": {"frontier": ["s3"]}},
     ],
-    ids=["keyed-by-level", "nulls-inside", "explicit-null", "a-string"],
+    ids=["keyed-by-level", "nulls-inside", "explicit-null", "a-string", "untypable-levels"],
 )
 def test_citation_graph_levels_of_any_shape(client, httpserver: HTTPServer, levels):
     body = {"root_schema_id": "s1", "direction": "outbound", "nodes": [], "edges": [], "levels": levels}
@@ -55,12 +58,114 @@ def test_citation_graph_levels_of_any_shape(client, httpserver: HTTPServer, leve
     assert graph.levels == levels
     assert graph.to_dict() == body  # an explicit null stays
     if isinstance(levels, dict):
-        assert [(lv.depth, lv.frontier, lv.new_edges) for lv in graph.typed_levels] == [(1, 2, 2), (2, ["s3"], 1)]
+        typed = [(lv.depth, lv.frontier, lv.new_edges) for lv in graph.typed_levels]
+        assert typed[0] == (1, 2, 2) and typed[1][:2] == (2, ["s3"]) and len(typed) == 2
         assert graph.levels["1"]["new_edges"] == "2"  # the value of no given shape is left as sent
     elif isinstance(levels, list):
         assert [lv.depth for lv in graph.typed_levels] == [1]
     else:
         assert graph.typed_levels == []
+
+
+def test_a_resource_field_that_is_not_an_object_is_kept_as_sent(client, httpserver: HTTPServer):
+    # `schema_paper` is a paper card in entity search only: elsewhere an extra property of any shape.
+    entity = {"entity_id": "e1", "name": "U-Net", "schema_paper": ["not", "a", "card"], "provenance": None}
+    body = {"items": [{"schema_id": "s1", "schema_paper": "s1", "matched_entities": [entity]}], "next_cursor": None}
+    httpserver.expect_request("/paper-schema/entities/related-papers", method="POST").respond_with_json(body)
+
+    page = client.schema.entity_related_papers("u-net")
+
+    item = page.items[0]
+    assert item.schema_paper == "s1" and item.matched_entities[0].schema_paper == ["not", "a", "card"]
+    assert item.matched_entities[0].provenance == [] and page.to_dict() == body
+    assert pickle.loads(pickle.dumps(page)).to_dict() == body
+    frame = page.to_pandas()
+    assert list(frame["schema_paper"]) == ["s1"]  # kept as sent, in a column of its own
+    assert "schema_paper.title" in frame.columns and frame["schema_paper.title"].isna().all()
+
+
+def test_a_null_row_of_a_resource_list_still_fails(client, httpserver: HTTPServer):
+    body = {"items": [{"schema_id": "s1", "matched_entities": [None]}]}
+    httpserver.expect_request("/paper-schema/entities/related-papers", method="POST").respond_with_json(body)
+    with pytest.raises(paperlens.ResponseDecodeError, match="expected a JSON object for Entity"):
+        client.schema.entity_related_papers("u-net")
+
+
+def test_relation_search_total_reads_like_the_other_pages(client, httpserver: HTTPServer):
+    body = {"items": [], "total": {"value": "12", "relation": "eq"}}
+    httpserver.expect_request("/paper-schema/relations/search", method="POST").respond_with_json(body)
+
+    page = client.schema.search_relations(filters={"schema_ids": ["s1"]})
+
+    assert page.total == t.Total(value=12, relation="eq")
+    assert page.to_dict() == {"items": [], "total": {"value": 12, "relation": "eq"}}
+
+
+@pytest.mark.parametrize("year", ["2021", "n.d.", 2021.0, None, [2020, 2021]])
+def test_a_reference_year_is_kept_as_sent(client, httpserver: HTTPServer, year):
+    body = {"items": [{"relation": "cites", "reference": {"title": "T", "year": year}}]}
+    httpserver.expect_request("/paper-schema/schemas/s1/citations").respond_with_json(body)
+
+    page = client.schema.citations("s1")
+
+    assert page.items[0].reference.year == year and page.to_dict() == body
+
+
+@pytest.mark.parametrize(
+    ("answer", "warned"),
+    [
+        ({"items": [], "partial": True, "warnings": ["slow shard"]}, "slow shard"),
+        ({"items": [], "partial": True, "warnings": "one warning, not a list"}, "one warning, not a list"),
+        ({"items": [], "partial": True, "warnings": None}, "no warnings given"),
+        ({"items": [], "partial": True, "warnings": [{"code": 7}, "b"]}, "{'code': 7}; b"),
+        ({"items": [], "partial": "true"}, None),  # not the boolean true
+        ({"items": [], "partial": 1}, None),
+        ({"items": [], "partial": False, "warnings": ["a note"]}, None),
+    ],
+)
+def test_only_partial_true_warns(client, httpserver: HTTPServer, answer, warned):
+    httpserver.expect_request("/paper-schema/search", method="POST").respond_with_json(answer)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = client.schema.search("q")
+
+    messages = [str(w.message) for w in caught if issubclass(w.category, paperlens.PartialResultWarning)]
+    wanted = f"PaperSearchPage is partial (request_id={page.request_id}): {warned}"
+    assert messages == ([] if warned is None else [wanted])
+    assert page.to_dict() == answer
+
+
+def test_a_partial_property_outside_paper_schema_is_an_extra_one(client, httpserver: HTTPServer):
+    body = {**agentic_result(1), "partial": True, "warnings": 3}
+    httpserver.expect_request("/agentic-search").respond_with_json(body)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = client.agentic_search("q")
+
+    assert result.extra == {"partial": True, "warnings": 3} and result.to_dict() == body
+
+
+#: Class attributes that cannot be data descriptors: properties of these names are moved aside.
+CLASS_LEVEL = {"__module__": 1, "__doc__": None, "_plan": [], "__getattribute__": "x", "__new__": {}, "__slots__": 2}
+
+
+def test_extra_properties_named_like_class_level_attributes(client, httpserver: HTTPServer):
+    body = {**agentic_result(1), **CLASS_LEVEL, "__str__": "s", "__subclasshook__": 0}
+    body["hits"][0].update(CLASS_LEVEL)
+    httpserver.expect_request("/agentic-search").respond_with_json(body)
+
+    result = client.agentic_search("q")
+
+    assert result.__module__ == t.AgenticSearchResult.__module__ == "paperlens._types_open_platform"
+    assert result.__doc__ == t.AgenticSearchResult.__doc__ and result.__slots__ == t.AgenticSearchResult.__slots__
+    assert result.__subclasshook__ == t.AgenticSearchResult.__subclasshook__
+    assert result.extra == {**CLASS_LEVEL, "__str__": "s", "__subclasshook__": 0}
+    assert result.hits[0].extra == CLASS_LEVEL and result.hits[0].to_dict() == body["hits"][0]
+    assert result.to_dict() == body and str(result) == repr(result)
+    for restored in (pickle.loads(pickle.dumps(result)), copy.copy(result), copy.deepcopy(result)):
+        assert restored == result and restored.to_dict() == body and restored.extra == result.extra
 
 
 def test_integer_fields_accept_digit_strings(client, httpserver: HTTPServer):
@@ -163,6 +268,11 @@ def test_meta_search_rows_to_dict_turn_integer_strings_into_ints(client, httpser
         ('attachment; filename="..\\\\..\\\\evil.png"', "evil.png"),
         ('attachment; filename=".."', "fig1.png"),
         ("attachment; filename*=iso-8859-1'en'%A3%20rates.png", "£ rates.png"),
+        # An escaped backslash ends a quoted name: the parameters after it are read too.
+        ("attachment; filename=\"\\\\\"; filename*=UTF-8''a%20b.png", "a b.png"),
+        ('attachment; filename="a\\\\"; size=1', "fig1.png"),
+        ('attachment; filename="say \\"hi\\".png"; x-note="a;b=c"', "say _hi_.png"),
+        ("attachment; filename*0*=UTF-8''%E5%9B%BE; filename*1=\" 2.jpg\"", "图 2.jpg"),
         ("inline", "fig1.png"),
         (None, "fig1.png"),
     ],
@@ -178,6 +288,23 @@ def test_resource_filename_follows_rfc_6266_and_is_a_safe_base_name(
     assert resource.filename == filename
     assert resource.content_disposition == disposition
     assert resource.data == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("name", "header_bytes"),
+    [("£ rates.png", "£ rates.png".encode("latin-1")), ("图 2.jpg", "图 2.jpg".encode())],
+    ids=["latin-1", "utf-8"],
+)
+def test_content_disposition_bytes_are_read_as_utf8_else_latin1(client, httpserver: HTTPServer, name, header_bytes):
+    header = b'attachment; filename="' + header_bytes + b'"'
+    # werkzeug sends a header's text as ISO-8859-1: this text goes as exactly these bytes.
+    httpserver.expect_request("/resource").respond_with_data(
+        b"x", headers={"Content-Disposition": header.decode("latin-1")}
+    )
+
+    resource = client.resource("figures/doc/fig1.png")
+
+    assert resource.content_disposition == f'attachment; filename="{name}"' and resource.filename == name
 
 
 def _relations_body(**envelope):

@@ -5,11 +5,18 @@ attribute reads from it, and properties the spec does not name stay in it too (`
 The instance's own state (request id, which list fields were filled in, the row's JSON
 text) lives in slots, out of the wire's reach, and every method is a data descriptor, so
 no wire name (``to_dict``, ``extra``, ``request_id``...) can hide a method or attribute.
+The few class attributes that cannot be data descriptors (``__module__``, ``__doc__``,
+``__new__``, ``__getattribute__``...) are protected the other way round: a wire property
+of such a name is moved out of ``__dict__`` into a slot, and ``extra`` and ``to_dict()``
+put it back.
 
 Liberal in what it accepts: a field that is absent or null reads as ``None`` (a list of
 resources as ``[]``), an integer field may arrive as a digit string and reads as an
-``int``, nested resources are typed in place, and ``to_dict()`` gives back exactly the
-wire JSON (those digit strings as ints, explicit nulls and extra properties included).
+``int``, nested resources are typed in place (a value that is not a JSON object where one
+resource is expected is kept as sent: the contract shows some of those fields only in some
+answers, and elsewhere they are extra properties of any shape; a list of resources stays
+strict), and ``to_dict()`` gives back exactly the wire JSON (those digit strings as ints,
+explicit nulls and extra properties included).
 
 The rows of a large page arrive from the Rust core as the ``bytes`` of their JSON text
 (see ``src/decode.rs``) and stay that way until first read: such an instance belongs to
@@ -78,27 +85,63 @@ _CLASS_ONLY = frozenset(
 )
 
 
+#: Attributes of ``object`` left as they are: sealing ``__getattribute__`` would send every
+#: attribute read through Python code (a wire property of that name is moved aside instead).
+_OBJECT_KEPT = frozenset({"__getattribute__"})
+
+
 def _seal(cls: type[Model], fields: frozenset[str]) -> None:
-    """Turns every attribute ``cls`` has (its own and inherited, fields aside) into a data
-    descriptor on ``cls``."""
+    """Turns every attribute ``cls`` has (its own and inherited, ``object``'s included,
+    fields aside) into a data descriptor on ``cls``."""
     resolved: dict[str, Any] = {}
-    for klass in cls.__mro__[:-1]:
+    for klass in cls.__mro__:
         for name, value in vars(klass).items():
-            resolved.setdefault(name, value)
+            if klass is not object or name not in _OBJECT_KEPT:
+                resolved.setdefault(name, value)
     for name, value in resolved.items():
         if name in fields or name in _CLASS_ONLY or value is None or isinstance(value, _Sealed):
             continue
-        if hasattr(type(value), "__set__") or hasattr(type(value), "__delete__"):
-            continue  # already a data descriptor: properties, slots
+        if _is_data_descriptor(value):
+            continue  # properties, slots
         setattr(cls, name, _Sealed(value))
 
 
+def _is_data_descriptor(value: Any) -> bool:
+    return hasattr(type(value), "__set__") or hasattr(type(value), "__delete__")
+
+
+def _shadowable(cls: type[Model], fields: frozenset[str]) -> frozenset[str]:
+    """The attributes of (sealed) ``cls`` that a key of the instance ``__dict__`` would hide:
+    those that are not data descriptors."""
+    names = set()
+    for name in dir(cls):
+        if name in fields:
+            continue
+        value = next(vars(klass)[name] for klass in cls.__mro__ if name in vars(klass))
+        if not _is_data_descriptor(value):
+            names.add(name)
+    return frozenset(names)
+
+
+class _State:
+    """The slots of a result: its own state, out of the wire's reach (not dataclass fields)."""
+
+    __slots__ = ("__dict__", "_absent", "_moved", "_raw", "_request_id")
+    #: The list fields filled in with ``[]`` (see ``_NOTHING``).
+    _absent: tuple[tuple[str, bool], ...]
+    #: The wire properties moved out of ``__dict__`` (see the module's docstring), or ``None``.
+    _moved: dict[str, Any] | None
+    #: The JSON text of a row not decoded yet (or kept for ``to_dict()``), else ``None``.
+    _raw: bytes | None
+    _request_id: str | None
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
-class Model:
+class Model(_State):
     """A resource of the spec. Fields are the wire fields (``None`` when absent);
     properties the spec does not name are in ``extra``; ``to_dict()`` gives the JSON back."""
 
-    __slots__ = ("__dict__", "_absent", "_raw", "_request_id")
+    __slots__ = ()
     _plan: ClassVar[_Plan | None] = None
 
     def __post_init__(self) -> None:
@@ -109,19 +152,25 @@ class Model:
     def extra(self) -> dict[str, Any]:
         """Properties of the answer that the spec does not name (kept, never dropped)."""
         names = _plan(type(self)).names
-        return {k: v for k, v in self.__dict__.items() if k not in names}
+        extra = {k: v for k, v in self.__dict__.items() if k not in names}
+        if self._moved is not None:
+            extra.update(self._moved)
+        return extra
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this result, as it came (a fresh copy; integer strings as ints)."""
         raw = self._raw
         if raw is not None:
-            return _plan(type(self)).normalised(loads(raw), self._request_id)
+            # Only JSON objects are left undecoded (see ``src/decode.rs``).
+            return typing.cast(dict[str, Any], _plan(type(self)).normalised(loads(raw), self._request_id))
         wire = {k: _plain(v) for k, v in self.__dict__.items()}
         for name, was_null in self._absent:
             if was_null:
                 wire[name] = None
             else:
                 del wire[name]
+        if self._moved is not None:
+            wire.update({k: _plain(v) for k, v in self._moved.items()})
         return wire
 
     def __repr__(self) -> str:
@@ -137,23 +186,25 @@ class Model:
         return f"{type(self).__name__}({', '.join(shown)})"
 
     def __reduce_ex__(self, protocol: typing.SupportsIndex) -> Any:
-        return _restore, (type(self), self.__dict__, self._absent, self._raw, self._request_id)
+        return _restore, (type(self), self.__dict__, self._absent, self._raw, self._request_id, self._moved)
 
     def __copy__(self: M) -> M:
-        return _restore(type(self), self.__dict__, self._absent, self._raw, self._request_id)
+        return _restore(type(self), self.__dict__, self._absent, self._raw, self._request_id, self._moved)
 
     def __deepcopy__(self: M, memo: dict[int, Any]) -> M:
-        state = copy.deepcopy(self.__dict__, memo)
-        return _restore(type(self), state, self._absent, self._raw, self._request_id)
+        state, moved = copy.deepcopy((self.__dict__, self._moved), memo)
+        return _restore(type(self), state, self._absent, self._raw, self._request_id, moved)
 
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
         if type(raw) is bytes:
             return _undecoded(cls, raw, request_id)
-        absent = _typed(cls, raw, request_id)
+        absent, moved = _typed(cls, raw, request_id)
         obj = object.__new__(cls)
         _DICT.__set__(obj, raw)
         _set_state(obj, None, absent, request_id)
+        if moved is not None:
+            _set_slot(obj, "_moved", moved)
         return obj
 
 
@@ -164,21 +215,31 @@ def _set_state(obj: Model, raw: bytes | None, absent: tuple[tuple[str, bool], ..
     _set_slot(obj, "_raw", raw)
     _set_slot(obj, "_absent", absent)
     _set_slot(obj, "_request_id", request_id)
+    _set_slot(obj, "_moved", None)
 
 
 def _restore(
-    cls: type[M], state: dict[str, Any], absent: tuple[tuple[str, bool], ...], raw: bytes | None, request_id: str | None
+    cls: type[M],
+    state: dict[str, Any],
+    absent: tuple[tuple[str, bool], ...],
+    raw: bytes | None,
+    request_id: str | None,
+    moved: dict[str, Any] | None = None,
 ) -> M:
     _plan(cls)
     obj = object.__new__(cls)
     _DICT.__set__(obj, dict(state))
     _set_state(obj, raw, absent, request_id)
+    _set_slot(obj, "_moved", None if moved is None else dict(moved))
     return obj
 
 
-def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[str, bool], ...]:
-    """Types the wire dict in place (nested resources, integer strings, absent lists); returns
-    how each filled-in list field was on the wire."""
+def _typed(
+    cls: type[Model], raw: Any, request_id: str | None
+) -> tuple[tuple[tuple[str, bool], ...], dict[str, Any] | None]:
+    """Types the wire dict in place (nested resources, integer strings, absent lists) and
+    takes out the properties that would hide a class attribute; returns how each filled-in
+    list field was on the wire, and those properties (``None``: none)."""
     if type(raw) is not dict:
         raise ResponseDecodeError(
             f"expected a JSON object for {cls.__name__}, got {type(raw).__name__}", request_id=request_id
@@ -197,7 +258,9 @@ def _typed(cls: type[Model], raw: Any, request_id: str | None) -> tuple[tuple[st
             continue
         absent = (*absent, (name, name in raw))
         raw[name] = []
-    return absent
+    if raw.keys().isdisjoint(plan.shadowable):
+        return absent, None
+    return absent, {name: raw.pop(name) for name in list(raw) if name in plan.shadowable}
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -215,9 +278,15 @@ class Response(Model):
         """An error that a successful status still reports (see ``RelationsPage``), if any."""
         return None
 
+    def _partial_warning(self) -> str | None:
+        """The text of the ``PartialResultWarning`` this answer calls for, if any: only an
+        answer whose contract has a ``partial`` flag can be partial (see ``SchemaResponse``);
+        elsewhere a ``partial`` property is an extra one and means nothing to the SDK."""
+        return None
+
 
 #: The instance dict itself, past the ``__dict__`` property of undecoded rows.
-_DICT = Model.__dict__["__dict__"]
+_DICT = _State.__dict__["__dict__"]
 
 
 def _undecoded(cls: type[M], raw: bytes, request_id: str | None) -> M:
@@ -234,14 +303,15 @@ def _decode(obj: Model) -> None:
     if plan is None or not plan.is_hidden(cls):
         return
     plain = cls.__mro__[1]
-    raw, request_id = obj._raw, obj._request_id
+    raw, request_id = typing.cast(bytes, obj._raw), obj._request_id
     try:
         data = loads(raw)
     except ValueError as error:
         raise ResponseDecodeError(f"a row of the answer is not valid JSON: {error}", request_id=request_id) from None
-    absent = _typed(plain, data, request_id)
+    absent, moved = _typed(plain, data, request_id)
     _DICT.__set__(obj, data)
     _set_slot(obj, "_absent", absent)
+    _set_slot(obj, "_moved", moved)
     _set_slot(obj, "__class__", plain)
 
 
@@ -321,11 +391,18 @@ class _Plan:
         fields = dataclasses.fields(cls)
         self.names = frozenset(f.name for f in fields)
         _seal(cls, self.names)
+        #: Wire names moved out of the instance ``__dict__`` (see the module's docstring).
+        self.shadowable = _shadowable(cls, self.names)
         self.lists = tuple(f.name for f in fields if f.default_factory is not dataclasses.MISSING)
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
         self.ints = tuple(name for name, c in convert if c is _int)
         self.nested_convert = tuple((name, c) for name, c in convert if c is not None and c is not _int)
-        self.nested = tuple((f.name, _model_of(hints[f.name])) for f in fields if _model_of(hints[f.name]))
+        #: Each field holding resources: name, resource type, whether a list of them.
+        self.nested = tuple(
+            (f.name, model, typing.get_origin(_members(hints[f.name])[0]) is list)
+            for f in fields
+            if (model := _model_of(hints[f.name])) is not None
+        )
 
     def undecoded(self) -> type[Model]:
         """The subclass of undecoded rows of this class."""
@@ -345,13 +422,13 @@ class _Plan:
             value = wire.get(name)
             if type(value) is str:
                 wire[name] = _int(value, request_id)
-        for name, nested in self.nested:
+        for name, nested, many in self.nested:
             value = wire.get(name)
-            plan = _plan(nested)
-            if type(value) is list:
+            if many and type(value) is list:
+                plan = _plan(nested)
                 wire[name] = [plan.normalised(v, request_id) for v in value]
-            elif value is not None:
-                wire[name] = plan.normalised(value, request_id)
+            elif not many and type(value) is dict:
+                wire[name] = _plan(nested).normalised(value, request_id)
         return wire
 
 
@@ -408,6 +485,7 @@ def _converter(hint: Any, name: str, owner: str) -> Any:
                     row = new(undecoded)
                     set_slot(row, "_raw", v)
                     set_slot(row, "_absent", _NOTHING)
+                    set_slot(row, "_moved", None)
                     set_slot(row, "_request_id", request_id)
                 else:
                     row = build(v, request_id)
@@ -416,7 +494,13 @@ def _converter(hint: Any, name: str, owner: str) -> Any:
 
         return models
     if _is_model(member):
-        return member._from_wire
+        build_one = member._from_wire
+
+        def model(value: Any, request_id: str | None) -> Any:
+            # Typed when an object; anything else is kept as sent (see the module's docstring).
+            return build_one(value, request_id) if type(value) is dict else value
+
+        return model
     return None
 
 

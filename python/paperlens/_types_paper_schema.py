@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any, TypeVar
 
 from paperlens._model import ListResult, Model, Response
+from paperlens.errors import ResponseDecodeError
 
 __all__ = [
     "Capabilities",
@@ -69,12 +70,22 @@ V = TypeVar("V", bound=Model)
 
 def _view(cls: type[V], value: Any) -> V | None:
     """A typed view of a JSON value kept as sent: an instance of ``cls`` built from a copy
-    when the value is an object (the value itself stays untouched), else ``None``."""
-    return cls._from_wire(copy.deepcopy(value)) if isinstance(value, dict) else None
+    when the value is an object that ``cls`` can type (the value itself stays untouched),
+    else ``None`` (the contract does not give the value a shape, so nothing is wrong)."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return cls._from_wire(copy.deepcopy(value))
+    except ResponseDecodeError:
+        return None
 
 
 def _depth(key: str) -> Any:
-    return int(key) if key.isdigit() else key
+    """The depth a key of ``levels`` names: an int when it reads as one, else the key."""
+    try:
+        return int(key)
+    except ValueError:
+        return key
 
 
 # -- resources ----------------------------------------------------------------------------
@@ -111,7 +122,9 @@ class ProvenanceElement(Model):
 @_frozen
 class Entity(Model):
     """A structured object of one paper (Problem, Component, Finding, Measure, Resource,
-    Reference...). ``entity_id`` is stable only inside its paper."""
+    Reference...). ``entity_id`` is stable only inside its paper. ``schema_paper`` (the
+    paper card, which the contract shows in entity search only) is kept as sent when it is
+    not an object."""
 
     entity_id: str | None = None
     schema_id: str | None = None
@@ -140,7 +153,8 @@ class Relation(Model):
 
 @_frozen
 class Evidence(Model):
-    """A retained, normalised piece of evidence with its locations."""
+    """A retained, normalised piece of evidence with its locations. ``schema_paper`` (a paper
+    card, which the contract does not show here) is kept as sent when it is not an object."""
 
     evidence_id: str | None = None
     schema_id: str | None = None
@@ -187,6 +201,15 @@ class SchemaResponse(Response):
     truncated: bool = False
     warnings: list[str] = _list()
     contract_version: str | None = None
+
+    def _partial_warning(self) -> str | None:
+        # Only ``partial`` true warns (not a truthy value of another type); ``warnings`` is
+        # read as sent, a list of strings or not.
+        if self.partial is not True:
+            return None
+        notes = self.warnings if isinstance(self.warnings, list) else [self.warnings]
+        text = "; ".join(note if isinstance(note, str) else repr(note) for note in notes)
+        return f"{type(self).__name__} is partial (request_id={self.request_id}): {text or 'no warnings given'}"
 
 
 @_frozen
@@ -278,8 +301,12 @@ class EntityDetail(SchemaResponse, ListResult):
 
 @_frozen
 class RelationSearchPage(SchemaResponse, ListResult):
-    _rows = "items"
+    """One page of ``schema.search_relations``. The contract shows neither ``total`` nor
+    ``next_cursor`` here; when sent, ``total`` reads as in the other pages (a :class:`Total`
+    when it is an object, else as sent)."""
 
+    _rows = "items"
+    total: Total | None = None
     items: list[Relation] = _list()
     next_cursor: str | None = None
 
@@ -327,12 +354,14 @@ class CitationResolution(Model):
 
 @_frozen
 class CitationReference(Model):
-    """The Reference entity behind a citation."""
+    """The Reference entity behind a citation. The contract names its ``title``, ``authors``
+    and ``year`` without giving their types: ``year`` is the JSON value as sent (digits in
+    a string stay a string)."""
 
     entity_id: str | None = None
     title: str | None = None
     authors: list[Any] | None = None
-    year: int | None = None
+    year: Any = None
 
 
 @_frozen
@@ -405,14 +434,16 @@ class CitationGraph(SchemaResponse, ListResult):
     def typed_levels(self) -> list[GraphLevel]:
         """``levels`` (whose shape the contract does not give) as :class:`GraphLevel` views: the
         objects of a list, or of an object keyed by level (the key is the depth when the level
-        does not say); anything else is left out."""
+        does not say); anything else, and a level whose counts are not integers, is left out."""
         levels = self.levels
         if isinstance(levels, dict):
             pairs = [(key, level) for key, level in levels.items() if isinstance(level, dict)]
-            return [_view(GraphLevel, {"depth": _depth(key), **level}) for key, level in pairs]
-        if isinstance(levels, list):
-            return [_view(GraphLevel, level) for level in levels if isinstance(level, dict)]
-        return []
+            views = [_view(GraphLevel, {"depth": _depth(key), **level}) for key, level in pairs]
+        elif isinstance(levels, list):
+            views = [_view(GraphLevel, level) for level in levels]
+        else:
+            views = []
+        return [view for view in views if view is not None]
 
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``: nodes keyed by ``schema_id`` with their wire fields as

@@ -219,7 +219,10 @@ def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, s
     odd: list[Any] | None = None
     n = len(parents)
     if kind == "model":
-        inner = [_EMPTY if p is None else p.__dict__ for p in parents]
+        inner = [p.__dict__ if isinstance(p, Model) else _EMPTY for p in parents]
+        if any(p is not None and not isinstance(p, Model) for p in parents):
+            # Not an object after all: kept as sent, in a column of its own.
+            odd = [None if isinstance(p, Model) else p for p in parents]
     else:
         inner = [p if type(p) is dict else _EMPTY for p in parents]
         if any(p is not None and type(p) is not dict for p in parents):
@@ -354,9 +357,17 @@ def _pandas_array(pd: Any, np: Any, values: list[Any], kind: str, strings: Any) 
             return pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", errors="coerce").array
     except (TypeError, ValueError, OverflowError):
         pass  # not what the spec says: kept as sent
+    if kind == "object" and _whole_numbers(values):
+        # A field of no given shape that holds integers (a year, a count) reads as one.
+        return pd.array(values, dtype="Int64")
     if kind in ("object", "plain"):
         return np.fromiter(values, dtype=object, count=len(values))
     return values if values else np.empty(0, dtype=object)
+
+
+def _whole_numbers(values: list[Any]) -> bool:
+    present = [v for v in values if v is not None]
+    return bool(present) and all(type(v) is int for v in present)
 
 
 # -- polars -----------------------------------------------------------------------------------
