@@ -163,14 +163,14 @@ class Model(_State):
         if raw is not None:
             # Only JSON objects are left undecoded (see ``src/decode.rs``).
             return typing.cast(dict[str, Any], _plan(type(self)).normalised(loads(raw), self._request_id))
-        wire = {k: _plain(v) for k, v in self.__dict__.items()}
+        wire = {k: plain(v) for k, v in self.__dict__.items()}
         for name, was_null in self._absent:
             if was_null:
                 wire[name] = None
             else:
                 del wire[name]
         if self._moved is not None:
-            wire.update({k: _plain(v) for k, v in self._moved.items()})
+            wire.update({k: plain(v) for k, v in self._moved.items()})
         return wire
 
     def __repr__(self) -> str:
@@ -518,12 +518,24 @@ def _int(value: Any, request_id: str | None) -> Any:
     return value
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """``value`` with every result in it turned into its wire dict."""
     kind = type(value)
     if kind is list:
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if kind is dict:
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, Model):
         return value.to_dict()
     return value
+
+
+def field_names(cls: type[Model]) -> frozenset[str]:
+    """The names of the fields ``cls`` declares."""
+    return _plan(cls).names
+
+
+def rows_field(result: Any) -> str | None:
+    """The field holding the rows of a list result (``to_pandas()`` makes one row of each
+    item), or None for a result that is a row itself."""
+    return result._rows if isinstance(result, ListResult) else None

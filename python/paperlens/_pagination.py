@@ -10,17 +10,23 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from paperlens._contract import (
+    BOOSTS,
+    NO_BOOST,
+    PAGE_DEPTH_CAP,
+    PAGE_SIZE_DEFAULT,
+    PAGE_SIZE_MAX,
+    SCHEMA_PAGE_SIZE_MAX,
+)
 from paperlens._progress import Listen, Progress
 
 T = TypeVar("T")
 P = TypeVar("P")
 
-#: ``page * page_size`` may not exceed this in page-numbered ``/meta-search`` paging.
-PAGE_DEPTH_CAP = 10_000
-
 
 class PageCapWarning(UserWarning):
-    """Iteration stopped at the service's 10000-record cap of page-numbered paging."""
+    """Iteration stopped at the service's 10000-record cap of page-numbered paging
+    (:data:`PAGE_DEPTH_CAP`)."""
 
 
 class Paging(Generic[P]):
@@ -62,7 +68,7 @@ class Paging(Generic[P]):
 class MetaSearchPaging(Paging[Any]):
     """Cursor deep paging; page numbers up to the cap while a boost forbids cursors."""
 
-    size_param, max_size = "page_size", 200
+    size_param, max_size = "page_size", PAGE_SIZE_MAX
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
@@ -73,7 +79,7 @@ class MetaSearchPaging(Paging[Any]):
             return None
         if not self.boosted:
             return {**params, "page": None, "cursor": page.next_cursor} if page.next_cursor else None
-        number, size = params.get("page") or 1, params.get("page_size") or 25
+        number, size = params.get("page") or 1, params.get("page_size") or PAGE_SIZE_DEFAULT
         more = page.total_pages is not None and number < page.total_pages
         if (number + 1) * size <= PAGE_DEPTH_CAP:
             return {**params, "page": number + 1} if more else None
@@ -105,7 +111,7 @@ class MetaSearchPaging(Paging[Any]):
 class PageNumberPaging(Paging[Any]):
     """Page numbers until ``total_pages`` (``/meta-paper-relations``)."""
 
-    size_param, max_size = "page_size", 200
+    size_param, max_size = "page_size", PAGE_SIZE_MAX
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         number = params.get("page") or 1
@@ -145,7 +151,7 @@ class CursorPaging(Paging[Any]):
     """Opaque ``next_cursor`` tokens passed back unchanged until a null or empty one
     (the ``/paper-schema`` list operations)."""
 
-    size_param, max_size = "size", 100
+    size_param, max_size = "size", SCHEMA_PAGE_SIZE_MAX
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         cursor = page.next_cursor
@@ -228,9 +234,9 @@ class _Base(Generic[T]):
                 walk.bar.close()
 
     def _frame(self, items: list[T], backend: str) -> Any:
-        from paperlens.pandas import _paginated
+        from paperlens.pandas import paginated_frame
 
-        return _paginated(self, items, backend)
+        return paginated_frame(self, items, backend)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._paging).__name__}, limit={self._limit})"
@@ -327,14 +333,11 @@ class AsyncPaginator(_Base[T]):
         return self._frame(await self.to_list(), "polars")
 
 
-_BOOSTS = ("freshness_boost", "impact_boost", "language_affinity")
-
-
 def boost_active(params: dict[str, Any]) -> bool:
     """Boosts re-rank only a relevance ranking (a query and no sort); cursors are then refused."""
     relevance = bool((params.get("query") or "").strip()) and not params.get("sort")
-    return relevance and any(params.get(b) not in (None, "NONE") for b in _BOOSTS)
+    return relevance and any(params.get(b) not in (None, NO_BOOST) for b in BOOSTS)
 
 
 def boost_names(params: dict[str, Any]) -> str:
-    return ", ".join(f"{b}={params[b]}" for b in _BOOSTS if params.get(b) not in (None, "NONE"))
+    return ", ".join(f"{b}={params[b]}" for b in BOOSTS if params.get(b) not in (None, NO_BOOST))

@@ -204,9 +204,9 @@ class MetaSearchPage(Response, ListResult):
 
     def facets_to_pandas(self) -> Any:
         """The facets as one tidy pandas DataFrame: ``field``, ``key``, ``doc_count``."""
-        from paperlens.pandas import _facets
+        from paperlens.pandas import facets_frame
 
-        return _facets(self.facets)
+        return facets_frame(self.facets)
 
 
 @_frozen

@@ -462,9 +462,9 @@ class CitationGraph(SchemaResponse, ListResult):
 
     def edges_to_pandas(self) -> Any:
         """The edges as a pandas DataFrame (``to_pandas()`` gives the nodes)."""
-        from paperlens.pandas import _frame
+        from paperlens.pandas import frame
 
-        return _frame(GraphEdge, list(self.edges), "pandas")
+        return frame(GraphEdge, list(self.edges), "pandas")
 
 
 @_frozen

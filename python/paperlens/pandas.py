@@ -26,7 +26,7 @@ import typing
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from paperlens._model import ListResult, Model, _plain, _plan
+from paperlens._model import Model, field_names, plain, rows_field
 
 if TYPE_CHECKING:
     from paperlens._pagination import _Base
@@ -99,27 +99,27 @@ def to_pandas(obj: Any) -> Any:
     (every item; ``await paginator.to_pandas()`` for async ones), a list of results, or one
     result (one row). Facets (``FacetResult`` or a list of them) give the tidy frame
     ``field, key, doc_count``."""
-    return _frame(*_rows(obj), "pandas")
+    return frame(*_rows(obj), "pandas")
 
 
 def to_polars(obj: Any) -> Any:
     """A polars DataFrame of ``obj`` with the columns of :func:`to_pandas` (through Arrow when
     pyarrow is installed)."""
-    return _frame(*_rows(obj), "polars")
+    return frame(*_rows(obj), "polars")
 
 
 # -- entry points of results and paginators --------------------------------------------------
 
 
-def _paginated(paginator: _Base[Any], items: list[Any], backend: str) -> Any:
+def paginated_frame(paginator: _Base[Any], items: list[Any], backend: str) -> Any:
     """The frame of items a paginator produced (its last page tells the item type when empty)."""
-    return _frame(_item_type(paginator._page, items), items, backend)
+    return frame(_item_type(paginator._page, items), items, backend)
 
 
-def _facets(facets: list[Any], backend: str = "pandas") -> Any:
+def facets_frame(facets: list[Any], backend: str = "pandas") -> Any:
     from paperlens.types import FacetResult
 
-    return _frame(FacetResult, list(facets), backend)
+    return frame(FacetResult, list(facets), backend)
 
 
 def _rows(obj: Any) -> tuple[type[Model] | None, list[Any]]:
@@ -133,8 +133,9 @@ def _rows(obj: Any) -> tuple[type[Model] | None, list[Any]]:
         return _item_type(obj._page, items), items
     if isinstance(obj, FacetResult):
         return FacetResult, [obj]
-    if isinstance(obj, ListResult):
-        return _element_type(type(obj), obj._rows), list(getattr(obj, obj._rows))
+    rows = rows_field(obj)
+    if rows is not None:
+        return _element_type(type(obj), rows), list(getattr(obj, rows))
     if isinstance(obj, Model):
         return type(obj), [obj]
     if isinstance(obj, (list, tuple)):
@@ -149,8 +150,9 @@ def _rows(obj: Any) -> tuple[type[Model] | None, list[Any]]:
 def _item_type(page: Any, items: list[Any]) -> type[Model] | None:
     if items:
         return type(items[0])
-    if isinstance(page, ListResult):
-        return _element_type(type(page), page._rows)
+    rows = rows_field(page)
+    if rows is not None:
+        return _element_type(type(page), rows)
     return type(page) if isinstance(page, Model) else None
 
 
@@ -163,7 +165,7 @@ def _element_type(cls: type[Any], name: str) -> type[Model] | None:
 # -- columns ----------------------------------------------------------------------------------
 
 
-def _frame(cls: type[Model] | None, items: list[Any], backend: str) -> Any:
+def frame(cls: type[Model] | None, items: list[Any], backend: str) -> Any:
     from paperlens.types import FacetResult
 
     if cls is FacetResult:
@@ -202,13 +204,13 @@ def _columns(cls: type[Model], items: list[Any]) -> list[Column]:
         if kind == "model" or kind == "dict":
             columns.extend(_flatten(field, values, kind, subs))
         else:
-            columns.append((field, [_plain(v) for v in values] if kind == "plain" else values, kind))
+            columns.append((field, [plain(v) for v in values] if kind == "plain" else values, kind))
     skip = names
     mixed = len(set(map(type, items)) - {cls}) > 0
     extra = [k for k in seen if k not in skip]
     for key in extra:
         values = list(map(dict.get, dicts, repeat(key, n)))
-        columns.append((key, [_plain(v) for v in values] if mixed else values, "any"))
+        columns.append((key, [plain(v) for v in values] if mixed else values, "any"))
     rank = {name: i for i, name in enumerate(lead)}
     columns.sort(key=lambda c: rank.get(c[0], len(rank)))
     return columns
@@ -234,7 +236,7 @@ def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, s
     columns: list[Column] = [] if odd is None else [(field, odd, "any")]
     for sub, sub_kind in subs + extra:
         values = list(map(dict.get, inner, repeat(sub, n)))
-        columns.append((f"{field}.{sub}", [_plain(v) for v in values] if sub_kind == "plain" else values, sub_kind))
+        columns.append((f"{field}.{sub}", [plain(v) for v in values] if sub_kind == "plain" else values, sub_kind))
     if not columns:
         columns.append((field, [None] * len(parents), "object"))
     return columns
@@ -267,7 +269,7 @@ def _new_layout(cls: type[Model]) -> tuple[list[_Group], frozenset[str], tuple[s
             subs = _SUBFIELDS.get(f.name, ())
         default = None if f.default is dataclasses.MISSING else f.default
         groups.append((f.name, default, kind, subs))
-    return groups, _plan(cls).names, _LEAD_OF.get(cls.__name__, _LEAD)
+    return groups, field_names(cls), _LEAD_OF.get(cls.__name__, _LEAD)
 
 
 def _ordered(fields: list[Any], lead: tuple[str, ...]) -> list[Any]:

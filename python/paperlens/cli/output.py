@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-from paperlens._model import ListResult
+from paperlens._model import rows_field
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -23,7 +23,7 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
         json.dump(data, out, ensure_ascii=False, indent=2, default=str)
         out.write("\n")
         return
-    rows, single = _rows(data, _rows_field(result))
+    rows, single = _rows(data, rows_field(result))
     if fmt == "jsonl":
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
@@ -63,11 +63,6 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_widt
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), rule, *(line(row) for row in cells)])
-
-
-def _rows_field(result: Any) -> str | None:
-    """The list field that the result's type names as its rows, as ``to_pandas()`` reads it."""
-    return result._rows if isinstance(result, ListResult) else None
 
 
 def _plain(obj: Any) -> Any:
