@@ -158,7 +158,7 @@ impl<'py> IntoPyObject<'py> for BytesAnswer {
 /// The text of a response header, whatever bytes it holds (`HeaderValue::to_str` takes visible
 /// ASCII only): UTF-8 when the bytes are, else ISO-8859-1, one character per byte (what HTTP
 /// calls obs-text; a quoted `filename` of RFC 6266 may hold ISO-8859-1 text).
-fn header_text(response: &ApiResponse, name: &str) -> Option<String> {
+pub fn header_text(response: &ApiResponse, name: &str) -> Option<String> {
     response.headers.get(name).map(|value| utf8_or_latin1(value.as_bytes()))
 }
 

@@ -4,11 +4,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use paperlens_core::open_platform::download_target;
 use paperlens_core::{ApiRequest, DownloadProgress, Error, Transport};
 use pyo3::prelude::*;
 
-use crate::decode::{BytesAnswer, JsonAnswer};
+use crate::decode::{header_text, BytesAnswer, JsonAnswer};
 use crate::errors::PyPaperlensErr;
 use crate::runtime::block_on;
 
@@ -93,10 +92,28 @@ async fn download(
     let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
     let (response, file) = transport.download_with_progress(&request, &dir, progress.as_deref()).await?;
-    let target = download_target(&dest, &file_name, response.header("content-disposition"));
+    let target = if dest.is_dir() {
+        let disposition = header_text(&response, "content-disposition");
+        dest.join(
+            download_name(disposition, &file_name)
+                .map_err(|message| Error::Io { message, request_id: response.request_id.clone() })?,
+        )
+    } else {
+        dest
+    };
     file.persist(&target).map_err(|e| Error::Io {
         message: format!("could not move the download into {}: {}", target.display(), e.error),
         request_id: response.request_id.clone(),
     })?;
     Ok((target, response.request_id))
+}
+
+/// The name a download takes inside a directory: the one `Resource.filename` gives, from the
+/// same parser (`paperlens._disposition.download_name`).
+fn download_name(disposition: Option<String>, file_name: &str) -> Result<String, String> {
+    Python::attach(|py| {
+        let module = py.import("paperlens._disposition")?;
+        module.getattr("download_name")?.call1((disposition, file_name))?.extract::<String>()
+    })
+    .map_err(|e| format!("could not name the download: {e}"))
 }

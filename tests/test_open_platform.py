@@ -99,6 +99,26 @@ async def test_resource(any_client, httpserver: HTTPServer):
     assert request.headers["Accept"] == "*/*"
 
 
+@pytest.mark.parametrize(
+    ("disposition", "name"),
+    [
+        ("attachment; filename*=UTF-8''%E5%9B%BE%202.png; filename=\"fallback.png\"", "图 2.png"),
+        ('attachment; filename="a; b.png"', "a; b.png"),
+        ('attachment; filename="../../etc/passwd"', "passwd"),
+        (None, "fig 1.png"),
+    ],
+)
+async def test_a_download_into_a_folder_takes_the_name_resource_gives(
+    any_client, httpserver, tmp_path, disposition, name
+):
+    headers = {} if disposition is None else {"Content-Disposition": disposition}
+    httpserver.expect_request("/resource").respond_with_data(b"png", content_type="image/png", headers=headers)
+    resource = await run(any_client, "resource", "figures/p1/fig 1.png")
+    path = await run(any_client, "download_resource", "figures/p1/fig 1.png", tmp_path)
+    assert resource.filename == name and path == tmp_path / name and path.read_bytes() == b"png"
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
 async def test_meta_catalog(any_client, httpserver: HTTPServer):
     httpserver.expect_request(
         "/meta-catalog",

@@ -81,3 +81,10 @@ def safe_filename(name: str) -> str | None:
     while len(base.encode()) > _MAX_BYTES:
         base = base[:-1]
     return base
+
+
+def download_name(disposition: str | None, file_name: str) -> str:
+    """The name of a resource: its ``Content-Disposition`` file name, else the last segment of
+    ``file_name``, made safe; ``resource`` when neither gives one. ``Resource.filename`` and
+    ``download_resource`` into a directory both use it."""
+    return disposition_filename(disposition) or safe_filename(file_name) or "resource"

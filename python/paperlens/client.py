@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paperlens import _types_open_platform as t
-from paperlens._disposition import disposition_filename, safe_filename
+from paperlens._disposition import download_name
 from paperlens._model import Response
 from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
 from paperlens._pagination import MetaSearchPaging, OffsetPaging, PageNumberPaging
@@ -444,5 +444,5 @@ def _unpack(
     answer: tuple[bytes, str | None, str | None, str], file_name: str
 ) -> tuple[bytes, str | None, str, str | None, str]:
     data, content_type, disposition, request_id = answer
-    filename = disposition_filename(disposition) or safe_filename(file_name) or "resource"
+    filename = download_name(disposition, file_name)
     return data, content_type, filename, disposition, request_id
