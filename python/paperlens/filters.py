@@ -10,40 +10,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from paperlens._contract import FILTER_OPERATOR_PREFIX, FILTER_OPERATORS, OPERATOR_ALIASES, SORT_ORDERS
 from paperlens.errors import ValidationError
 
 __all__ = ["FacetSpec", "Filter", "FilterSpec", "SortSpec"]
 
-_SYMBOLS = {
-    "==": "EQ",
-    "!=": "NE",
-    ">": "GT",
-    ">=": "GTE",
-    "<": "LT",
-    "<=": "LTE",
-    "in": "IN",
-    "not_in": "NIN",
-    "contains": "CONTAINS",
-    "match": "MATCH",
-    "match_phrase": "MATCH_PHRASE",
-}
-_SHORT = frozenset(_SYMBOLS.values())
-_ORDERS = {"desc": "SORT_ORDER_DESC", "asc": "SORT_ORDER_ASC"}
-
 
 def operator_name(op: str, *, param: str = "operator") -> str:
     """The wire name (``FILTER_OP_GTE``) of ``>=``, ``GTE``, ``gte`` or ``FILTER_OP_GTE``."""
-    name = _SYMBOLS.get(op.lower(), op.upper())
-    name = name.removeprefix("FILTER_OP_")
-    if name not in _SHORT:
-        known = " ".join(_SYMBOLS)
+    name = OPERATOR_ALIASES.get(op.lower(), op.upper())
+    name = name.removeprefix(FILTER_OPERATOR_PREFIX)
+    if name not in FILTER_OPERATORS:
+        known = " ".join(OPERATOR_ALIASES)
         raise ValidationError(
-            f"{param}: unknown operator {op!r}; use one of {known}, the catalog names (GTE...) or FILTER_OP_*",
+            f"{param}: unknown operator {op!r}; use one of {known}, the catalog names (GTE...) or "
+            f"{FILTER_OPERATOR_PREFIX}*",
             param=param,
             rule="unknown operator",
             value=repr(op),
         )
-    return "FILTER_OP_" + name
+    return FILTER_OPERATOR_PREFIX + name
 
 
 @dataclass(frozen=True)
@@ -80,8 +66,8 @@ def _filter_item(item: Any, param: str) -> dict[str, Any] | None:
 def _sort_item(item: Any, param: str) -> dict[str, Any] | None:
     if isinstance(item, str):
         return {"field": item}
-    if isinstance(item, tuple) and len(item) == 2 and str(item[1]).lower() in _ORDERS:
-        return {"field": item[0], "order": _ORDERS[str(item[1]).lower()]}
+    if isinstance(item, tuple) and len(item) == 2 and str(item[1]).lower() in SORT_ORDERS:
+        return {"field": item[0], "order": SORT_ORDERS[str(item[1]).lower()]}
     return item if isinstance(item, dict) else None
 
 

@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod contract;
 pub mod error;
 pub mod events;
 pub mod network;

@@ -10,10 +10,76 @@ use crate::request::ApiRequest;
 
 /// A request type of one operation: deserialized from the caller's parameters (unknown
 /// names rejected), checked against the spec's bounds, then put on the wire.
-pub trait Operation: DeserializeOwned {
-    fn validate(&self) -> Result<(), Error>;
+pub trait Operation: DeserializeOwned + Rules {
+    /// The spec's bounds and narrowing rules: by default, the rules of the fields.
+    fn validate(&self) -> Result<(), Error> {
+        self.rules("")
+    }
+
     fn request(&self) -> ApiRequest;
 }
+
+/// The contract's rules on the fields of a request type, as [`request!`] declares them;
+/// `prefix` goes before each field's name in an error (`filters.`).
+pub trait Rules {
+    fn rules(&self, prefix: &str) -> Result<(), Error>;
+}
+
+/// Declares a request type, or a part of one: its fields, each with the rules of the contract
+/// on it, checked in order by [`Rules::rules`]. A rule is a function called as
+/// `rule(param, &field, args...)` ([`crate::validate::rule`] has the common ones).
+///
+/// `body` types are sent as JSON without their absent fields; `query` types are only read
+/// (their operation builds the query string). Both refuse unknown names. `=> send(path)`
+/// also makes it an [`Operation`] whose request is `send(path, &self)`.
+///
+/// ```ignore
+/// request! {
+///     /// `POST /paper-schema/materials`: ...
+///     body Materials => post(format!("{BASE}/materials")) {
+///         schema_ids: Vec<String> [items(lists::MATERIALS_PAPERS)],
+///         goal: Option<String> [one_of(&c::GOALS)],
+///         include_relation_context: Option<bool>,
+///     }
+/// }
+/// ```
+macro_rules! request {
+    ($(#[$meta:meta])* body $name:ident $(=> $send:ident($path:expr))? { $($fields:tt)* }) => {
+        request!(@declare [
+            $(#[$meta])*
+            #[serde_with::skip_serializing_none]
+            #[derive(Debug, serde::Deserialize, serde::Serialize)]
+        ] $name $(=> $send($path))? { $($fields)* });
+    };
+    ($(#[$meta:meta])* query $name:ident $(=> $send:ident($path:expr))? { $($fields:tt)* }) => {
+        request!(@declare [$(#[$meta])* #[derive(Debug, serde::Deserialize)]] $name $(=> $send($path))? { $($fields)* });
+    };
+    (@declare [$($attr:tt)*] $name:ident $(=> $send:ident($path:expr))? {
+        $($(#[$field_meta:meta])* $field:ident: $ty:ty $([$($rule:ident($($arg:expr),*)),+])?),* $(,)?
+    }) => {
+        $($attr)*
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+        }
+
+        impl $crate::operation::Rules for $name {
+            #[allow(unused_variables)]
+            fn rules(&self, prefix: &str) -> $crate::validate::Check {
+                $($($($rule(&format!("{prefix}{}", stringify!($field)), &self.$field $(, $arg)*)?;)+)?)*
+                Ok(())
+            }
+        }
+
+        $(impl $crate::operation::Operation for $name {
+            fn request(&self) -> $crate::request::ApiRequest {
+                $send($path, self)
+            }
+        })?
+    };
+}
+
+pub(crate) use request;
 
 /// Builds the request of operation `name` (the Python method name) from `params`.
 /// With `validate` false the bounds are not checked and the request is sent as given.

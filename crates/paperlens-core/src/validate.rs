@@ -4,6 +4,7 @@ use std::fmt::Debug;
 
 use serde_json::Value;
 
+use crate::contract::{Bound, Count};
 use crate::error::Error;
 
 pub type Check = Result<(), Error>;
@@ -15,6 +16,11 @@ pub fn chars(param: &str, value: &str, min: usize, max: usize) -> Check {
         return Err(Error::validation(param, format!("must have {min} to {max} characters, has {n}"), value));
     }
     Ok(())
+}
+
+/// `value` has as many characters as `count` allows.
+pub fn text(param: &str, value: &str, count: Count) -> Check {
+    chars(param, value, count.min, count.max)
 }
 
 pub fn not_blank(param: &str, value: &str) -> Check {
@@ -31,6 +37,11 @@ pub fn range<T: PartialOrd + Debug + Copy>(param: &str, value: Option<T>, min: T
         }
         _ => Ok(()),
     }
+}
+
+/// `value`, when given, lies within `bound`.
+pub fn within(param: &str, value: Option<i64>, bound: Bound) -> Check {
+    range(param, value, bound.min, bound.max)
 }
 
 pub fn at_least<T: PartialOrd + Debug + Copy>(param: &str, value: Option<T>, min: T) -> Check {
@@ -51,6 +62,11 @@ pub fn one_of(param: &str, value: Option<&str>, allowed: &[&str]) -> Check {
 
 pub fn max_items<T: Debug>(param: &str, items: Option<&[T]>, max: usize) -> Check {
     items_between(param, items, 0, max)
+}
+
+/// `items`, when given, hold as many items as `count` allows.
+pub fn items<T: Debug>(param: &str, items: Option<&[T]>, count: Count) -> Check {
+    items_between(param, items, count.min, count.max)
 }
 
 pub fn items_between<T: Debug>(param: &str, items: Option<&[T]>, min: usize, max: usize) -> Check {
@@ -88,6 +104,97 @@ pub fn known_keys(param: &str, object: &serde_json::Map<String, Value>, allowed:
             key,
         )),
         None => Ok(()),
+    }
+}
+
+/// The rules of [`crate::operation::request!`]: each checks one field, given or not.
+pub mod rule {
+    use std::fmt::Debug;
+
+    use super::Check;
+    use crate::contract::{Bound, Count};
+    use crate::operation::Rules;
+
+    /// A field as the rules read it: absent (None) or given.
+    pub trait Given {
+        type Value: ?Sized;
+        fn given(&self) -> Option<&Self::Value>;
+    }
+
+    impl Given for String {
+        type Value = str;
+        fn given(&self) -> Option<&str> {
+            Some(self)
+        }
+    }
+
+    impl Given for Option<String> {
+        type Value = str;
+        fn given(&self) -> Option<&str> {
+            self.as_deref()
+        }
+    }
+
+    impl<T> Given for Vec<T> {
+        type Value = [T];
+        fn given(&self) -> Option<&[T]> {
+            Some(self)
+        }
+    }
+
+    impl<T> Given for Option<Vec<T>> {
+        type Value = [T];
+        fn given(&self) -> Option<&[T]> {
+            self.as_deref()
+        }
+    }
+
+    impl Given for Option<i64> {
+        type Value = i64;
+        fn given(&self) -> Option<&i64> {
+            self.as_ref()
+        }
+    }
+
+    /// A list of as many items as `count` allows.
+    pub fn items<T: Debug>(param: &str, field: &impl Given<Value = [T]>, count: Count) -> Check {
+        super::items(param, field.given(), count)
+    }
+
+    /// An integer within `bound`.
+    pub fn within(param: &str, field: &impl Given<Value = i64>, bound: Bound) -> Check {
+        super::within(param, field.given().copied(), bound)
+    }
+
+    pub fn at_least(param: &str, field: &impl Given<Value = i64>, min: i64) -> Check {
+        super::at_least(param, field.given().copied(), min)
+    }
+
+    /// A text of as many characters as `count` allows.
+    pub fn text(param: &str, field: &impl Given<Value = str>, count: Count) -> Check {
+        field.given().map_or(Ok(()), |text| super::text(param, text, count))
+    }
+
+    /// A text of at least one character.
+    pub fn non_empty(param: &str, field: &impl Given<Value = str>) -> Check {
+        field.given().map_or(Ok(()), |text| super::chars(param, text, 1, usize::MAX))
+    }
+
+    pub fn one_of(param: &str, field: &impl Given<Value = str>, allowed: &[&str]) -> Check {
+        super::one_of(param, field.given(), allowed)
+    }
+
+    /// Each item of a list is one of `allowed` (an error names the item: `signals[2]`).
+    pub fn each_one_of(param: &str, field: &impl Given<Value = [String]>, allowed: &[&str]) -> Check {
+        for (i, item) in field.given().unwrap_or_default().iter().enumerate() {
+            super::one_of(&format!("{param}[{i}]"), Some(item), allowed)?;
+        }
+        Ok(())
+    }
+
+    /// The rules of a nested part (`filters`), its fields named `param.field`.
+    pub fn nested(param: &str, field: &Option<impl Rules>) -> Check {
+        field.as_ref().map_or(Ok(()), |part| part.rules(&format!("{param}.")))
     }
 }
 

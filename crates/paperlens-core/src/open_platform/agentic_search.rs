@@ -1,60 +1,34 @@
 //! `POST /agentic-search`: semantic search over paper chunks.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::contract::{self as c, AGENTIC_FILTER_KEYS, RANGE_PAIR, TOPIC_DOMAINS, VENUE_TYPES};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
 use crate::validate::{self as v, Check};
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgenticSearch {
-    pub query: String,
-    pub top_k: Option<i64>,
-    pub retrieval: Option<String>,
-    pub sub_queries: Option<i64>,
-    pub filters: Option<Value>,
-    pub source_types: Option<Vec<String>>,
+// The rules are checked by `validate` below, `source_types` before `filters`.
+request! {
+    body AgenticSearch {
+        query: String,
+        top_k: Option<i64>,
+        retrieval: Option<String>,
+        sub_queries: Option<i64>,
+        filters: Option<Value>,
+        source_types: Option<Vec<String>>,
+    }
 }
-
-const VENUE_TYPES: [&str; 9] = [
-    "journal",
-    "conference",
-    "repository",
-    "book series",
-    "ebook platform",
-    "metadata",
-    "raidregistry",
-    "igsncatalog",
-    "other",
-];
-const DOMAINS: [&str; 4] = ["Physical Sciences", "Social Sciences", "Health Sciences", "Life Sciences"];
-const FILTER_KEYS: [&str; 11] = [
-    "lang",
-    "language",
-    "title",
-    "author",
-    "publication_venue_name_unified",
-    "publication_venue_type",
-    "publication_published_date",
-    "publication_published_year",
-    "citation_count",
-    "influential_citation_count",
-    "topics",
-];
 
 impl Operation for AgenticSearch {
     fn validate(&self) -> Check {
-        v::chars("query", &self.query, 1, 4096)?;
+        v::text("query", &self.query, c::AGENTIC_QUERY_CHARS)?;
         v::not_blank("query", &self.query)?;
-        v::range("top_k", self.top_k, 1, 100)?;
-        v::one_of("retrieval", self.retrieval.as_deref(), &["hybrid", "vector", "es"])?;
-        v::range("sub_queries", self.sub_queries, 0, 4)?;
+        v::within("top_k", self.top_k, c::TOP_K)?;
+        v::one_of("retrieval", self.retrieval.as_deref(), &c::RETRIEVAL_MODES)?;
+        v::within("sub_queries", self.sub_queries, c::SUB_QUERIES)?;
         for (i, source_type) in self.source_types.iter().flatten().enumerate() {
-            v::one_of(&format!("source_types[{i}]"), Some(source_type), &["web", "pdf"])?;
+            v::one_of(&format!("source_types[{i}]"), Some(source_type), &c::SOURCE_TYPES)?;
         }
         match &self.filters {
             Some(filters) => check_filters(filters),
@@ -69,7 +43,7 @@ impl Operation for AgenticSearch {
 
 fn check_filters(filters: &Value) -> Check {
     let filters = v::object("filters", filters)?;
-    v::known_keys("filters", filters, &FILTER_KEYS)?;
+    v::known_keys("filters", filters, &AGENTIC_FILTER_KEYS)?;
     for (key, value) in filters {
         let param = format!("filters.{key}");
         match key.as_str() {
@@ -82,8 +56,11 @@ fn check_filters(filters: &Value) -> Check {
             },
             "publication_venue_type" => {
                 string(&param, value)?;
-                let lowered = value.as_str().unwrap_or_default().to_lowercase();
-                v::one_of(&param, Some(&lowered), &VENUE_TYPES)?;
+                let given = value.as_str().unwrap_or_default();
+                if !VENUE_TYPES.iter().any(|t| t.eq_ignore_ascii_case(given)) {
+                    let rule = format!("must be one of {} (any case)", VENUE_TYPES.join(", "));
+                    return Err(Error::validation(&param, rule, given));
+                }
             }
             "publication_published_date" => range_value(&param, value, &date_bound)?,
             "topics" => check_topics(&param, value)?,
@@ -111,7 +88,7 @@ fn range_value(param: &str, value: &Value, bound: &dyn Fn(&str, &Value) -> Check
                 other => Err(Error::validation(format!("{param}.{k}"), "must be a number or a string", other)),
             })
         }
-        Value::Array(pair) if pair.len() == 2 => pair
+        Value::Array(pair) if RANGE_PAIR.contains(pair.len()) => pair
             .iter()
             .enumerate()
             .filter(|(_, b)| !b.is_null())
@@ -154,7 +131,7 @@ fn check_topics(param: &str, value: &Value) -> Check {
     v::known_keys(param, topics, &["logic", "dimensions"])?;
     if let Some(logic) = topics.get("logic") {
         string(&format!("{param}.logic"), logic)?;
-        v::one_of(&format!("{param}.logic"), logic.as_str(), &["and", "or"])?;
+        v::one_of(&format!("{param}.logic"), logic.as_str(), &c::TOPIC_LOGIC)?;
     }
     if let Some(dimensions) = topics.get("dimensions") {
         let param = format!("{param}.dimensions");
@@ -166,7 +143,7 @@ fn check_topics(param: &str, value: &Value) -> Check {
         if let Some(domain) = dimensions.get("primary_topic_domain") {
             let param = format!("{param}.primary_topic_domain");
             string(&param, domain)?;
-            v::one_of(&param, domain.as_str(), &DOMAINS)?;
+            v::one_of(&param, domain.as_str(), &TOPIC_DOMAINS)?;
         }
     }
     Ok(())

@@ -1,21 +1,19 @@
 //! `GET /content`: a document's full text, whole or a page of it by code-point offsets.
 
-use serde::Deserialize;
-
+use crate::contract::{CONTENT_LIMIT, CONTENT_OFFSET};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
 use crate::validate::{self as v, Check};
 
-pub const MAX_LIMIT: i64 = 524_288;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Content {
-    pub doc_id: Option<String>,
-    pub source: Option<String>,
-    pub offset: Option<i64>,
-    pub limit: Option<i64>,
+// The rules are checked by `validate` below: at least one of `doc_id` and `source` first.
+request! {
+    query Content {
+        doc_id: Option<String>,
+        source: Option<String>,
+        offset: Option<i64>,
+        limit: Option<i64>,
+    }
 }
 
 impl Operation for Content {
@@ -32,8 +30,8 @@ impl Operation for Content {
                 return Err(Error::validation("source", "must be an http://, https:// or s3:// address", source));
             }
         }
-        v::at_least("offset", self.offset, 0)?;
-        v::range("limit", self.limit, 1, MAX_LIMIT)
+        v::at_least("offset", self.offset, CONTENT_OFFSET.min)?;
+        v::within("limit", self.limit, CONTENT_LIMIT)
     }
 
     fn request(&self) -> ApiRequest {

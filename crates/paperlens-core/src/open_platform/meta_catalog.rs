@@ -1,27 +1,20 @@
 //! `GET /meta-catalog`: the metadata fields the token may use.
 
-use serde::Deserialize;
-
 use super::content::present;
-use crate::operation::Operation;
+use crate::contract::COLLECTIONS;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::validate::rule::one_of;
 
-pub const COLLECTIONS: [&str; 3] = ["papers", "authors", "sources"];
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MetaCatalog {
-    pub collection: Option<String>,
-    pub include_sample_values: Option<bool>,
-    pub include_field_stats: Option<bool>,
+request! {
+    query MetaCatalog {
+        collection: Option<String> [one_of(&COLLECTIONS)],
+        include_sample_values: Option<bool>,
+        include_field_stats: Option<bool>,
+    }
 }
 
 impl Operation for MetaCatalog {
-    fn validate(&self) -> Check {
-        v::one_of("collection", self.collection.as_deref(), &COLLECTIONS)
-    }
-
     fn request(&self) -> ApiRequest {
         let query = [
             ("collection", self.collection.clone()),

@@ -1,87 +1,51 @@
 //! `POST /meta-search`: bibliographic metadata search with filters, facets, sort and paging.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::contract::{self as c, PAGE_DEPTH_CAP};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation};
 use crate::request::{ApiRequest, Quota};
 use crate::validate::{self as v, Check};
 
-use super::meta_catalog::COLLECTIONS;
-
-/// `page * page_size` may not exceed this; deeper results need `cursor`.
-pub const PAGE_DEPTH_CAP: i64 = 10_000;
-pub const OPERATORS: [&str; 11] = [
-    "FILTER_OP_EQ",
-    "FILTER_OP_NE",
-    "FILTER_OP_GT",
-    "FILTER_OP_GTE",
-    "FILTER_OP_LT",
-    "FILTER_OP_LTE",
-    "FILTER_OP_IN",
-    "FILTER_OP_NIN",
-    "FILTER_OP_CONTAINS",
-    "FILTER_OP_MATCH",
-    "FILTER_OP_MATCH_PHRASE",
-];
-/// Sortable fields of the `papers` collection (the other collections' are not shown).
-pub const SORTABLE: [&str; 11] = [
-    "publication_published_year",
-    "publication_published_date",
-    "reference_count",
-    "citation_count",
-    "influential_citation_count",
-    "fwci",
-    "primary_topic.score",
-    "topics.score",
-    "citation_normalized_percentile.value",
-    "cited_by_percentile_year.min",
-    "cited_by_percentile_year.max",
-];
-const BOOSTS: [&str; 3] = ["NONE", "MILD", "STRONG"];
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct MetaSearch {
-    pub collection: Option<String>,
-    pub query: Option<String>,
-    pub filters: Option<Vec<FilterItem>>,
-    pub sort: Option<Vec<SortItem>>,
-    pub fields: Option<Vec<String>>,
-    pub page: Option<i64>,
-    pub page_size: Option<i64>,
-    pub cursor: Option<String>,
-    pub facets: Option<Vec<FacetItem>>,
-    pub freshness_boost: Option<String>,
-    pub impact_boost: Option<String>,
-    pub language_affinity: Option<String>,
+// The rules are checked by `validate` below, paging first.
+request! {
+    body MetaSearch {
+        collection: Option<String>,
+        query: Option<String>,
+        filters: Option<Vec<FilterItem>>,
+        sort: Option<Vec<SortItem>>,
+        fields: Option<Vec<String>>,
+        page: Option<i64>,
+        page_size: Option<i64>,
+        cursor: Option<String>,
+        facets: Option<Vec<FacetItem>>,
+        freshness_boost: Option<String>,
+        impact_boost: Option<String>,
+        language_affinity: Option<String>,
+    }
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct FilterItem {
-    pub field: String,
-    pub operator: Option<String>,
-    pub value: Value,
+request! {
+    body FilterItem {
+        field: String,
+        operator: Option<String>,
+        value: Value,
+    }
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SortItem {
-    pub field: String,
-    pub order: Option<String>,
+request! {
+    body SortItem {
+        field: String,
+        order: Option<String>,
+    }
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct FacetItem {
-    pub field: String,
-    pub size: Option<i64>,
+request! {
+    body FacetItem {
+        field: String,
+        size: Option<i64>,
+    }
 }
 
 impl MetaSearch {
@@ -90,16 +54,20 @@ impl MetaSearch {
     pub fn boost_active(&self) -> bool {
         let relevance =
             self.query.as_deref().is_some_and(|q| !q.trim().is_empty()) && self.sort.as_ref().is_none_or(Vec::is_empty);
-        let boosted = [&self.freshness_boost, &self.impact_boost, &self.language_affinity]
-            .iter()
-            .any(|b| b.as_deref().is_some_and(|b| b != "NONE"));
+        let boosted = self.boosts().any(|(_, level)| level.is_some_and(|l| l != c::NO_BOOST));
         relevance && boosted
     }
 
+    /// Each boost (by its name in [`c::BOOSTS`]) and its level, when given.
+    fn boosts(&self) -> impl Iterator<Item = (&'static str, Option<&str>)> {
+        let levels = [&self.freshness_boost, &self.impact_boost, &self.language_affinity];
+        c::BOOSTS.into_iter().zip(levels.map(Option::as_deref))
+    }
+
     fn check_paging(&self) -> Check {
-        v::at_least("page", self.page, 1)?;
-        v::range("page_size", self.page_size, 1, 200)?;
-        let (page, page_size) = (self.page.unwrap_or(1), self.page_size.unwrap_or(25));
+        v::at_least("page", self.page, c::PAGE.min)?;
+        v::within("page_size", self.page_size, c::PAGE_SIZE)?;
+        let (page, page_size) = (c::PAGE.or_default(self.page), c::PAGE_SIZE.or_default(self.page_size));
         // Widened: a page near i64::MAX must not wrap round to a small product.
         let depth = i128::from(page) * i128::from(page_size);
         if depth > i128::from(PAGE_DEPTH_CAP) {
@@ -126,13 +94,13 @@ impl MetaSearch {
 
 impl Operation for MetaSearch {
     fn validate(&self) -> Check {
-        v::one_of("collection", self.collection.as_deref(), &COLLECTIONS)?;
+        v::one_of("collection", self.collection.as_deref(), &c::COLLECTIONS)?;
         self.check_paging()?;
         for (i, filter) in self.filters.iter().flatten().enumerate() {
             let param = format!("filters[{i}]");
             v::chars(&format!("{param}.field"), &filter.field, 1, usize::MAX)?;
-            v::one_of(&format!("{param}.operator"), filter.operator.as_deref(), &OPERATORS)?;
-            let needs_array = matches!(filter.operator.as_deref(), Some("FILTER_OP_IN" | "FILTER_OP_NIN"));
+            v::one_of(&format!("{param}.operator"), filter.operator.as_deref(), c::FILTER_OPERATORS)?;
+            let needs_array = filter.operator.as_deref().is_some_and(|op| c::ARRAY_OPERATORS.contains(&op));
             if needs_array && !filter.value.is_array() {
                 return Err(Error::validation(
                     format!("{param}.value"),
@@ -144,26 +112,24 @@ impl Operation for MetaSearch {
                 return Err(Error::validation(format!("{param}.value"), "is required", "null"));
             }
         }
-        let papers = self.collection.as_deref().is_none_or(|c| c == "papers");
+        let papers = self.collection.as_deref().is_none_or(|name| name == c::COLLECTIONS[0]);
         for (i, sort) in self.sort.iter().flatten().enumerate() {
             if papers {
-                v::one_of(&format!("sort[{i}].field"), Some(&sort.field), &SORTABLE)?;
+                v::one_of(&format!("sort[{i}].field"), Some(&sort.field), &c::META_SORTABLE)?;
             }
-            v::one_of(&format!("sort[{i}].order"), sort.order.as_deref(), &["SORT_ORDER_DESC", "SORT_ORDER_ASC"])?;
+            v::one_of(&format!("sort[{i}].order"), sort.order.as_deref(), &c::SORT_ORDERS)?;
         }
         for (i, field) in self.fields.iter().flatten().enumerate() {
             if field.contains('.') {
                 return Err(Error::validation(format!("fields[{i}]"), "dotted sub-fields cannot be projected", field));
             }
         }
-        v::max_items("facets", self.facets.as_deref(), 5)?;
+        v::items("facets", self.facets.as_deref(), c::FACETS)?;
         for (i, facet) in self.facets.iter().flatten().enumerate() {
             v::chars(&format!("facets[{i}].field"), &facet.field, 1, usize::MAX)?;
-            v::range(&format!("facets[{i}].size"), facet.size, 1, 50)?;
+            v::within(&format!("facets[{i}].size"), facet.size, c::FACET_SIZE)?;
         }
-        v::one_of("freshness_boost", self.freshness_boost.as_deref(), &BOOSTS)?;
-        v::one_of("impact_boost", self.impact_boost.as_deref(), &BOOSTS)?;
-        v::one_of("language_affinity", self.language_affinity.as_deref(), &BOOSTS)
+        self.boosts().try_for_each(|(name, level)| v::one_of(name, level, &c::BOOST_LEVELS))
     }
 
     fn request(&self) -> ApiRequest {

@@ -1,29 +1,20 @@
 //! `POST /meta-paper-relations`: citations, references or related works of one paper.
 
-use serde::{Deserialize, Serialize};
-
-use crate::operation::Operation;
+use crate::contract::{PAGE, PAGE_SIZE, PAPER_RELATIONS};
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::validate::rule::{at_least, non_empty, one_of, within};
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PaperRelations {
-    pub unique_id: String,
-    pub relation: String,
-    pub page: Option<i64>,
-    pub page_size: Option<i64>,
+request! {
+    body PaperRelations {
+        unique_id: String [non_empty()],
+        relation: String [one_of(&PAPER_RELATIONS)],
+        page: Option<i64> [at_least(PAGE.min)],
+        page_size: Option<i64> [within(PAGE_SIZE)],
+    }
 }
 
 impl Operation for PaperRelations {
-    fn validate(&self) -> Check {
-        v::chars("unique_id", &self.unique_id, 1, usize::MAX)?;
-        v::one_of("relation", Some(&self.relation), &["CITATIONS", "REFERENCES", "RELATED_WORKS"])?;
-        v::at_least("page", self.page, 1)?;
-        v::range("page_size", self.page_size, 1, 200)
-    }
-
     fn request(&self) -> ApiRequest {
         ApiRequest::post_json("/meta-paper-relations", self, None)
     }

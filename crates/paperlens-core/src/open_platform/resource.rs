@@ -2,17 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
 use crate::validate::{self as v, Check};
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Resource {
-    pub file_name: String,
+request! {
+    query Resource {
+        file_name: String,
+    }
 }
 
 impl Operation for Resource {

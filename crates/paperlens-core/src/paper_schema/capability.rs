@@ -1,22 +1,15 @@
 //! `GET /paper-schema`: the capability contract (version, taxonomies, evidence groups, limits).
 
-use serde::Deserialize;
-
 use super::{get, Query, BASE};
-use crate::operation::Operation;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
-use crate::validate::Check;
 
-/// Takes no parameters besides the token.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Capabilities {}
+request! {
+    /// Takes no parameters besides the token.
+    query Capabilities {}
+}
 
 impl Operation for Capabilities {
-    fn validate(&self) -> Check {
-        Ok(())
-    }
-
     fn request(&self) -> ApiRequest {
         get(BASE.to_string(), Query::default())
     }

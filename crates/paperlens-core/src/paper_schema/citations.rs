@@ -1,70 +1,52 @@
 //! External citations of one paper: counts, the complete list, the resolved graph.
 
-use serde::Deserialize;
-
-use super::{get, path_id, schema_path, size, Query};
-use crate::operation::Operation;
+use super::{get, path_id, schema_path, Query};
+use crate::contract as c;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::validate::rule::{one_of, within};
 
-/// `GET /paper-schema/schemas/{schema_id}/citation-summary`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CitationSummary {
-    pub schema_id: String,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/citation-summary`.
+    query CitationSummary {
+        schema_id: String [path_id()],
+    }
 }
 
 impl Operation for CitationSummary {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)
-    }
-
     fn request(&self) -> ApiRequest {
         get(schema_path(&self.schema_id, &["citation-summary"]), Query::default())
     }
 }
 
-/// `GET /paper-schema/schemas/{schema_id}/citations`: every reference, resolved or not.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Citations {
-    pub schema_id: String,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/citations`: every reference, resolved or not.
+    query Citations {
+        schema_id: String [path_id()],
+        size: Option<i64> [within(c::LIST_SIZE)],
+        cursor: Option<String>,
+    }
 }
 
 impl Operation for Citations {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        size(self.size, 100)
-    }
-
     fn request(&self) -> ApiRequest {
         let query = Query::default().value("size", self.size).value("cursor", self.cursor.as_ref());
         get(schema_path(&self.schema_id, &["citations"]), query)
     }
 }
 
-/// `GET /paper-schema/schemas/{schema_id}/citation-graph`: resolved edges expanded from a root.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CitationGraph {
-    pub schema_id: String,
-    pub direction: Option<String>,
-    pub depth: Option<i64>,
-    pub max_nodes: Option<i64>,
-    pub max_edges: Option<i64>,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/citation-graph`: resolved edges expanded from a root.
+    query CitationGraph {
+        schema_id: String [path_id()],
+        direction: Option<String> [one_of(&c::DIRECTIONS)],
+        depth: Option<i64> [within(c::DEPTH)],
+        max_nodes: Option<i64> [within(c::MAX_NODES)],
+        max_edges: Option<i64> [within(c::MAX_EDGES)],
+    }
 }
 
 impl Operation for CitationGraph {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        v::one_of("direction", self.direction.as_deref(), &["outbound", "inbound"])?;
-        v::range("depth", self.depth, 1, 3)?;
-        v::range("max_nodes", self.max_nodes, 2, 500)?;
-        v::range("max_edges", self.max_edges, 1, 500)
-    }
-
     fn request(&self) -> ApiRequest {
         let query = Query::default()
             .value("direction", self.direction.as_ref())

@@ -1,44 +1,41 @@
 //! Paper discovery: keyword and metadata search, papers via similar entities, and related
 //! papers of a known seed paper.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{given_list, path_id, post, query_text, schema_path, size, BASE};
+use super::{given_list, path_id, post, schema_path, BASE};
+use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
+use crate::validate::rule::{each_one_of, items, nested, text, within};
 use crate::validate::{self as v, Check};
 
-pub const SORTABLE: [&str; 4] = ["year", "metrics.citation_count", "metrics.reference_count", "metrics.fwci"];
-pub const SIGNALS: [&str; 3] = ["term", "entity", "citation"];
-
-/// `POST /paper-schema/search`: papers by keyword relevance and metadata filters.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Search {
-    pub query: Option<String>,
-    pub filters: Option<SearchFilters>,
-    /// The shape of a sort item is not shown by the spec: only its `field` is checked.
-    pub sort: Option<Vec<Value>>,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
+request! {
+    /// `POST /paper-schema/search`: papers by keyword relevance and metadata filters.
+    body Search {
+        query: Option<String> [text(c::QUERY_CHARS)],
+        filters: Option<SearchFilters> [nested()],
+        /// The shape of a sort item is not shown by the spec: only its `field` is checked.
+        sort: Option<Vec<Value>> [items(lists::SORT), sort_fields()],
+        size: Option<i64> [within(c::SEARCH_SIZE)],
+        cursor: Option<String>,
+    }
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchFilters {
-    pub schema_ids: Option<Vec<String>>,
-    pub dois: Option<Vec<String>>,
-    pub authors: Option<Vec<String>>,
-    pub venues: Option<Vec<String>>,
-    pub published_year_gte: Option<i64>,
-    pub published_year_lte: Option<i64>,
-    pub has_code: Option<bool>,
-    pub has_data: Option<bool>,
-    pub is_oa: Option<bool>,
+request! {
+    #[derive(Default)]
+    body SearchFilters {
+        schema_ids: Option<Vec<String>> [items(lists::SCHEMA_IDS)],
+        dois: Option<Vec<String>> [items(lists::DOIS)],
+        authors: Option<Vec<String>> [items(lists::AUTHORS)],
+        venues: Option<Vec<String>> [items(lists::VENUES)],
+        published_year_gte: Option<i64> [within(c::PUBLISHED_YEAR)],
+        published_year_lte: Option<i64> [within(c::PUBLISHED_YEAR)],
+        has_code: Option<bool>,
+        has_data: Option<bool>,
+        is_oa: Option<bool>,
+    }
 }
 
 impl SearchFilters {
@@ -50,20 +47,22 @@ impl SearchFilters {
             || self.has_data.is_some()
             || self.is_oa.is_some()
     }
+}
 
-    fn validate(&self) -> Check {
-        v::max_items("filters.schema_ids", self.schema_ids.as_deref(), 100)?;
-        v::max_items("filters.dois", self.dois.as_deref(), 100)?;
-        v::max_items("filters.authors", self.authors.as_deref(), 20)?;
-        v::max_items("filters.venues", self.venues.as_deref(), 50)?;
-        v::range("filters.published_year_gte", self.published_year_gte, 1800, 2200)?;
-        v::range("filters.published_year_lte", self.published_year_lte, 1800, 2200)
+/// Each sort item is an object whose `field` is sortable.
+fn sort_fields(param: &str, sort: &Option<Vec<Value>>) -> Check {
+    for (i, item) in sort.iter().flatten().enumerate() {
+        let field = item.get("field").and_then(Value::as_str);
+        if field.is_none() {
+            return Err(Error::validation(format!("{param}[{i}]"), "must be an object with a \"field\"", item));
+        }
+        v::one_of(&format!("{param}[{i}].field"), field, &c::PAPER_SORTABLE)?;
     }
+    Ok(())
 }
 
 impl Operation for Search {
     fn validate(&self) -> Check {
-        query_text("query", self.query.as_deref())?;
         let filtered = self.filters.as_ref().is_some_and(SearchFilters::narrows);
         if self.query.is_none() && !filtered {
             return Err(Error::validation(
@@ -72,18 +71,7 @@ impl Operation for Search {
                 "None",
             ));
         }
-        if let Some(filters) = &self.filters {
-            filters.validate()?;
-        }
-        v::max_items("sort", self.sort.as_deref(), 2)?;
-        for (i, item) in self.sort.iter().flatten().enumerate() {
-            let field = item.get("field").and_then(Value::as_str);
-            if field.is_none() {
-                return Err(Error::validation(format!("sort[{i}]"), "must be an object with a \"field\"", item));
-            }
-            v::one_of(&format!("sort[{i}].field"), field, &SORTABLE)?;
-        }
-        size(self.size, 100)
+        self.rules("")
     }
 
     fn request(&self) -> ApiRequest {
@@ -91,53 +79,30 @@ impl Operation for Search {
     }
 }
 
-/// `POST /paper-schema/entities/related-papers`: papers holding entities similar to `query`.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct EntityRelatedPapers {
-    pub query: String,
-    pub entity_types: Option<Vec<String>>,
-    pub entity_subtypes: Option<Vec<String>>,
-    pub exclude_schema_ids: Option<Vec<String>>,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
-}
-
-impl Operation for EntityRelatedPapers {
-    fn validate(&self) -> Check {
-        query_text("query", Some(&self.query))?;
-        v::max_items("exclude_schema_ids", self.exclude_schema_ids.as_deref(), 100)?;
-        size(self.size, 100)
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/entities/related-papers"), self)
+request! {
+    /// `POST /paper-schema/entities/related-papers`: papers holding entities similar to `query`.
+    body EntityRelatedPapers => post(format!("{BASE}/entities/related-papers")) {
+        query: String [text(c::QUERY_CHARS)],
+        entity_types: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
+        entity_subtypes: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
+        exclude_schema_ids: Option<Vec<String>> [items(lists::EXCLUDE_SCHEMA_IDS)],
+        size: Option<i64> [within(c::SEARCH_SIZE)],
+        cursor: Option<String>,
     }
 }
 
-/// `POST /paper-schema/schemas/{schema_id}/related-papers`: candidates for a seed paper.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct RelatedPapers {
-    #[serde(skip_serializing)]
-    pub schema_id: String,
-    pub signals: Option<Vec<String>>,
-    pub exclude_same_work: Option<bool>,
-    pub size: Option<i64>,
+request! {
+    /// `POST /paper-schema/schemas/{schema_id}/related-papers`: candidates for a seed paper.
+    body RelatedPapers {
+        #[serde(skip_serializing)]
+        schema_id: String [path_id()],
+        signals: Option<Vec<String>> [items(lists::SIGNALS), each_one_of(&c::SIGNALS)],
+        exclude_same_work: Option<bool>,
+        size: Option<i64> [within(c::RELATED_PAPERS_SIZE)],
+    }
 }
 
 impl Operation for RelatedPapers {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        v::items_between("signals", self.signals.as_deref(), 1, 3)?;
-        for (i, signal) in self.signals.iter().flatten().enumerate() {
-            v::one_of(&format!("signals[{i}]"), Some(signal), &SIGNALS)?;
-        }
-        size(self.size, 50)
-    }
-
     fn request(&self) -> ApiRequest {
         post(schema_path(&self.schema_id, &["related-papers"]), self)
     }

@@ -1,47 +1,40 @@
 //! Entities: search across papers, the paged entity set of one paper, one entity.
 
-use serde::{Deserialize, Serialize};
-
-use super::{get, given_list, path_id, post, query_text, schema_path, segment, size, Query, BASE};
+use super::{get, given_list, path_id, post, schema_path, segment, Query, BASE};
+use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::validate::rule::{items, nested, text, within};
+use crate::validate::Check;
 
-/// `POST /paper-schema/entities/search`: entities by keyword, within papers or across them.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchEntities {
-    pub query: Option<String>,
-    pub filters: Option<EntityFilters>,
-    pub hydrate_schema_papers: Option<bool>,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
+request! {
+    /// `POST /paper-schema/entities/search`: entities by keyword, within papers or across them.
+    body SearchEntities {
+        query: Option<String> [text(c::QUERY_CHARS)],
+        filters: Option<EntityFilters> [nested()],
+        hydrate_schema_papers: Option<bool>,
+        size: Option<i64> [within(c::SEARCH_SIZE)],
+        cursor: Option<String>,
+    }
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct EntityFilters {
-    pub schema_ids: Option<Vec<String>>,
-    pub entity_types: Option<Vec<String>>,
-    pub entity_subtypes: Option<Vec<String>>,
-    pub sections: Option<Vec<String>>,
+request! {
+    body EntityFilters {
+        schema_ids: Option<Vec<String>> [items(lists::SCHEMA_IDS)],
+        entity_types: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
+        entity_subtypes: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
+        sections: Option<Vec<String>> [items(lists::SECTIONS)],
+    }
 }
 
 impl Operation for SearchEntities {
     fn validate(&self) -> Check {
-        query_text("query", self.query.as_deref())?;
         let scoped = self.filters.as_ref().is_some_and(|f| given_list(&f.schema_ids));
         if self.query.is_none() && !scoped {
             return Err(Error::validation("query", "is required unless filters.schema_ids is given", "None"));
         }
-        if let Some(filters) = &self.filters {
-            v::max_items("filters.schema_ids", filters.schema_ids.as_deref(), 100)?;
-            v::max_items("filters.sections", filters.sections.as_deref(), 50)?;
-        }
-        size(self.size, 100)
+        self.rules("")
     }
 
     fn request(&self) -> ApiRequest {
@@ -49,25 +42,19 @@ impl Operation for SearchEntities {
     }
 }
 
-/// `GET /paper-schema/schemas/{schema_id}/entities`: the paged entity set of one paper.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Entities {
-    pub schema_id: String,
-    pub entity_types: Option<Vec<String>>,
-    pub entity_subtypes: Option<Vec<String>>,
-    pub sections: Option<Vec<String>>,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/entities`: the paged entity set of one paper.
+    query Entities {
+        schema_id: String [path_id()],
+        entity_types: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
+        entity_subtypes: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
+        sections: Option<Vec<String>> [items(lists::SECTIONS)],
+        size: Option<i64> [within(c::LIST_SIZE)],
+        cursor: Option<String>,
+    }
 }
 
 impl Operation for Entities {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        v::max_items("sections", self.sections.as_deref(), 50)?;
-        size(self.size, 100)
-    }
-
     fn request(&self) -> ApiRequest {
         let query = Query::default()
             .list("entity_types", self.entity_types.as_deref())
@@ -79,23 +66,17 @@ impl Operation for Entities {
     }
 }
 
-/// `GET /paper-schema/schemas/{schema_id}/entities/{entity_id}`: one entity of one paper.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Entity {
-    pub schema_id: String,
-    pub entity_id: String,
-    pub include_relations: Option<bool>,
-    pub relation_limit: Option<i64>,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/entities/{entity_id}`: one entity of one paper.
+    query Entity {
+        schema_id: String [path_id()],
+        entity_id: String [path_id()],
+        include_relations: Option<bool>,
+        relation_limit: Option<i64> [within(c::RELATION_LIMIT)],
+    }
 }
 
 impl Operation for Entity {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        path_id("entity_id", &self.entity_id)?;
-        v::range("relation_limit", self.relation_limit, 1, 100)
-    }
-
     fn request(&self) -> ApiRequest {
         let query = Query::default()
             .value("include_relations", self.include_relations)

@@ -1,45 +1,31 @@
 //! Structured evidence: search in the named evidence groups, and one evidence.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Number;
 
-use super::{get, given_list, given_text, path_id, post, schema_path, segment, size, Query, BASE};
+use super::{get, given_list, given_text, path_id, post, schema_path, segment, Query, BASE};
+use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
 use crate::validate::{self as v, Check};
 
-pub const EVIDENCE_GROUPS: [&str; 10] = [
-    "evidence_score",
-    "schema_unit",
-    "reference_semantics",
-    "reference_core",
-    "comparison_detail",
-    "citation_signal",
-    "formula",
-    "core_claim_result",
-    "table_evidence",
-    "resource",
-];
-
-/// `POST /paper-schema/evidence/search`: `groups` plus at least one further condition.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchEvidence {
-    pub groups: Vec<String>,
-    pub group_operator: Option<String>,
-    pub schema_ids: Option<Vec<String>>,
-    pub query: Option<String>,
-    pub key: Option<String>,
-    pub path_bucket: Option<String>,
-    /// Kept as given (an integer stays an integer on the wire).
-    pub value_number_min: Option<Number>,
-    pub value_number_max: Option<Number>,
-    pub value_bool: Option<bool>,
-    pub hydrate_schema_papers: Option<bool>,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
+request! {
+    /// `POST /paper-schema/evidence/search`: `groups` plus at least one further condition.
+    body SearchEvidence {
+        groups: Vec<String>,
+        group_operator: Option<String>,
+        schema_ids: Option<Vec<String>>,
+        query: Option<String>,
+        key: Option<String>,
+        path_bucket: Option<String>,
+        /// Kept as given (an integer stays an integer on the wire).
+        value_number_min: Option<Number>,
+        value_number_max: Option<Number>,
+        value_bool: Option<bool>,
+        hydrate_schema_papers: Option<bool>,
+        size: Option<i64>,
+        cursor: Option<String>,
+    }
 }
 
 impl SearchEvidence {
@@ -53,12 +39,13 @@ impl SearchEvidence {
 }
 
 impl Operation for SearchEvidence {
+    /// Field by field, but for the further condition, checked before `schema_ids` and `size`.
     fn validate(&self) -> Check {
-        v::items_between("groups", Some(&self.groups), 1, 5)?;
+        v::items("groups", Some(&self.groups), lists::EVIDENCE_GROUPS)?;
         for (i, group) in self.groups.iter().enumerate() {
-            v::one_of(&format!("groups[{i}]"), Some(group), &EVIDENCE_GROUPS)?;
+            v::one_of(&format!("groups[{i}]"), Some(group), &c::EVIDENCE_GROUPS)?;
         }
-        v::one_of("group_operator", self.group_operator.as_deref(), &["any", "all"])?;
+        v::one_of("group_operator", self.group_operator.as_deref(), &c::GROUP_OPERATORS)?;
         if !self.has_condition() {
             return Err(Error::validation(
                 "groups",
@@ -67,8 +54,8 @@ impl Operation for SearchEvidence {
                 &self.groups,
             ));
         }
-        v::max_items("schema_ids", self.schema_ids.as_deref(), 100)?;
-        size(self.size, 100)
+        v::items("schema_ids", self.schema_ids.as_deref(), lists::SCHEMA_IDS)?;
+        v::within("size", self.size, c::SEARCH_SIZE)
     }
 
     fn request(&self) -> ApiRequest {
@@ -76,20 +63,15 @@ impl Operation for SearchEvidence {
     }
 }
 
-/// `GET /paper-schema/schemas/{schema_id}/evidence/{evidence_id}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Evidence {
-    pub schema_id: String,
-    pub evidence_id: String,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/evidence/{evidence_id}`.
+    query Evidence {
+        schema_id: String [path_id()],
+        evidence_id: String [path_id()],
+    }
 }
 
 impl Operation for Evidence {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        path_id("evidence_id", &self.evidence_id)
-    }
-
     fn request(&self) -> ApiRequest {
         get(schema_path(&self.schema_id, &["evidence", &segment(&self.evidence_id)]), Query::default())
     }
@@ -129,7 +111,7 @@ mod tests {
 
     #[test]
     fn search_evidence_rules() {
-        let six: Vec<&str> = super::EVIDENCE_GROUPS[..6].to_vec();
+        let six: Vec<&str> = crate::contract::EVIDENCE_GROUPS[..6].to_vec();
         let many: Vec<String> = (0..101).map(|i| format!("s{i}")).collect();
         assert_rules(
             "schema.search_evidence",

@@ -1,39 +1,20 @@
 //! `POST /paper-schema/materials`: a trimmed, goal-oriented bundle for 1-20 known papers.
 
-use serde::{Deserialize, Serialize};
-
 use super::{post, BASE};
-use crate::operation::Operation;
-use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::contract::{self as c, lists};
+use crate::operation::request;
+use crate::validate::rule::{items, one_of, within};
 
-pub const GOALS: [&str; 5] = ["overview", "survey", "benchmark", "method", "reproduction"];
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Materials {
-    pub schema_ids: Vec<String>,
-    pub goal: Option<String>,
-    pub include_relation_context: Option<bool>,
-    pub per_schema_entity_limit: Option<i64>,
-    pub per_schema_relation_limit: Option<i64>,
-    pub per_schema_attribute_limit: Option<i64>,
-    pub per_schema_term_limit: Option<i64>,
-}
-
-impl Operation for Materials {
-    fn validate(&self) -> Check {
-        v::items_between("schema_ids", Some(&self.schema_ids), 1, 20)?;
-        v::one_of("goal", self.goal.as_deref(), &GOALS)?;
-        v::range("per_schema_entity_limit", self.per_schema_entity_limit, 0, 150)?;
-        v::range("per_schema_relation_limit", self.per_schema_relation_limit, 0, 150)?;
-        v::range("per_schema_attribute_limit", self.per_schema_attribute_limit, 0, 200)?;
-        v::range("per_schema_term_limit", self.per_schema_term_limit, 0, 100)
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/materials"), self)
+request! {
+    /// `POST /paper-schema/materials`: a trimmed, goal-oriented bundle for known papers.
+    body Materials => post(format!("{BASE}/materials")) {
+        schema_ids: Vec<String> [items(lists::MATERIALS_PAPERS)],
+        goal: Option<String> [one_of(&c::GOALS)],
+        include_relation_context: Option<bool>,
+        per_schema_entity_limit: Option<i64> [within(c::PER_SCHEMA_ENTITY_LIMIT)],
+        per_schema_relation_limit: Option<i64> [within(c::PER_SCHEMA_RELATION_LIMIT)],
+        per_schema_attribute_limit: Option<i64> [within(c::PER_SCHEMA_ATTRIBUTE_LIMIT)],
+        per_schema_term_limit: Option<i64> [within(c::PER_SCHEMA_TERM_LIMIT)],
     }
 }
 

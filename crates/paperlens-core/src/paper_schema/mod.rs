@@ -31,8 +31,6 @@ use crate::request::{ApiRequest, Quota};
 use crate::validate::{self as v, Check};
 
 pub const BASE: &str = "/paper-schema";
-/// Query text bound of search, entity search, related papers, in-paper search and `evidence_query`.
-pub const QUERY_CHARS: (usize, usize) = (1, 500);
 
 /// Everything but the unreserved characters of RFC 3986, so an id is always one path segment.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
@@ -59,17 +57,6 @@ fn path_id(param: &str, value: &str) -> Check {
         return Err(Error::validation(param, "must not be '.' or '..' (a URL would drop that path segment)", value));
     }
     Ok(())
-}
-
-fn query_text(param: &str, value: Option<&str>) -> Check {
-    match value {
-        Some(text) => v::chars(param, text, QUERY_CHARS.0, QUERY_CHARS.1),
-        None => Ok(()),
-    }
-}
-
-fn size(value: Option<i64>, max: i64) -> Check {
-    v::range("size", value, 1, max)
 }
 
 /// A condition counts only when it narrows something: a non-empty text or list.

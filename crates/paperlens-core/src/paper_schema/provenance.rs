@@ -1,28 +1,24 @@
 //! Back to the source paragraphs: locators resolved, keyword search inside one paper, and
 //! batch hydration of structure items.
 
-use serde::{Deserialize, Serialize};
-
-use super::{given_list, given_text, post, query_text, BASE};
+use super::{given_list, given_text, post, BASE};
+use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::validate::rule::{items, non_empty, text, within};
+use crate::validate::Check;
 
-const MAX_LOCATORS: usize = 100;
-const WINDOW: (i64, i64) = (0, 5);
-
-/// `POST /paper-schema/resolve-provenance`: exactly one locator mode, `schema_id` with
-/// `marker_nums`, or `paragraph_ids`.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResolveProvenance {
-    pub schema_id: Option<String>,
-    pub marker_nums: Option<Vec<i64>>,
-    pub paragraph_ids: Option<Vec<String>>,
-    pub window: Option<i64>,
-    pub max_segments: Option<i64>,
+request! {
+    /// `POST /paper-schema/resolve-provenance`: exactly one locator mode, `schema_id` with
+    /// `marker_nums`, or `paragraph_ids`.
+    body ResolveProvenance {
+        schema_id: Option<String> [non_empty()],
+        marker_nums: Option<Vec<i64>> [items(lists::LOCATORS)],
+        paragraph_ids: Option<Vec<String>> [items(lists::LOCATORS)],
+        window: Option<i64> [within(c::PROVENANCE_WINDOW)],
+        max_segments: Option<i64> [within(c::MAX_SEGMENTS)],
+    }
 }
 
 impl ResolveProvenance {
@@ -53,13 +49,7 @@ impl ResolveProvenance {
 impl Operation for ResolveProvenance {
     fn validate(&self) -> Check {
         self.check_mode()?;
-        if let Some(schema_id) = &self.schema_id {
-            v::chars("schema_id", schema_id, 1, usize::MAX)?;
-        }
-        v::items_between("marker_nums", self.marker_nums.as_deref(), 1, MAX_LOCATORS)?;
-        v::items_between("paragraph_ids", self.paragraph_ids.as_deref(), 1, MAX_LOCATORS)?;
-        v::range("window", self.window, WINDOW.0, WINDOW.1)?;
-        v::range("max_segments", self.max_segments, 1, 100)
+        self.rules("")
     }
 
     fn request(&self) -> ApiRequest {
@@ -67,88 +57,57 @@ impl Operation for ResolveProvenance {
     }
 }
 
-/// `POST /paper-schema/search-in-schema`: keyword search in the body of one paper.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchInPaper {
-    pub schema_id: String,
-    pub query: String,
-    pub section_hint: Option<String>,
-    pub prefer_url: Option<bool>,
-    pub prefer_code: Option<bool>,
-    pub top_k: Option<i64>,
-    pub window: Option<i64>,
-}
-
-impl Operation for SearchInPaper {
-    fn validate(&self) -> Check {
-        v::chars("schema_id", &self.schema_id, 1, usize::MAX)?;
-        query_text("query", Some(&self.query))?;
-        if let Some(hint) = &self.section_hint {
-            v::chars("section_hint", hint, 0, 300)?;
-        }
-        v::range("top_k", self.top_k, 1, 20)?;
-        v::range("window", self.window, WINDOW.0, WINDOW.1)
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/search-in-schema"), self)
+request! {
+    /// `POST /paper-schema/search-in-schema`: keyword search in the body of one paper.
+    body SearchInPaper => post(format!("{BASE}/search-in-schema")) {
+        schema_id: String [non_empty()],
+        query: String [text(c::QUERY_CHARS)],
+        section_hint: Option<String> [text(c::SECTION_HINT_CHARS)],
+        prefer_url: Option<bool>,
+        prefer_code: Option<bool>,
+        top_k: Option<i64> [within(c::IN_PAPER_TOP_K)],
+        window: Option<i64> [within(c::WINDOW)],
     }
 }
 
-/// `POST /paper-schema/hydrate-items`: source paragraphs for 1-50 structure items.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct HydrateItems {
-    pub items: Vec<HydrateItem>,
-    pub window: Option<i64>,
-    pub max_segments_per_item: Option<i64>,
-    pub prefer_url_or_code: Option<bool>,
+request! {
+    /// `POST /paper-schema/hydrate-items`: source paragraphs for 1-50 structure items.
+    body HydrateItems => post(format!("{BASE}/hydrate-items")) {
+        items: Vec<HydrateItem> [items(lists::HYDRATE_ITEMS), each_item()],
+        window: Option<i64> [within(c::WINDOW)],
+        max_segments_per_item: Option<i64> [within(c::MAX_SEGMENTS_PER_ITEM)],
+        prefer_url_or_code: Option<bool>,
+    }
 }
 
-/// One item: its paper, and exact locators or a query for a search inside that paper.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct HydrateItem {
-    pub schema_id: Option<String>,
-    pub paragraph_ids: Option<Vec<String>>,
-    pub marker_nums: Option<Vec<i64>>,
-    pub hydration_query: Option<String>,
+request! {
+    /// One item: its paper, and exact locators or a query for a search inside that paper.
+    body HydrateItem {
+        schema_id: Option<String>,
+        paragraph_ids: Option<Vec<String>> [items(lists::ITEM_LOCATORS)],
+        marker_nums: Option<Vec<i64>> [items(lists::ITEM_LOCATORS)],
+        hydration_query: Option<String>,
+    }
 }
 
-impl HydrateItem {
-    fn validate(&self, param: &str) -> Check {
-        if !given_text(&self.schema_id) {
-            return Err(Error::validation(format!("{param}.schema_id"), "is required", &self.schema_id));
+/// Each item names its paper, and locators or a query.
+fn each_item(param: &str, items: &[HydrateItem]) -> Check {
+    for (i, item) in items.iter().enumerate() {
+        let param = format!("{param}[{i}]");
+        if !given_text(&item.schema_id) {
+            return Err(Error::validation(format!("{param}.schema_id"), "is required", &item.schema_id));
         }
-        let located = given_list(&self.paragraph_ids) || given_list(&self.marker_nums);
-        if !located && !given_text(&self.hydration_query) {
+        let located = given_list(&item.paragraph_ids) || given_list(&item.marker_nums);
+        if !located && !given_text(&item.hydration_query) {
             return Err(Error::validation(
                 param,
                 "needs paragraph_ids, marker_nums or hydration_query",
-                self.schema_id.as_deref().unwrap_or_default(),
+                item.schema_id.as_deref().unwrap_or_default(),
             ));
         }
-        Ok(())
+        item.rules(&format!("{param}."))?;
     }
-}
-
-impl Operation for HydrateItems {
-    fn validate(&self) -> Check {
-        v::items_between("items", Some(&self.items), 1, 50)?;
-        for (i, item) in self.items.iter().enumerate() {
-            item.validate(&format!("items[{i}]"))?;
-        }
-        v::range("window", self.window, WINDOW.0, WINDOW.1)?;
-        v::range("max_segments_per_item", self.max_segments_per_item, 1, 20)
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/hydrate-items"), self)
-    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,33 +1,31 @@
 //! Internal relations (inside one paper): structural search and one relation.
 
-use serde::{Deserialize, Serialize};
-
-use super::{get, given_list, path_id, post, query_text, schema_path, segment, size, Query, BASE};
+use super::{get, given_list, path_id, post, schema_path, segment, Query, BASE};
+use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::Operation;
+use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
-use crate::validate::{self as v, Check};
+use crate::validate::rule::{items, nested, one_of, text, within};
+use crate::validate::Check;
 
-/// `POST /paper-schema/relations/search`: relations narrowed by at least one structural filter.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchRelations {
-    pub filters: Option<RelationFilters>,
-    pub evidence_query: Option<String>,
-    pub include_context: Option<String>,
-    pub size: Option<i64>,
-    pub cursor: Option<String>,
+request! {
+    /// `POST /paper-schema/relations/search`: relations narrowed by at least one structural filter.
+    body SearchRelations {
+        filters: Option<RelationFilters> [nested()],
+        evidence_query: Option<String> [text(c::QUERY_CHARS)],
+        include_context: Option<String> [one_of(&c::INCLUDE_CONTEXT)],
+        size: Option<i64> [within(c::SEARCH_SIZE)],
+        cursor: Option<String>,
+    }
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct RelationFilters {
-    pub schema_ids: Option<Vec<String>>,
-    pub source_entity_ids: Option<Vec<String>>,
-    pub target_entity_ids: Option<Vec<String>>,
-    pub relation_types: Option<Vec<String>>,
+request! {
+    body RelationFilters {
+        schema_ids: Option<Vec<String>> [items(lists::SCHEMA_IDS)],
+        source_entity_ids: Option<Vec<String>> [items(lists::ENTITY_IDS)],
+        target_entity_ids: Option<Vec<String>> [items(lists::ENTITY_IDS)],
+        relation_types: Option<Vec<String>> [items(lists::RELATION_TYPES)],
+    }
 }
 
 impl RelationFilters {
@@ -41,20 +39,14 @@ impl RelationFilters {
 
 impl Operation for SearchRelations {
     fn validate(&self) -> Check {
-        let Some(filters) = self.filters.as_ref().filter(|f| f.structural()) else {
+        if !self.filters.as_ref().is_some_and(RelationFilters::structural) {
             return Err(Error::validation(
                 "filters",
                 "needs at least one structural filter: schema_ids, source_entity_ids, target_entity_ids or relation_types",
                 self.filters.as_ref().map(|_| "no structural filter").unwrap_or("None"),
             ));
-        };
-        v::max_items("filters.schema_ids", filters.schema_ids.as_deref(), 100)?;
-        v::max_items("filters.source_entity_ids", filters.source_entity_ids.as_deref(), 100)?;
-        v::max_items("filters.target_entity_ids", filters.target_entity_ids.as_deref(), 100)?;
-        v::max_items("filters.relation_types", filters.relation_types.as_deref(), 50)?;
-        query_text("evidence_query", self.evidence_query.as_deref())?;
-        v::one_of("include_context", self.include_context.as_deref(), &["none", "entities"])?;
-        size(self.size, 100)
+        }
+        self.rules("")
     }
 
     fn request(&self) -> ApiRequest {
@@ -62,21 +54,16 @@ impl Operation for SearchRelations {
     }
 }
 
-/// `GET /paper-schema/schemas/{schema_id}/relations/{relation_id}`: one internal relation.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Relation {
-    pub schema_id: String,
-    pub relation_id: String,
-    pub include_context: Option<bool>,
+request! {
+    /// `GET /paper-schema/schemas/{schema_id}/relations/{relation_id}`: one internal relation.
+    query Relation {
+        schema_id: String [path_id()],
+        relation_id: String [path_id()],
+        include_context: Option<bool>,
+    }
 }
 
 impl Operation for Relation {
-    fn validate(&self) -> Check {
-        path_id("schema_id", &self.schema_id)?;
-        path_id("relation_id", &self.relation_id)
-    }
-
     fn request(&self) -> ApiRequest {
         let query = Query::default().value("include_context", self.include_context);
         get(schema_path(&self.schema_id, &["relations", &segment(&self.relation_id)]), query)

@@ -1,6 +1,7 @@
 //! The door between the HTTP shell and the service logic.
 
 pub mod corpus;
+pub mod cursor;
 pub mod error;
 pub mod fragments;
 pub mod indexes;

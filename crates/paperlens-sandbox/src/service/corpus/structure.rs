@@ -91,19 +91,6 @@ pub struct Relation {
     pub provenance: Vec<Provenance>,
 }
 
-pub const EVIDENCE_GROUPS: [&str; 10] = [
-    "evidence_score",
-    "schema_unit",
-    "reference_semantics",
-    "reference_core",
-    "comparison_detail",
-    "citation_signal",
-    "formula",
-    "core_claim_result",
-    "table_evidence",
-    "resource",
-];
-
 #[derive(Debug, Clone, Default)]
 pub struct Evidence {
     pub evidence_id: String,

@@ -1,14 +1,12 @@
 //! `GET /content`: the full text of a document, whole or one page by code-point offsets.
 
+use paperlens_core::contract::{CONTENT_LIMIT, CONTENT_OFFSET};
 use serde_json::json;
 
-use super::params::{query_int, query_param};
+use super::params::{query_bounded, query_int, query_param};
 use super::permissions::full_text_visible;
 use crate::service::error::{json_response, Result, STANDARD};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
-
-pub const DEFAULT_LIMIT: i64 = 700;
-pub const MAX_LIMIT: i64 = 524_288;
 
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {
     let query = &request.query;
@@ -33,8 +31,8 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     if doc_id.is_none() && source.is_none() {
         return Err(STANDARD.invalid("one of 'doc_id' or 'source' is required"));
     }
-    let offset = query_int(query, "offset", 0, i64::MAX, STANDARD)?;
-    let limit = query_int(query, "limit", 1, MAX_LIMIT, STANDARD)?.unwrap_or(DEFAULT_LIMIT);
+    let offset = query_int(query, "offset", CONTENT_OFFSET.min, CONTENT_OFFSET.max, STANDARD)?;
+    let limit = query_bounded(query, "limit", CONTENT_LIMIT, STANDARD)?;
 
     let corpus = service.corpus();
     // The doc_id path is preferred; `source` is the fallback when it finds nothing. The

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use bytes::Bytes;
+use paperlens_core::contract::FILTER_OPERATOR_NAMES;
 use serde_json::{json, Map, Value};
 
 use super::meta_search::collection::{Authors, Collection, Papers, Sources};
 use super::meta_search::fields::{FieldDef, FieldType};
-use super::meta_search::filters::OPERATOR_NAMES;
 use super::meta_search::value::Scalar;
 use super::params::{query_flag, query_param};
 use super::permissions::field_visible;
@@ -38,7 +38,7 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
         "authors" => Authors::NAME,
         "sources" => Sources::NAME,
         _ => {
-            let empty = json!({ "fields": [], "default_fields": [], "filter_operators": OPERATOR_NAMES });
+            let empty = json!({ "fields": [], "default_fields": [], "filter_operators": FILTER_OPERATOR_NAMES });
             return Ok(json_response(200, empty.to_string().into_bytes()));
         }
     };
@@ -91,7 +91,7 @@ fn catalog<C: Collection>(corpus: &Corpus, access: Access, samples: bool, stats:
         })
         .collect();
     let default_fields: Vec<&str> = visible.iter().filter(|f| f.caps.default).map(|f| f.name).collect();
-    json!({ "fields": fields, "default_fields": default_fields, "filter_operators": OPERATOR_NAMES })
+    json!({ "fields": fields, "default_fields": default_fields, "filter_operators": FILTER_OPERATOR_NAMES })
 }
 
 fn scalar_json(s: Scalar<'_>) -> Value {

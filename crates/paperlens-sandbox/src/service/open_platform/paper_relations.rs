@@ -1,13 +1,12 @@
 //! `POST /meta-paper-relations`: citations, references and related works of one paper.
 
+use paperlens_core::contract::{PAGE, PAGE_SIZE, PAPER_RELATIONS};
 use serde_json::{json, Value};
 
 use super::params::{parse_object, Fields};
 use crate::service::corpus::{Corpus, Paper};
 use crate::service::error::{json_response, ApiError, Result, STANDARD};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
-
-pub const RELATIONS: [&str; 3] = ["CITATIONS", "REFERENCES", "RELATED_WORKS"];
 
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {
     let map = parse_object(&request.body, STANDARD)?;
@@ -17,11 +16,12 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
     if unique_id.is_empty() {
         return Err(body.invalid("unique_id", "must not be empty"));
     }
-    let relation = body
-        .one_of("relation", &RELATIONS)?
-        .ok_or_else(|| body.invalid("relation", "is required (CITATIONS, REFERENCES or RELATED_WORKS)"))?;
-    let page = body.integer("page", 1, i64::MAX)?.unwrap_or(1) as usize;
-    let page_size = body.integer("page_size", 1, 200)?.unwrap_or(25) as usize;
+    let relation = body.one_of("relation", &PAPER_RELATIONS)?.ok_or_else(|| {
+        let [citations, references, related] = PAPER_RELATIONS;
+        body.invalid("relation", format!("is required ({citations}, {references} or {related})"))
+    })?;
+    let page = body.bounded("page", PAGE)? as usize;
+    let page_size = body.bounded("page_size", PAGE_SIZE)? as usize;
 
     let corpus = service.corpus();
     let paper = corpus

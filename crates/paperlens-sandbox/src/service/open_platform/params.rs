@@ -2,6 +2,7 @@
 //! and bound violation becomes a 400 that names the parameter and the rule (except
 //! [`query_flag`], for `/meta-catalog`, whose contract lists no 400).
 
+use paperlens_core::contract::Bound;
 use serde_json::{Map, Value};
 
 use crate::service::error::{Dialect, Result};
@@ -101,6 +102,16 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// An integer within `bound`, when given.
+    pub fn within(&self, field: &str, bound: Bound) -> Result<Option<i64>> {
+        self.integer(field, bound.min, bound.max)
+    }
+
+    /// An integer within `bound`, else its default.
+    pub fn bounded(&self, field: &str, bound: Bound) -> Result<i64> {
+        Ok(bound.or_default(self.within(field, bound)?))
+    }
+
     pub fn one_of(&self, field: &str, allowed: &[&'static str]) -> Result<Option<&'static str>> {
         let Some(value) = self.string(field)? else {
             return Ok(None);
@@ -138,6 +149,11 @@ pub fn query_param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a 
 /// A boolean query flag read leniently: `true` or `1` (any case) is true, anything else false.
 pub fn query_flag(query: &[(String, String)], name: &str) -> bool {
     query_param(query, name).is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// A query parameter within `bound`, else its default.
+pub fn query_bounded(query: &[(String, String)], name: &str, bound: Bound, dialect: Dialect) -> Result<i64> {
+    Ok(bound.or_default(query_int(query, name, bound.min, bound.max, dialect)?))
 }
 
 pub fn query_int(query: &[(String, String)], name: &str, min: i64, max: i64, dialect: Dialect) -> Result<Option<i64>> {

@@ -1,12 +1,13 @@
 //! `GET /paper-schema`: the capability contract (version, resources, taxonomies from the
 //! corpus's model, evidence groups, limits). Never a health check.
 
+use paperlens_core::contract::{self as c, lists, Bound, Count};
 use serde_json::{json, Map, Value};
 
 use super::index::PATH_BUCKETS;
 use super::params::allow_query;
 use super::{respond, Ctx, CONTRACT_VERSION};
-use crate::service::corpus::structure::{EntityType, EVIDENCE_GROUPS, RELATION_TYPES};
+use crate::service::corpus::structure::{EntityType, RELATION_TYPES};
 use crate::service::error::Result;
 use crate::service::{ServiceRequest, ServiceResponse};
 
@@ -22,6 +23,16 @@ const RELATION_ENDPOINTS: [(&str, &str, &str); 5] = [
 pub fn handle(_: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<ServiceResponse> {
     allow_query(&request.query, &[])?;
     respond(capabilities())
+}
+
+/// `{min, max, default}` of an integer parameter.
+fn bound(b: Bound) -> Value {
+    json!({"min": b.min, "max": b.max, "default": b.default})
+}
+
+/// `{min, max}` of a list or a text.
+fn count(c: Count) -> Value {
+    json!({"min": c.min, "max": c.max})
 }
 
 pub fn capabilities() -> Value {
@@ -41,40 +52,39 @@ pub fn capabilities() -> Value {
             "endpoints": endpoints,
             "citation_relation": "cites",
         },
-        "evidence_groups": EVIDENCE_GROUPS,
+        "evidence_groups": c::EVIDENCE_GROUPS,
         "path_buckets": PATH_BUCKETS,
         "limits": {
-            "query_chars": {"min": 1, "max": 500},
-            "section_hint_chars": 300,
-            "search": {"size": {"min": 1, "max": 100, "default": 20}, "sort_items": 2,
-                       "schema_ids": 100, "dois": 100, "authors": 20, "venues": 50},
-            "entities_related_papers": {"size": {"min": 1, "max": 100, "default": 20},
-                                        "exclude_schema_ids": 100},
-            "related_papers": {"size": {"min": 1, "max": 50, "default": 20}, "signals": 3},
-            "entities_search": {"size": {"min": 1, "max": 100, "default": 20},
-                                "schema_ids": 100, "sections": 50},
-            "entities": {"size": {"min": 1, "max": 100, "default": 50}},
-            "entity": {"relation_limit": {"min": 1, "max": 100, "default": 50}},
-            "relations_search": {"size": {"min": 1, "max": 100, "default": 20},
-                                 "schema_ids": 100, "entity_ids": 100, "relation_types": 50},
-            "citations": {"size": {"min": 1, "max": 100, "default": 50}},
-            "citation_graph": {"depth": {"min": 1, "max": 3, "default": 1},
-                               "max_nodes": {"min": 2, "max": 500, "default": 100},
-                               "max_edges": {"min": 1, "max": 500, "default": 200}},
-            "evidence_search": {"size": {"min": 1, "max": 100, "default": 20},
-                                "groups": {"min": 1, "max": 5}, "schema_ids": 100},
-            "resolve_provenance": {"locators": 100, "window": {"min": 0, "max": 5, "default": 0},
-                                   "max_segments": {"min": 1, "max": 100, "default": 40}},
-            "search_in_schema": {"top_k": {"min": 1, "max": 20, "default": 5},
-                                 "window": {"min": 0, "max": 5, "default": 1}},
-            "hydrate_items": {"items": {"min": 1, "max": 50},
-                              "window": {"min": 0, "max": 5, "default": 1},
-                              "max_segments_per_item": {"min": 1, "max": 20, "default": 5}},
-            "materials": {"schema_ids": {"min": 1, "max": 20},
-                          "per_schema_entity_limit": {"min": 0, "max": 150, "default": 40},
-                          "per_schema_relation_limit": {"min": 0, "max": 150, "default": 40},
-                          "per_schema_attribute_limit": {"min": 0, "max": 200, "default": 60},
-                          "per_schema_term_limit": {"min": 0, "max": 100, "default": 20}},
+            "query_chars": count(c::QUERY_CHARS),
+            "section_hint_chars": c::SECTION_HINT_CHARS.max,
+            "search": {"size": bound(c::SEARCH_SIZE), "sort_items": lists::SORT.max,
+                       "schema_ids": lists::SCHEMA_IDS.max, "dois": lists::DOIS.max,
+                       "authors": lists::AUTHORS.max, "venues": lists::VENUES.max},
+            "entities_related_papers": {"size": bound(c::SEARCH_SIZE),
+                                        "exclude_schema_ids": lists::EXCLUDE_SCHEMA_IDS.max},
+            "related_papers": {"size": bound(c::RELATED_PAPERS_SIZE), "signals": lists::SIGNALS.max},
+            "entities_search": {"size": bound(c::SEARCH_SIZE),
+                                "schema_ids": lists::SCHEMA_IDS.max, "sections": lists::SECTIONS.max},
+            "entities": {"size": bound(c::LIST_SIZE)},
+            "entity": {"relation_limit": bound(c::RELATION_LIMIT)},
+            "relations_search": {"size": bound(c::SEARCH_SIZE), "schema_ids": lists::SCHEMA_IDS.max,
+                                 "entity_ids": lists::ENTITY_IDS.max,
+                                 "relation_types": lists::RELATION_TYPES.max},
+            "citations": {"size": bound(c::LIST_SIZE)},
+            "citation_graph": {"depth": bound(c::DEPTH), "max_nodes": bound(c::MAX_NODES),
+                               "max_edges": bound(c::MAX_EDGES)},
+            "evidence_search": {"size": bound(c::SEARCH_SIZE), "groups": count(lists::EVIDENCE_GROUPS),
+                                "schema_ids": lists::SCHEMA_IDS.max},
+            "resolve_provenance": {"locators": lists::LOCATORS.max, "window": bound(c::PROVENANCE_WINDOW),
+                                   "max_segments": bound(c::MAX_SEGMENTS)},
+            "search_in_schema": {"top_k": bound(c::IN_PAPER_TOP_K), "window": bound(c::WINDOW)},
+            "hydrate_items": {"items": count(lists::HYDRATE_ITEMS), "window": bound(c::WINDOW),
+                              "max_segments_per_item": bound(c::MAX_SEGMENTS_PER_ITEM)},
+            "materials": {"schema_ids": count(lists::MATERIALS_PAPERS),
+                          "per_schema_entity_limit": bound(c::PER_SCHEMA_ENTITY_LIMIT),
+                          "per_schema_relation_limit": bound(c::PER_SCHEMA_RELATION_LIMIT),
+                          "per_schema_attribute_limit": bound(c::PER_SCHEMA_ATTRIBUTE_LIMIT),
+                          "per_schema_term_limit": bound(c::PER_SCHEMA_TERM_LIMIT)},
             "rate_limit": {"resource": "paper-schema", "requests_per_minute": 30},
         },
     })

@@ -3,10 +3,11 @@
 
 use std::collections::HashSet;
 
+use paperlens_core::contract as c;
 use serde_json::{json, Value};
 
 use super::cursor;
-use super::params::{allow_query, query_int};
+use super::params::{allow_query, query_bounded};
 use super::{find_entity, provenance_json, respond, Ctx};
 use crate::service::corpus::structure::Resolution;
 use crate::service::corpus::PaperStructure;
@@ -82,7 +83,7 @@ fn citation_json(ctx: &Ctx<'_>, structure: &PaperStructure, k: usize) -> Value {
 pub fn list(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result<ServiceResponse> {
     let query = &request.query;
     allow_query(query, &["size", "cursor"])?;
-    let size = query_int(query, "size", 1, 100, STANDARD)?.unwrap_or(50) as usize;
+    let size = query_bounded(query, "size", c::LIST_SIZE, STANDARD)? as usize;
     let paper = ctx.paper(&ids[0])?;
     let signature = cursor::signature(&["citations", &ids[0]]);
     let start = cursor::start(query_param(query, "cursor"), signature)?;
@@ -101,18 +102,14 @@ pub fn list(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result<S
 pub fn graph(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result<ServiceResponse> {
     let query = &request.query;
     allow_query(query, &["direction", "depth", "max_nodes", "max_edges"])?;
-    let direction = match query_param(query, "direction") {
-        None | Some("outbound") => "outbound",
-        Some("inbound") => "inbound",
-        Some(other) => {
-            return Err(
-                STANDARD.invalid_param("direction", format!("'direction' must be outbound or inbound (got '{other}')"))
-            )
-        }
-    };
-    let depth = query_int(query, "depth", 1, 3, STANDARD)?.unwrap_or(1) as u32;
-    let max_nodes = query_int(query, "max_nodes", 2, 500, STANDARD)?.unwrap_or(100) as usize;
-    let max_edges = query_int(query, "max_edges", 1, 500, STANDARD)?.unwrap_or(200) as usize;
+    let given = query_param(query, "direction").unwrap_or(c::DIRECTIONS[0]);
+    let direction = c::DIRECTIONS.into_iter().find(|d| *d == given).ok_or_else(|| {
+        let allowed = c::DIRECTIONS.join(" or ");
+        STANDARD.invalid_param("direction", format!("'direction' must be {allowed} (got '{given}')"))
+    })?;
+    let depth = query_bounded(query, "depth", c::DEPTH, STANDARD)? as u32;
+    let max_nodes = query_bounded(query, "max_nodes", c::MAX_NODES, STANDARD)? as usize;
+    let max_edges = query_bounded(query, "max_edges", c::MAX_EDGES, STANDARD)? as usize;
     let root = ctx.paper(&ids[0])?;
     let expansion = expand(ctx, root.index, direction == "outbound", depth, max_nodes, max_edges);
 

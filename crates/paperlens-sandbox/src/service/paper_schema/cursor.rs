@@ -2,41 +2,41 @@
 //! returned item, bound (by a signature) to the request it was issued for, so a cursor of
 //! one query is refused by another.
 
-use crate::service::error::{ApiError, Result, STANDARD};
-use crate::service::rng::mix;
+use paperlens_core::contract::Bound;
+use serde_json::{json, Map, Value};
 
-const PREFIX: &str = "psc1";
+use super::total_json;
+use crate::service::cursor::Codec;
+use crate::service::error::{ApiError, Result, STANDARD};
+use crate::service::open_platform::params::Fields;
+
+pub const CODEC: Codec = Codec {
+    prefix: "psc1",
+    seed: 0x9e37_79b9_7f4a_7c15,
+    part_salt: 0x5c,
+    mask_salt: 0x11,
+    check_salt: 0x7073,
+    check_rotation: 17,
+};
 
 /// A signature of the parts of a request that decide its result order (not `size`).
 pub fn signature(parts: &[&str]) -> u64 {
-    parts.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, part| {
-        let h = part.bytes().fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-        mix(h ^ 0x5c)
-    })
+    CODEC.signature(parts)
 }
 
-pub fn encode(signature: u64, position: usize) -> String {
-    let position = position as u64;
-    let check = mix(signature ^ position.rotate_left(17) ^ 0x7073);
-    format!("{PREFIX}{signature:016x}{:016x}{check:016x}", position ^ mix(signature ^ 0x11))
-}
-
-pub fn decode(token: &str, expected: u64) -> Option<usize> {
-    let hex = token.strip_prefix(PREFIX)?;
-    if hex.len() != 48 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let field = |i: usize| u64::from_str_radix(&hex[i * 16..(i + 1) * 16], 16).ok();
-    let (signature, masked, check) = (field(0)?, field(1)?, field(2)?);
-    let position = masked ^ mix(signature ^ 0x11);
-    (signature == expected && check == mix(signature ^ position.rotate_left(17) ^ 0x7073)).then_some(position as usize)
+/// A signature of a body without its paging fields (`size`, `cursor`).
+pub fn body_signature(op: &str, map: &Map<String, Value>) -> u64 {
+    let mut rest = map.clone();
+    rest.remove("size");
+    rest.remove("cursor");
+    signature(&[op, &Value::Object(rest).to_string()])
 }
 
 /// The start position of a page: 0 without a cursor, else the cursor's position.
 pub fn start(cursor: Option<&str>, signature: u64) -> Result<usize> {
     match cursor {
         None => Ok(0),
-        Some(token) => decode(token, signature).ok_or_else(|| invalid_cursor(token)),
+        Some(token) => CODEC.decode(token, signature).ok_or_else(|| invalid_cursor(token)),
     }
 }
 
@@ -55,8 +55,33 @@ fn invalid_cursor(token: &str) -> ApiError {
 pub fn page(total: usize, start: usize, size: usize, signature: u64) -> (std::ops::Range<usize>, Option<String>) {
     let from = start.min(total);
     let to = from.saturating_add(size).min(total);
-    let next = (to < total).then(|| encode(signature, to));
+    let next = (to < total).then(|| CODEC.encode(signature, to));
     (from..to, next)
+}
+
+/// The paging of a POST list operation: where its page starts, its size, and the signature
+/// that binds its cursors to the request.
+pub struct Paging {
+    start: usize,
+    size: usize,
+    signature: u64,
+}
+
+impl Paging {
+    /// Reads `size` (within `size`) and `cursor` of the body of operation `op`.
+    pub fn of(op: &str, map: &Map<String, Value>, body: &Fields<'_>, size: Bound) -> Result<Paging> {
+        let size = body.bounded("size", size)? as usize;
+        let signature = body_signature(op, map);
+        let start = start(body.string("cursor")?, signature)?;
+        Ok(Paging { start, size, signature })
+    }
+
+    /// The page of `rows`, each made an item by `item`: `{total, items, next_cursor}`.
+    pub fn page<T>(&self, rows: &[T], item: impl FnMut(&T) -> Value) -> Value {
+        let (range, next_cursor) = page(rows.len(), self.start, self.size, self.signature);
+        let items: Vec<Value> = rows[range].iter().map(item).collect();
+        json!({"total": total_json(rows.len()), "items": items, "next_cursor": next_cursor})
+    }
 }
 
 #[cfg(test)]
@@ -66,18 +91,18 @@ mod tests {
     #[test]
     fn cursors_round_trip_and_are_bound_to_their_request() {
         let sig = signature(&["search", "quantum"]);
-        let token = encode(sig, 40);
-        assert_eq!(decode(&token, sig), Some(40));
-        assert_eq!(decode(&token, signature(&["search", "climate"])), None);
+        let token = CODEC.encode(sig, 40);
+        assert_eq!(CODEC.decode(&token, sig), Some(40));
+        assert_eq!(CODEC.decode(&token, signature(&["search", "climate"])), None);
         assert!(start(Some("nope"), sig).is_err());
         let mut tampered = token.clone();
         let at = token.len() - 1;
         tampered.replace_range(at.., if token.ends_with('0') { "1" } else { "0" });
-        assert_eq!(decode(&tampered, sig), None);
+        assert_eq!(CODEC.decode(&tampered, sig), None);
         let (range, next) = page(45, 40, 20, sig);
         assert_eq!((range, next), (40..45, None));
         let (range, next) = page(45, 0, 20, sig);
         assert_eq!(range, 0..20);
-        assert_eq!(decode(&next.unwrap(), sig), Some(20));
+        assert_eq!(CODEC.decode(&next.unwrap(), sig), Some(20));
     }
 }

@@ -4,13 +4,13 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
+use paperlens_core::contract::{self, lists};
 use serde_json::{json, Map, Value};
 
-use super::cursor;
+use super::cursor::Paging;
 use super::index::{normalize_name, type_code, EntityRow};
 use super::params::{self, boolean, check_entity_subtypes, check_entity_types, query_text, strings};
-use super::round4;
-use super::{entity_json, respond, total_json, Ctx, CONTRACT_VERSION};
+use super::{entity_json, respond, round4, scored, Ctx, CONTRACT_VERSION};
 use crate::service::corpus::structure::EntityType;
 use crate::service::corpus::Paper;
 use crate::service::error::Result;
@@ -18,18 +18,8 @@ use crate::service::open_platform::params::Fields;
 use crate::service::search::tokens;
 use crate::service::{ServiceRequest, ServiceResponse};
 
-pub const SORTABLE: [&str; 4] = ["year", "metrics.citation_count", "metrics.reference_count", "metrics.fwci"];
-pub const SIGNALS: [&str; 3] = ["term", "entity", "citation"];
 /// Weights of the related-paper signals in the combined score.
 const WEIGHTS: [f64; 3] = [0.4, 0.35, 0.25];
-
-/// A signature of a body without its paging fields.
-fn body_signature(op: &str, map: &Map<String, Value>) -> u64 {
-    let mut rest = map.clone();
-    rest.remove("size");
-    rest.remove("cursor");
-    cursor::signature(&[op, &Value::Object(rest).to_string()])
-}
 
 fn query_tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -84,12 +74,12 @@ impl PaperFilters {
             list.filter(|l| !l.is_empty()).map(|l| l.into_iter().map(normalize).collect::<HashSet<_>>())
         };
         let parsed = PaperFilters {
-            schema_ids: set(strings(f, "schema_ids", 100)?, str::to_string),
-            dois: set(strings(f, "dois", 100)?, |d| d.trim().to_lowercase()),
-            authors: set(strings(f, "authors", 20)?, normalize_name),
-            venues: set(strings(f, "venues", 50)?, normalize_name),
-            year_gte: f.integer("published_year_gte", 1800, 2200)?,
-            year_lte: f.integer("published_year_lte", 1800, 2200)?,
+            schema_ids: set(strings(f, "schema_ids", lists::SCHEMA_IDS.max)?, str::to_string),
+            dois: set(strings(f, "dois", lists::DOIS.max)?, |d| d.trim().to_lowercase()),
+            authors: set(strings(f, "authors", lists::AUTHORS.max)?, normalize_name),
+            venues: set(strings(f, "venues", lists::VENUES.max)?, normalize_name),
+            year_gte: f.within("published_year_gte", contract::PUBLISHED_YEAR)?,
+            year_lte: f.within("published_year_lte", contract::PUBLISHED_YEAR)?,
             has_code: boolean(f, "has_code")?,
             has_data: boolean(f, "has_data")?,
             is_oa: boolean(f, "is_oa")?,
@@ -149,8 +139,9 @@ fn parse_sort(body: &Fields<'_>) -> Result<Vec<(&'static str, bool)>> {
     let Some(items) = body.array("sort")? else {
         return Ok(Vec::new());
     };
-    if items.len() > 2 {
-        return Err(body.invalid("sort", format!("must hold at most 2 items (got {})", items.len())));
+    if !lists::SORT.contains(items.len()) {
+        let (max, n) = (lists::SORT.max, items.len());
+        return Err(body.invalid("sort", format!("must hold at most {max} items (got {n})")));
     }
     let mut sort = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -160,8 +151,9 @@ fn parse_sort(body: &Fields<'_>) -> Result<Vec<(&'static str, bool)>> {
         };
         let item = Fields::new(map, &name, body.dialect);
         item.allow_only(&["field", "order"])?;
-        let field = item.one_of("field", &SORTABLE)?.ok_or_else(|| item.invalid("field", "is required"))?;
-        let descending = item.one_of("order", &["asc", "desc"])? != Some("asc");
+        let field =
+            item.one_of("field", &contract::PAPER_SORTABLE)?.ok_or_else(|| item.invalid("field", "is required"))?;
+        let descending = item.one_of("order", &contract::PAPER_SORT_ORDERS)? != Some("asc");
         sort.push((field, descending));
     }
     Ok(sort)
@@ -177,9 +169,7 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         return Err(body.invalid("query", "or filters (with at least one condition) is required"));
     }
     let sort = parse_sort(&body)?;
-    let size = body.integer("size", 1, 100)?.unwrap_or(20) as usize;
-    let signature = body_signature("search", &map);
-    let start = cursor::start(body.string("cursor")?, signature)?;
+    let paging = Paging::of("search", &map, &body, contract::SEARCH_SIZE)?;
 
     let index = ctx.index();
     let corpus = ctx.corpus;
@@ -200,23 +190,9 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         }
         b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then(a.0.cmp(&b.0))
     });
-    let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
-    let items: Vec<Value> = hits[range]
-        .iter()
-        .map(|&(rank, score)| {
-            let mut card = ctx.card(index.order[rank as usize]);
-            if query.is_some() {
-                card["score"] = json!(round4(score as f64));
-            }
-            card
-        })
-        .collect();
-    respond(json!({
-        "contract_version": CONTRACT_VERSION,
-        "total": total_json(hits.len()),
-        "items": items,
-        "next_cursor": next_cursor,
-    }))
+    let mut answer = paging.page(&hits, |&(rank, score)| scored(ctx.card(index.order[rank as usize]), query, score));
+    answer["contract_version"] = json!(CONTRACT_VERSION);
+    respond(answer)
 }
 
 // -- POST /paper-schema/entities/related-papers ----------------------------------------------
@@ -259,11 +235,14 @@ pub fn entity_related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[Strin
     let body = params::fields(&map);
     body.allow_only(&["query", "entity_types", "entity_subtypes", "exclude_schema_ids", "size", "cursor"])?;
     let query = query_text(&body, "query")?.ok_or_else(|| body.invalid("query", "is required"))?;
-    let kinds = EntityKinds::new(strings(&body, "entity_types", 50)?, strings(&body, "entity_subtypes", 50)?, "")?;
-    let exclude: HashSet<&str> = strings(&body, "exclude_schema_ids", 100)?.unwrap_or_default().into_iter().collect();
-    let size = body.integer("size", 1, 100)?.unwrap_or(20) as usize;
-    let signature = body_signature("entity_related_papers", &map);
-    let start = cursor::start(body.string("cursor")?, signature)?;
+    let kinds = EntityKinds::new(
+        strings(&body, "entity_types", lists::ENTITY_KINDS.max)?,
+        strings(&body, "entity_subtypes", lists::ENTITY_KINDS.max)?,
+        "",
+    )?;
+    let exclude: HashSet<&str> =
+        strings(&body, "exclude_schema_ids", lists::EXCLUDE_SCHEMA_IDS.max)?.unwrap_or_default().into_iter().collect();
+    let paging = Paging::of("entity_related_papers", &map, &body, contract::SEARCH_SIZE)?;
 
     let index = ctx.index();
     let wanted = query_tokens(query);
@@ -287,41 +266,36 @@ pub fn entity_related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[Strin
     papers.sort_by(|a, b| {
         b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then(index.rank_of(a.0).cmp(&index.rank_of(b.0)))
     });
-    let (range, next_cursor) = cursor::page(papers.len(), start, size, signature);
-    let items: Vec<Value> = papers[range]
-        .iter()
-        .map(|(paper, score, found)| {
-            let structure = ctx.structure(*paper);
-            let mut matched = Vec::new();
-            let mut reasons = Vec::new();
-            for &(doc, entity_score) in found.iter().take(3) {
-                let row = &index.entities[doc as usize];
-                let entity = &structure.entities[row.ordinal as usize];
-                let mut own = Vec::new();
-                tokens(&entity.name, &mut own);
-                tokens(&entity.text, &mut own);
-                let shared: Vec<&str> = wanted.iter().filter(|t| own.contains(t)).map(String::as_str).collect();
-                reasons.push(format!(
-                    "{}/{} '{}' is similar to the query (shared terms: {})",
-                    entity.entity_type.as_str(),
-                    entity.entity_subtype,
-                    entity.name,
-                    shared.join(", ")
-                ));
-                let mut summary = entity_json(&structure.schema_id, entity);
-                summary["score"] = json!(round4(entity_score as f64));
-                matched.push(summary);
-            }
-            json!({
-                "schema_id": structure.schema_id,
-                "schema_paper": ctx.card(*paper),
-                "score": round4(*score),
-                "matched_entities": matched,
-                "match_reasons": reasons,
-            })
+    respond(paging.page(&papers, |(paper, score, found)| {
+        let structure = ctx.structure(*paper);
+        let mut matched = Vec::new();
+        let mut reasons = Vec::new();
+        for &(doc, entity_score) in found.iter().take(3) {
+            let row = &index.entities[doc as usize];
+            let entity = &structure.entities[row.ordinal as usize];
+            let mut own = Vec::new();
+            tokens(&entity.name, &mut own);
+            tokens(&entity.text, &mut own);
+            let shared: Vec<&str> = wanted.iter().filter(|t| own.contains(t)).map(String::as_str).collect();
+            reasons.push(format!(
+                "{}/{} '{}' is similar to the query (shared terms: {})",
+                entity.entity_type.as_str(),
+                entity.entity_subtype,
+                entity.name,
+                shared.join(", ")
+            ));
+            let mut summary = entity_json(&structure.schema_id, entity);
+            summary["score"] = json!(round4(entity_score as f64));
+            matched.push(summary);
+        }
+        json!({
+            "schema_id": structure.schema_id,
+            "schema_paper": ctx.card(*paper),
+            "score": round4(*score),
+            "matched_entities": matched,
+            "match_reasons": reasons,
         })
-        .collect();
-    respond(json!({"total": total_json(papers.len()), "items": items, "next_cursor": next_cursor}))
+    }))
 }
 
 // -- POST /paper-schema/schemas/{schema_id}/related-papers -----------------------------------
@@ -336,13 +310,13 @@ pub fn related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -
     let map = params::body(&request.body)?;
     let body = params::fields(&map);
     body.allow_only(&["signals", "exclude_same_work", "size"])?;
-    let signals: Vec<usize> = match strings(&body, "signals", 3)? {
+    let signals: Vec<usize> = match strings(&body, "signals", lists::SIGNALS.max)? {
         None => vec![0, 1, 2],
         Some(list) if list.is_empty() => return Err(body.invalid("signals", "must hold 1-3 of term, entity, citation")),
         Some(list) => {
             let mut chosen = Vec::new();
             for (i, s) in list.iter().enumerate() {
-                let k = SIGNALS.iter().position(|x| x == s).ok_or_else(|| {
+                let k = contract::SIGNALS.iter().position(|x| x == s).ok_or_else(|| {
                     body.invalid(&format!("signals[{i}]"), format!("must be one of term, entity, citation (got '{s}')"))
                 })?;
                 if !chosen.contains(&k) {
@@ -353,7 +327,7 @@ pub fn related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -
         }
     };
     let exclude_same_work = boolean(&body, "exclude_same_work")?.unwrap_or(true);
-    let size = body.integer("size", 1, 50)?.unwrap_or(20) as usize;
+    let size = body.bounded("size", contract::RELATED_PAPERS_SIZE)? as usize;
     let seed = ctx.paper(&ids[0])?;
     let index = ctx.index();
     let corpus = ctx.corpus;
@@ -469,8 +443,10 @@ pub fn related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -
         .into_iter()
         .map(|(rank, score, mut c)| {
             let paper = index.order[rank as usize];
-            let components: Map<String, Value> =
-                signals.iter().map(|&s| (SIGNALS[s].to_string(), json!(round4(WEIGHTS[s] * c.signals[s])))).collect();
+            let components: Map<String, Value> = signals
+                .iter()
+                .map(|&s| (contract::SIGNALS[s].to_string(), json!(round4(WEIGHTS[s] * c.signals[s]))))
+                .collect();
             if index.same_work(corpus, seed.index, paper) {
                 c.reasons.push("another version of the same work".into());
             }
@@ -485,7 +461,7 @@ pub fn related_papers(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -
         .collect();
     respond(json!({
         "seed": ctx.card(seed.index),
-        "signals": signals.iter().map(|&s| SIGNALS[s]).collect::<Vec<_>>(),
+        "signals": signals.iter().map(|&s| contract::SIGNALS[s]).collect::<Vec<_>>(),
         "items": items,
         "truncated": truncated,
         "warnings": warnings,

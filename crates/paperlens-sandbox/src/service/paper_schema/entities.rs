@@ -3,15 +3,16 @@
 
 use std::collections::HashSet;
 
+use paperlens_core::contract::{self as c, lists};
 use serde_json::{json, Value};
 
+use super::cursor::{self, Paging};
 use super::discovery::EntityKinds;
-use super::index::section_key;
+use super::index::{section_key, EntityRow};
 use super::params::{
-    self, allow_query, boolean, query_bool, query_int, query_list, query_list_max, query_text, strings,
+    self, allow_query, boolean, query_bool, query_bounded, query_list, query_list_max, query_text, strings,
 };
-use super::{cursor, ranked_rows, round4};
-use super::{entity_json, find_entity, relation_json, respond, total_json, Ctx};
+use super::{entity_json, find_entity, ranked_page, relation_json, respond, total_json, Ctx};
 use crate::service::error::{ApiError, Result, STANDARD};
 use crate::service::open_platform::params::query_param;
 use crate::service::{ServiceRequest, ServiceResponse};
@@ -35,48 +36,32 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             None => Ok(Vec::new()),
         }
     };
-    let schema_ids = list("schema_ids", 100)?;
-    let kinds = EntityKinds::new(Some(list("entity_types", 50)?), Some(list("entity_subtypes", 50)?), "filters.")?;
-    let sections = sections_set(&list("sections", 50)?);
+    let schema_ids = list("schema_ids", lists::SCHEMA_IDS.max)?;
+    let kinds = EntityKinds::new(
+        Some(list("entity_types", lists::ENTITY_KINDS.max)?),
+        Some(list("entity_subtypes", lists::ENTITY_KINDS.max)?),
+        "filters.",
+    )?;
+    let sections = sections_set(&list("sections", lists::SECTIONS.max)?);
     if query.is_none() && schema_ids.is_empty() {
         return Err(body.invalid("query", "is required unless filters.schema_ids is given"));
     }
     let hydrate = boolean(&body, "hydrate_schema_papers")?.unwrap_or(false);
-    let size = body.integer("size", 1, 100)?.unwrap_or(20) as usize;
-    let mut rest = map.clone();
-    rest.remove("size");
-    rest.remove("cursor");
-    let signature = cursor::signature(&["entities_search", &Value::Object(rest).to_string()]);
-    let start = cursor::start(body.string("cursor")?, signature)?;
+    let paging = Paging::of("entities_search", &map, &body, c::SEARCH_SIZE)?;
 
     let index = ctx.index();
-    let scope: Option<HashSet<u32>> = (!schema_ids.is_empty())
-        .then(|| schema_ids.iter().filter_map(|id| ctx.corpus.by_schema_id(id)).map(|p| p.index).collect());
-    let accept = |doc: u32| {
-        let row = &index.entities[doc as usize];
+    let scope = ctx.scope(&schema_ids);
+    let accept = |row: &EntityRow| {
         scope.as_ref().is_none_or(|s| s.contains(&row.paper))
             && kinds.accepts_row(row)
             && sections.as_ref().is_none_or(|s| s.contains(&section_key(&index.sections[row.section as usize])))
     };
-    let hits = ranked_rows(query, &index.entity_terms, index.entities.len(), accept, |doc| {
-        let row = &index.entities[doc as usize];
-        (index.rank_of(row.paper), row.ordinal)
-    });
-    let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
-    let items: Vec<Value> = hits[range]
-        .iter()
-        .map(|&(doc, score)| {
-            let row = &index.entities[doc as usize];
-            let structure = ctx.structure(row.paper);
-            let mut item = entity_json(&structure.schema_id, &structure.entities[row.ordinal as usize]);
-            item["schema_paper"] = if hydrate { ctx.card(row.paper) } else { Value::Null };
-            if query.is_some() {
-                item["score"] = json!(round4(score as f64));
-            }
-            item
-        })
-        .collect();
-    respond(json!({"total": total_json(hits.len()), "items": items, "next_cursor": next_cursor}))
+    let terms = (query, &index.entity_terms);
+    respond(ranked_page(ctx, terms, &index.entities, accept, &paging, |structure, row| {
+        let mut item = entity_json(&structure.schema_id, &structure.entities[row.ordinal as usize]);
+        item["schema_paper"] = if hydrate { ctx.card(row.paper) } else { Value::Null };
+        item
+    }))
 }
 
 pub fn list(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result<ServiceResponse> {
@@ -84,8 +69,8 @@ pub fn list(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result<S
     allow_query(query, &["entity_types", "entity_subtypes", "sections", "size", "cursor"])?;
     let kinds =
         EntityKinds::new(Some(query_list(query, "entity_types")), Some(query_list(query, "entity_subtypes")), "")?;
-    let sections = sections_set(&query_list_max(query, "sections", 50)?);
-    let size = query_int(query, "size", 1, 100, STANDARD)?.unwrap_or(50) as usize;
+    let sections = sections_set(&query_list_max(query, "sections", lists::SECTIONS.max)?);
+    let size = query_bounded(query, "size", c::LIST_SIZE, STANDARD)? as usize;
     let paper = ctx.paper(&ids[0])?;
     let mut parts: Vec<String> = vec!["entities".into(), ids[0].clone()];
     parts.extend(query.iter().filter(|(k, _)| k != "size" && k != "cursor").map(|(k, v)| format!("{k}={v}")));
@@ -116,7 +101,7 @@ pub fn detail(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result
     let query = &request.query;
     allow_query(query, &["include_relations", "relation_limit"])?;
     let include = query_bool(query, "include_relations")?.unwrap_or(false);
-    let limit = query_int(query, "relation_limit", 1, 100, STANDARD)?.unwrap_or(50) as usize;
+    let limit = query_bounded(query, "relation_limit", c::RELATION_LIMIT, STANDARD)? as usize;
     let paper = ctx.paper(&ids[0])?;
     let structure = ctx.structure(paper.index);
     let entity = find_entity(&structure, &ids[1]).ok_or_else(|| {

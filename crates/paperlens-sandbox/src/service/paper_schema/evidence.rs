@@ -1,13 +1,12 @@
 //! Structured evidence: search over groups and conditions across papers, one evidence.
 
-use std::collections::HashSet;
-
+use paperlens_core::contract::{self as c, lists};
 use serde_json::{json, Value};
 
-use super::index::{group_mask, PATH_BUCKETS};
+use super::cursor::Paging;
+use super::index::{group_mask, EvidenceRow, PATH_BUCKETS};
 use super::params::{self, allow_query, boolean, check_groups, number, strings};
-use super::{cursor, ranked_rows, round4};
-use super::{evidence_json, find_entity, provenance_json, respond, Ctx};
+use super::{evidence_json, find_entity, provenance_json, ranked_page, respond, Ctx};
 use crate::service::error::{ApiError, Result};
 use crate::service::{ServiceRequest, ServiceResponse};
 
@@ -31,15 +30,10 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
     let groups = strings(&body, "groups", usize::MAX)?
         .ok_or_else(|| body.invalid("groups", "is required: 1-5 evidence groups"))?;
     check_groups(&body, &groups)?;
-    let all = body.one_of("group_operator", &["any", "all"])? == Some("all");
-    let schema_ids = strings(&body, "schema_ids", 100)?.unwrap_or_default();
+    let all = body.one_of("group_operator", &c::GROUP_OPERATORS)? == Some("all");
+    let schema_ids = strings(&body, "schema_ids", lists::SCHEMA_IDS.max)?.unwrap_or_default();
     let text = |name: &str| -> Result<Option<&str>> { Ok(body.string(name)?.filter(|s| !s.is_empty())) };
     let query = text("query")?;
-    if let Some(q) = query {
-        if q.chars().count() > params::QUERY_CHARS {
-            return Err(body.invalid("query", "must be at most 500 characters long"));
-        }
-    }
     let key = text("key")?;
     let path_bucket = text("path_bucket")?;
     if let Some(bucket) = path_bucket {
@@ -72,21 +66,14 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         ));
     }
     let hydrate = boolean(&body, "hydrate_schema_papers")?.unwrap_or(false);
-    let size = body.integer("size", 1, 100)?.unwrap_or(20) as usize;
-    let mut rest = map.clone();
-    rest.remove("size");
-    rest.remove("cursor");
-    let signature = cursor::signature(&["evidence_search", &Value::Object(rest).to_string()]);
-    let start = cursor::start(body.string("cursor")?, signature)?;
+    let paging = Paging::of("evidence_search", &map, &body, c::SEARCH_SIZE)?;
 
     let index = ctx.index();
     let mask = group_mask(&groups);
-    let scope: Option<HashSet<u32>> = (!schema_ids.is_empty())
-        .then(|| schema_ids.iter().filter_map(|id| ctx.corpus.by_schema_id(id)).map(|p| p.index).collect());
+    let scope = ctx.scope(&schema_ids);
     let key_id =
         key.map(|k| index.keys.iter().position(|known| known.eq_ignore_ascii_case(k)).map_or(u16::MAX, |i| i as u16));
-    let accept = |doc: u32| {
-        let row = &index.evidence[doc as usize];
+    let accept = |row: &EvidenceRow| {
         let groups_ok = if all { row.groups & mask == mask } else { row.groups & mask != 0 };
         groups_ok
             && scope.as_ref().is_none_or(|s| s.contains(&row.paper))
@@ -96,30 +83,12 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
             && max.is_none_or(|hi| row.value_number.is_some_and(|v| v <= hi))
             && value_bool.is_none_or(|b| row.value_bool == Some(b))
     };
-    let hits = ranked_rows(query, &index.evidence_terms, index.evidence.len(), accept, |doc| {
-        let row = &index.evidence[doc as usize];
-        (index.rank_of(row.paper), row.ordinal)
-    });
-    let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
-    let items: Vec<Value> = hits[range]
-        .iter()
-        .map(|&(doc, score)| {
-            let row = &index.evidence[doc as usize];
-            let structure = ctx.structure(row.paper);
-            let mut item = evidence_json(&structure, row.ordinal as usize);
-            if hydrate {
-                item["schema_paper"] = ctx.card(row.paper);
-            }
-            if query.is_some() {
-                item["score"] = json!(round4(score as f64));
-            }
-            item
-        })
-        .collect();
-    respond(json!({
-        "total": super::total_json(hits.len()),
-        "items": items,
-        "next_cursor": next_cursor,
+    respond(ranked_page(ctx, (query, &index.evidence_terms), &index.evidence, accept, &paging, |structure, row| {
+        let mut item = evidence_json(structure, row.ordinal as usize);
+        if hydrate {
+            item["schema_paper"] = ctx.card(row.paper);
+        }
+        item
     }))
 }
 

@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 
-use crate::service::corpus::structure::{card_facts, CardFacts, EntityType, EVIDENCE_GROUPS};
+use paperlens_core::contract::EVIDENCE_GROUPS;
+
+use crate::service::corpus::structure::{card_facts, CardFacts, EntityType};
 use crate::service::corpus::{Corpus, Paper, PaperStructure};
 use crate::service::search::{tokens, Bm25, Bm25Builder};
 
@@ -37,6 +39,28 @@ pub struct RelationRow {
     pub source: u32,
     pub target: u32,
 }
+
+/// A row of a cross-paper index: its paper (corpus index) and its position in that paper.
+pub trait Row {
+    fn paper(&self) -> u32;
+    fn ordinal(&self) -> u32;
+}
+
+macro_rules! rows {
+    ($($row:ty),*) => {$(
+        impl Row for $row {
+            fn paper(&self) -> u32 {
+                self.paper
+            }
+
+            fn ordinal(&self) -> u32 {
+                self.ordinal
+            }
+        }
+    )*};
+}
+
+rows!(EntityRow, RelationRow, EvidenceRow);
 
 #[derive(Debug, Clone, Copy)]
 pub struct EvidenceRow {

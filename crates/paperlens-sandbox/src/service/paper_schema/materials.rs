@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use paperlens_core::contract::{self as c, lists, Bound};
 use serde_json::{json, Value};
 
 use super::index::normalize_name;
@@ -12,8 +13,6 @@ use crate::service::corpus::structure::EntityType;
 use crate::service::corpus::{Paper, PaperStructure};
 use crate::service::error::Result;
 use crate::service::{ServiceRequest, ServiceResponse};
-
-pub const GOALS: [&str; 5] = ["overview", "survey", "benchmark", "method", "reproduction"];
 
 /// What a goal prefers, most preferred first: entity types, relation types, evidence groups.
 struct Preference {
@@ -74,20 +73,19 @@ pub fn handle(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         "per_schema_attribute_limit",
         "per_schema_term_limit",
     ])?;
-    let schema_ids =
-        strings(&body, "schema_ids", 20)?.ok_or_else(|| body.invalid("schema_ids", "is required: 1-20 papers"))?;
-    if schema_ids.is_empty() {
-        return Err(body.invalid("schema_ids", "must hold 1-20 papers"));
+    let papers = lists::MATERIALS_PAPERS;
+    let schema_ids = strings(&body, "schema_ids", papers.max)?
+        .ok_or_else(|| body.invalid("schema_ids", format!("is required: {}-{} papers", papers.min, papers.max)))?;
+    if !papers.contains(schema_ids.len()) {
+        return Err(body.invalid("schema_ids", format!("must hold {}-{} papers", papers.min, papers.max)));
     }
-    let goal = body.one_of("goal", &GOALS)?.unwrap_or("overview");
+    let goal = body.one_of("goal", &c::GOALS)?.unwrap_or(c::GOALS[0]);
     let context = boolean(&body, "include_relation_context")?.unwrap_or(false);
-    let limit = |name: &str, max: i64, default: i64| -> Result<usize> {
-        Ok(body.integer(name, 0, max)?.unwrap_or(default) as usize)
-    };
-    let entity_limit = limit("per_schema_entity_limit", 150, 40)?;
-    let relation_limit = limit("per_schema_relation_limit", 150, 40)?;
-    let evidence_limit = limit("per_schema_attribute_limit", 200, 60)?;
-    let term_limit = limit("per_schema_term_limit", 100, 20)?;
+    let limit = |name: &str, bound: Bound| -> Result<usize> { Ok(body.bounded(name, bound)? as usize) };
+    let entity_limit = limit("per_schema_entity_limit", c::PER_SCHEMA_ENTITY_LIMIT)?;
+    let relation_limit = limit("per_schema_relation_limit", c::PER_SCHEMA_RELATION_LIMIT)?;
+    let evidence_limit = limit("per_schema_attribute_limit", c::PER_SCHEMA_ATTRIBUTE_LIMIT)?;
+    let term_limit = limit("per_schema_term_limit", c::PER_SCHEMA_TERM_LIMIT)?;
     let papers: Vec<&Paper> = schema_ids.iter().map(|id| ctx.paper(id)).collect::<Result<_>>()?;
 
     let want = preference(goal);

@@ -9,6 +9,12 @@
 //! - cursors are opaque tokens bound to the request they were issued for;
 //! - every answer carries `partial`, `truncated` and `warnings` (false, false, empty unless
 //!   the shell injects a `partial` fault or a cap was hit).
+//!
+//! Every enumeration, cap and bound of a parameter is the client's, from
+//! `paperlens_core::contract`; a list or text the spec does not bound is not bounded here
+//! either (`entity_types`, `entity_subtypes`, the locators and `hydration_query` of a
+//! hydrate item, the `query` of evidence search). `tests/contract.rs` holds both to the
+//! OpenAPI document.
 
 pub mod capability;
 pub mod citations;
@@ -26,7 +32,7 @@ pub mod relations;
 mod tests;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
@@ -36,7 +42,8 @@ use crate::service::corpus::{Corpus, Paper, PaperStructure};
 use crate::service::error::{json_response, ApiError, Result, STANDARD};
 use crate::service::search::{tokens, Bm25};
 use crate::service::{Service, ServiceRequest, ServiceResponse};
-use index::SchemaIndex;
+use cursor::Paging;
+use index::{Row, SchemaIndex};
 
 pub const BASE: &str = "/paper-schema";
 pub const CONTRACT_VERSION: &str = "2025-06-01.beta";
@@ -167,6 +174,12 @@ impl<'a> Ctx<'a> {
         built
     }
 
+    /// The papers named by `schema_ids` (unknown ones left out); None for an empty list.
+    pub fn scope(&self, schema_ids: &[&str]) -> Option<HashSet<u32>> {
+        (!schema_ids.is_empty())
+            .then(|| schema_ids.iter().filter_map(|id| self.corpus.by_schema_id(id)).map(|p| p.index).collect())
+    }
+
     pub fn schema_id(&self, paper: u32) -> &'a str {
         self.corpus.papers[paper as usize].schema_id.as_deref().unwrap_or_default()
     }
@@ -223,25 +236,45 @@ pub fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
-/// The rows `accept` keeps, ranked: by keyword relevance to `query` over `terms` when one
-/// is given, otherwise all alike; ties in corpus order by `place` (paper rank, then ordinal).
-pub fn ranked_rows<P: Ord>(
-    query: Option<&str>,
-    terms: &Bm25,
-    rows: usize,
-    accept: impl Fn(u32) -> bool,
-    place: impl Fn(u32) -> P,
-) -> Vec<(u32, f32)> {
+/// `item`, with the `score` of its row when a query ranked the rows.
+pub fn scored(mut item: Value, query: Option<&str>, score: f32) -> Value {
+    if query.is_some() {
+        item["score"] = json!(round4(score as f64));
+    }
+    item
+}
+
+/// One page of the rows of `table` that `accept` keeps, ranked: by keyword relevance to
+/// `query` over `terms` when one is given, otherwise all alike; ties in corpus order (paper
+/// rank, then ordinal). `item` makes each row an item, from the structure of its paper; a
+/// query adds its `score`.
+pub fn ranked_page<R: Row>(
+    ctx: &Ctx<'_>,
+    (query, terms): (Option<&str>, &Bm25),
+    table: &[R],
+    accept: impl Fn(&R) -> bool,
+    paging: &Paging,
+    item: impl Fn(&PaperStructure, &R) -> Value,
+) -> Value {
+    let accept = |doc: u32| accept(&table[doc as usize]);
     let mut hits: Vec<(u32, f32)> = match query {
         Some(q) => {
             let mut wanted = Vec::new();
             tokens(q, &mut wanted);
             terms.search(&wanted, 1, accept).into_iter().map(|m| (m.doc, m.score)).collect()
         }
-        None => (0..rows as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect(),
+        None => (0..table.len() as u32).filter(|&d| accept(d)).map(|d| (d, 0.0)).collect(),
+    };
+    let index = ctx.index();
+    let place = |doc: u32| {
+        let row = &table[doc as usize];
+        (index.rank_of(row.paper()), row.ordinal())
     };
     hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(place(a.0).cmp(&place(b.0))));
-    hits
+    paging.page(&hits, |&(doc, score)| {
+        let row = &table[doc as usize];
+        scored(item(&ctx.structure(row.paper()), row), query, score)
+    })
 }
 
 pub fn provenance_json(locations: &[Provenance]) -> Value {

@@ -1,15 +1,12 @@
 //! Reading the parameters of the `/paper-schema` operations: JSON bodies through
 //! [`Fields`], GET query strings (arrays as repeated pairs), and the taxonomy checks.
 
+use paperlens_core::contract::{lists, EVIDENCE_GROUPS, QUERY_CHARS};
 use serde_json::{Map, Value};
 
-use crate::service::corpus::structure::{EntityType, EVIDENCE_GROUPS, RELATION_TYPES};
+use crate::service::corpus::structure::{EntityType, RELATION_TYPES};
 use crate::service::error::{Result, STANDARD};
 use crate::service::open_platform::params::{parse_object, query_param, Fields};
-
-/// Query text bound of search, entity search, related papers, in-paper search and
-/// `evidence_query`.
-pub const QUERY_CHARS: usize = 500;
 
 pub fn body(bytes: &[u8]) -> Result<Map<String, Value>> {
     parse_object(bytes, STANDARD)
@@ -20,14 +17,15 @@ pub fn fields(map: &Map<String, Value>) -> Fields<'_> {
     Fields::new(map, "", STANDARD).with_null_defaults(&["cursor"])
 }
 
-/// A text of 1-500 characters.
+/// A query text of 1-500 characters.
 pub fn query_text<'a>(fields: &Fields<'a>, name: &str) -> Result<Option<&'a str>> {
     let Some(text) = fields.string(name)? else {
         return Ok(None);
     };
     let chars = text.chars().count();
-    if chars == 0 || chars > QUERY_CHARS {
-        return Err(fields.invalid(name, format!("must be 1-{QUERY_CHARS} characters long (got {chars})")));
+    if !QUERY_CHARS.contains(chars) {
+        let (min, max) = (QUERY_CHARS.min, QUERY_CHARS.max);
+        return Err(fields.invalid(name, format!("must be {min}-{max} characters long (got {chars})")));
     }
     Ok(Some(text))
 }
@@ -48,36 +46,37 @@ pub fn number(fields: &Fields<'_>, name: &str) -> Result<Option<f64>> {
     }
 }
 
-/// An array of strings with at most `max` items.
-pub fn strings<'a>(fields: &Fields<'a>, name: &str, max: usize) -> Result<Option<Vec<&'a str>>> {
+/// An array of `min` to `max` items, each read by `read` (else refused as not `what`).
+fn array<'a, T>(
+    fields: &Fields<'a>,
+    name: &str,
+    (min, max): (usize, usize),
+    what: &str,
+    read: impl Fn(&'a Value) -> Option<T>,
+) -> Result<Option<Vec<T>>> {
     let Some(items) = fields.array(name)? else {
         return Ok(None);
     };
-    if items.len() > max {
-        return Err(fields.invalid(name, format!("must hold at most {max} items (got {})", items.len())));
+    if items.len() < min || items.len() > max {
+        let rule = if min == 0 { format!("at most {max}") } else { format!("{min}-{max}") };
+        return Err(fields.invalid(name, format!("must hold {rule} items (got {})", items.len())));
     }
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| item.as_str().ok_or_else(|| fields.invalid(&format!("{name}[{i}]"), "must be a string")))
+        .map(|(i, item)| read(item).ok_or_else(|| fields.invalid(&format!("{name}[{i}]"), format!("must be {what}"))))
         .collect::<Result<Vec<_>>>()
         .map(Some)
 }
 
+/// An array of strings with at most `max` items.
+pub fn strings<'a>(fields: &Fields<'a>, name: &str, max: usize) -> Result<Option<Vec<&'a str>>> {
+    array(fields, name, (0, max), "a string", Value::as_str)
+}
+
 /// An array of integers with 1..=`max` items.
 pub fn integers(fields: &Fields<'_>, name: &str, max: usize) -> Result<Option<Vec<i64>>> {
-    let Some(items) = fields.array(name)? else {
-        return Ok(None);
-    };
-    if items.is_empty() || items.len() > max {
-        return Err(fields.invalid(name, format!("must hold 1-{max} items (got {})", items.len())));
-    }
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| item.as_i64().ok_or_else(|| fields.invalid(&format!("{name}[{i}]"), "must be an integer")))
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
+    array(fields, name, (1, max), "an integer", Value::as_i64)
 }
 
 /// A list that narrows only when it holds something.
@@ -123,7 +122,7 @@ pub fn query_bool(query: &[(String, String)], name: &str) -> Result<Option<bool>
     }
 }
 
-pub use crate::service::open_platform::params::query_int;
+pub use crate::service::open_platform::params::{query_bounded, query_int};
 
 // -- taxonomy --------------------------------------------------------------------------------
 
@@ -179,8 +178,10 @@ pub fn check_relation_types(param: &str, values: &[&str]) -> Result<()> {
 }
 
 pub fn check_groups(fields: &Fields<'_>, groups: &[&str]) -> Result<()> {
-    if groups.is_empty() || groups.len() > 5 {
-        return Err(fields.invalid("groups", format!("must hold 1-5 evidence groups (got {})", groups.len())));
+    let count = lists::EVIDENCE_GROUPS;
+    if !count.contains(groups.len()) {
+        let (min, max, n) = (count.min, count.max, groups.len());
+        return Err(fields.invalid("groups", format!("must hold {min}-{max} evidence groups (got {n})")));
     }
     for (i, group) in groups.iter().enumerate() {
         if !EVIDENCE_GROUPS.contains(group) {

@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::time::Instant;
 
+use paperlens_core::contract::{self as c, lists, Bound};
 use serde_json::{json, Map, Value};
 
 use super::index::section_key;
@@ -16,8 +17,6 @@ use crate::service::error::{Result, STANDARD};
 use crate::service::open_platform::params::Fields;
 use crate::service::search::{tokens, Bm25Builder};
 use crate::service::{ServiceRequest, ServiceResponse};
-
-const MAX_LOCATORS: usize = 100;
 
 /// The paper key and position of a global paragraph id (`<schema_id>:p<n>`).
 pub fn split_paragraph_id(id: &str) -> Option<(&str, u32)> {
@@ -64,8 +63,8 @@ impl Segments {
     }
 }
 
-fn window(body: &Fields<'_>, default: i64) -> Result<u32> {
-    Ok(body.integer("window", 0, 5)?.unwrap_or(default) as u32)
+fn window(body: &Fields<'_>, bound: Bound) -> Result<u32> {
+    Ok(body.bounded("window", bound)? as u32)
 }
 
 // -- POST /paper-schema/resolve-provenance ---------------------------------------------------
@@ -76,8 +75,8 @@ pub fn resolve(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<
     let body = params::fields(&map);
     body.allow_only(&["schema_id", "marker_nums", "paragraph_ids", "window", "max_segments"])?;
     let schema_id = body.string("schema_id")?;
-    let markers = integers(&body, "marker_nums", MAX_LOCATORS)?;
-    let paragraph_ids = strings(&body, "paragraph_ids", MAX_LOCATORS)?;
+    let markers = integers(&body, "marker_nums", lists::LOCATORS.max)?;
+    let paragraph_ids = strings(&body, "paragraph_ids", lists::LOCATORS.max)?;
     let marker_mode = schema_id.is_some() || markers.is_some();
     match (marker_mode, &paragraph_ids) {
         (true, Some(_)) => {
@@ -99,11 +98,12 @@ pub fn resolve(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<
     if marker_mode && markers.is_none() {
         return Err(body.invalid("marker_nums", "is required with schema_id"));
     }
-    if paragraph_ids.as_ref().is_some_and(Vec::is_empty) {
-        return Err(body.invalid("paragraph_ids", "must hold 1-100 paragraph ids"));
+    if paragraph_ids.as_ref().is_some_and(|ids| !lists::LOCATORS.contains(ids.len())) {
+        let (min, max) = (lists::LOCATORS.min, lists::LOCATORS.max);
+        return Err(body.invalid("paragraph_ids", format!("must hold {min}-{max} paragraph ids")));
     }
-    let window = window(&body, 0)?;
-    let cap = body.integer("max_segments", 1, 100)?.unwrap_or(40) as usize;
+    let window = window(&body, c::PROVENANCE_WINDOW)?;
+    let cap = body.bounded("max_segments", c::MAX_SEGMENTS)? as usize;
 
     let mut segments = Segments::new(cap);
     let mut missing: Vec<Value> = Vec::new();
@@ -221,8 +221,9 @@ pub fn search_in_schema(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -
     let query = query_text(&body, "query")?.ok_or_else(|| body.invalid("query", "is required"))?;
     let section_hint = body.string("section_hint")?;
     if let Some(hint) = section_hint {
-        if hint.chars().count() > 300 {
-            return Err(body.invalid("section_hint", "must be at most 300 characters long"));
+        if !c::SECTION_HINT_CHARS.contains(hint.chars().count()) {
+            let max = c::SECTION_HINT_CHARS.max;
+            return Err(body.invalid("section_hint", format!("must be at most {max} characters long")));
         }
     }
     let local = LocalQuery {
@@ -231,8 +232,8 @@ pub fn search_in_schema(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -
         prefer_url: boolean(&body, "prefer_url")?.unwrap_or(false),
         prefer_code: boolean(&body, "prefer_code")?.unwrap_or(false),
     };
-    let top_k = body.integer("top_k", 1, 20)?.unwrap_or(5) as usize;
-    let window = window(&body, 1)?;
+    let top_k = body.bounded("top_k", c::IN_PAPER_TOP_K)? as usize;
+    let window = window(&body, c::WINDOW)?;
     let paper = ctx.paper(schema_id)?;
     let structure = ctx.structure(paper.index);
     let hits = local_search(&structure, &local, top_k);
@@ -276,16 +277,13 @@ fn parse_item<'a>(body: &Fields<'a>, k: usize, value: &'a Value) -> Result<Item<
     item.allow_only(&["schema_id", "paragraph_ids", "marker_nums", "hydration_query"])?;
     let schema_id = item.string("schema_id")?.filter(|s| !s.is_empty());
     let schema_id = schema_id.ok_or_else(|| item.invalid("schema_id", "is required"))?;
-    let paragraph_ids = strings(&item, "paragraph_ids", MAX_LOCATORS)?.unwrap_or_default();
+    let paragraph_ids = strings(&item, "paragraph_ids", lists::ITEM_LOCATORS.max)?.unwrap_or_default();
     let markers = match item.array("marker_nums")? {
         Some(list) if list.is_empty() => Vec::new(),
-        Some(_) => integers(&item, "marker_nums", MAX_LOCATORS)?.unwrap_or_default(),
+        Some(_) => integers(&item, "marker_nums", lists::ITEM_LOCATORS.max)?.unwrap_or_default(),
         None => Vec::new(),
     };
     let query = item.string("hydration_query")?.filter(|q| !q.is_empty());
-    if query.is_some_and(|q| q.chars().count() > params::QUERY_CHARS) {
-        return Err(item.invalid("hydration_query", "must be at most 500 characters long"));
-    }
     if paragraph_ids.is_empty() && markers.is_empty() && query.is_none() {
         return Err(body.invalid(&name, "needs paragraph_ids, marker_nums or hydration_query"));
     }
@@ -296,13 +294,14 @@ pub fn hydrate(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<
     let map = params::body(&request.body)?;
     let body = params::fields(&map);
     body.allow_only(&["items", "window", "max_segments_per_item", "prefer_url_or_code"])?;
-    let raw = body.array("items")?.ok_or_else(|| body.invalid("items", "is required: 1-50 items"))?;
-    if raw.is_empty() || raw.len() > 50 {
-        return Err(body.invalid("items", format!("must hold 1-50 items (got {})", raw.len())));
+    let (min, max) = (lists::HYDRATE_ITEMS.min, lists::HYDRATE_ITEMS.max);
+    let raw = body.array("items")?.ok_or_else(|| body.invalid("items", format!("is required: {min}-{max} items")))?;
+    if !lists::HYDRATE_ITEMS.contains(raw.len()) {
+        return Err(body.invalid("items", format!("must hold {min}-{max} items (got {})", raw.len())));
     }
     let items: Vec<Item<'_>> = raw.iter().enumerate().map(|(k, v)| parse_item(&body, k, v)).collect::<Result<_>>()?;
-    let window = window(&body, 1)?;
-    let cap = body.integer("max_segments_per_item", 1, 20)?.unwrap_or(5) as usize;
+    let window = window(&body, c::WINDOW)?;
+    let cap = body.bounded("max_segments_per_item", c::MAX_SEGMENTS_PER_ITEM)? as usize;
     let prefer = boolean(&body, "prefer_url_or_code")?.unwrap_or(false);
 
     let mut failed = 0;

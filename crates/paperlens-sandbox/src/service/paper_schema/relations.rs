@@ -2,12 +2,13 @@
 
 use std::collections::HashSet;
 
+use paperlens_core::contract::{self as c, lists};
 use serde_json::{json, Value};
 
-use super::index::ordinal_of;
+use super::cursor::Paging;
+use super::index::{ordinal_of, RelationRow};
 use super::params::{self, allow_query, check_relation_types, query_bool, query_text, strings};
-use super::{cursor, ranked_rows, round4};
-use super::{entity_json, find_entity, provenance_json, relation_json, respond, Ctx};
+use super::{entity_json, find_entity, provenance_json, ranked_page, relation_json, respond, Ctx};
 use crate::service::corpus::structure::Provenance;
 use crate::service::error::{ApiError, Result};
 use crate::service::{ServiceRequest, ServiceResponse};
@@ -26,10 +27,10 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
     if let Some(f) = &filters {
         f.allow_only(&["schema_ids", "source_entity_ids", "target_entity_ids", "relation_types"])?;
     }
-    let schema_ids = list("schema_ids", 100)?;
-    let sources = list("source_entity_ids", 100)?;
-    let targets = list("target_entity_ids", 100)?;
-    let types = list("relation_types", 50)?;
+    let schema_ids = list("schema_ids", lists::SCHEMA_IDS.max)?;
+    let sources = list("source_entity_ids", lists::ENTITY_IDS.max)?;
+    let targets = list("target_entity_ids", lists::ENTITY_IDS.max)?;
+    let types = list("relation_types", lists::RELATION_TYPES.max)?;
     check_relation_types("filters.relation_types", &types)?;
     if schema_ids.is_empty() && sources.is_empty() && targets.is_empty() && types.is_empty() {
         return Err(body.invalid(
@@ -39,50 +40,25 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         ));
     }
     let evidence_query = query_text(&body, "evidence_query")?;
-    let context = body.one_of("include_context", &["none", "entities"])? == Some("entities");
-    let size = body.integer("size", 1, 100)?.unwrap_or(20) as usize;
-    let mut rest = map.clone();
-    rest.remove("size");
-    rest.remove("cursor");
-    let signature = cursor::signature(&["relations_search", &Value::Object(rest).to_string()]);
-    let start = cursor::start(body.string("cursor")?, signature)?;
+    let context = body.one_of("include_context", &c::INCLUDE_CONTEXT)? == Some("entities");
+    let paging = Paging::of("relations_search", &map, &body, c::SEARCH_SIZE)?;
 
     let index = ctx.index();
-    let scope: Option<HashSet<u32>> = (!schema_ids.is_empty())
-        .then(|| schema_ids.iter().filter_map(|id| ctx.corpus.by_schema_id(id)).map(|p| p.index).collect());
+    let scope = ctx.scope(&schema_ids);
     let ordinals = |ids: &[&str]| -> Option<HashSet<u32>> {
         (!ids.is_empty()).then(|| ids.iter().filter_map(|id| ordinal_of(id, 'e')).collect())
     };
     let (sources, targets) = (ordinals(&sources), ordinals(&targets));
     let types: Option<HashSet<&str>> = (!types.is_empty()).then(|| types.into_iter().collect());
-    let accept = |doc: u32| {
-        let row = &index.relations[doc as usize];
+    let accept = |row: &RelationRow| {
         scope.as_ref().is_none_or(|s| s.contains(&row.paper))
             && sources.as_ref().is_none_or(|s| s.contains(&row.source))
             && targets.as_ref().is_none_or(|s| s.contains(&row.target))
             && types.as_ref().is_none_or(|t| t.contains(row.relation_type))
     };
-    let hits = ranked_rows(evidence_query, &index.relation_terms, index.relations.len(), accept, |doc| {
-        let row = &index.relations[doc as usize];
-        (index.rank_of(row.paper), row.ordinal)
-    });
-    let (range, next_cursor) = cursor::page(hits.len(), start, size, signature);
-    let items: Vec<Value> = hits[range]
-        .iter()
-        .map(|&(doc, score)| {
-            let row = &index.relations[doc as usize];
-            let structure = ctx.structure(row.paper);
-            let mut item = relation_json(&structure, &structure.relations[row.ordinal as usize], context);
-            if evidence_query.is_some() {
-                item["score"] = json!(round4(score as f64));
-            }
-            item
-        })
-        .collect();
-    respond(json!({
-        "total": super::total_json(hits.len()),
-        "items": items,
-        "next_cursor": next_cursor,
+    let terms = (evidence_query, &index.relation_terms);
+    respond(ranked_page(ctx, terms, &index.relations, accept, &paging, |structure, row| {
+        relation_json(structure, &structure.relations[row.ordinal as usize], context)
     }))
 }
 

@@ -1,27 +1,12 @@
 //! The `filters` object of `/agentic-search`: validated strictly, then applied per paper.
 
+use paperlens_core::contract::{AGENTIC_FILTER_KEYS, RANGE_PAIR, TOPIC_DOMAINS, TOPIC_LOGIC};
 use serde_json::Value;
 
 use super::super::meta_search::filters::parse_partial_date;
 use super::super::params::Fields;
 use crate::service::corpus::{Corpus, Domain, Paper, VenueType};
 use crate::service::error::Result;
-
-const FILTER_FIELDS: [&str; 11] = [
-    "lang",
-    "language",
-    "title",
-    "author",
-    "publication_venue_name_unified",
-    "publication_venue_type",
-    "publication_published_date",
-    "publication_published_year",
-    "citation_count",
-    "influential_citation_count",
-    "topics",
-];
-
-const DOMAIN_NAMES: [&str; 4] = ["Physical Sciences", "Social Sciences", "Health Sciences", "Life Sciences"];
 
 /// Inclusive or exclusive bounds on a number (dates as yyyymmdd).
 #[derive(Debug, Clone, Copy, Default)]
@@ -107,9 +92,11 @@ fn bounds(fields: &Fields<'_>, name: &str, dates: bool) -> Result<Option<Bounds>
             b
         }
         Value::Array(items) => {
-            if items.len() != 2 {
-                return Err(fields
-                    .invalid(name, format!("as an array must have exactly 2 items [from, to] (got {})", items.len())));
+            if !RANGE_PAIR.contains(items.len()) {
+                let (n, got) = (RANGE_PAIR.max, items.len());
+                return Err(
+                    fields.invalid(name, format!("as an array must have exactly {n} items [from, to] (got {got})"))
+                );
             }
             let mut b = Bounds::default();
             if !items[0].is_null() {
@@ -130,7 +117,7 @@ fn bounds(fields: &Fields<'_>, name: &str, dates: bool) -> Result<Option<Bounds>
 
 impl AgenticFilters {
     pub fn parse(fields: &Fields<'_>) -> Result<AgenticFilters> {
-        fields.allow_only(&FILTER_FIELDS)?;
+        fields.allow_only(&AGENTIC_FILTER_KEYS)?;
         let mut filters = AgenticFilters::default();
         for name in ["lang", "language"] {
             if let Some(code) = fields.string(name)? {
@@ -164,13 +151,13 @@ impl AgenticFilters {
         filters.influential = bounds(fields, "influential_citation_count", false)?;
         if let Some(topics) = fields.object("topics")? {
             topics.allow_only(&["logic", "dimensions"])?;
-            let all = topics.one_of("logic", &["and", "or"])? == Some("and");
+            let all = topics.one_of("logic", &TOPIC_LOGIC)? == Some("and");
             let mut filter = TopicFilter { all, ..TopicFilter::default() };
             if let Some(dimensions) = topics.object("dimensions")? {
                 dimensions.allow_only(&["primary_topic", "primary_topic_domain"])?;
                 filter.topic = dimensions.string("primary_topic")?.map(|t| t.trim().to_lowercase());
                 filter.domain =
-                    dimensions.one_of("primary_topic_domain", &DOMAIN_NAMES)?.and_then(Domain::from_display_name);
+                    dimensions.one_of("primary_topic_domain", &TOPIC_DOMAINS)?.and_then(Domain::from_display_name);
             }
             filters.topics = Some(filter);
         }

@@ -6,6 +6,8 @@ pub mod hits;
 mod json;
 pub mod recall;
 
+use paperlens_core::contract::{self as c, AGENTIC_QUERY_CHARS};
+
 use super::params::{parse_object, Fields};
 use crate::service::corpus::SourceType;
 use crate::service::error::{json_response, Result, STANDARD};
@@ -15,7 +17,6 @@ use hits::write_hit;
 use json::JsonOut;
 use recall::{estimate_tokens, recall, sub_queries, Retrieval};
 
-pub const MAX_QUERY_CHARS: usize = 4096;
 pub const MODEL_NAME: &str = "paperlens-hashed-ngram";
 pub const MODEL_VERSION: &str = "1.0";
 /// Code points per page of the logical full text (`page_no`).
@@ -36,13 +37,14 @@ fn parse(body: &[u8]) -> Result<SearchRequest> {
     body.allow_only(&["query", "top_k", "retrieval", "sub_queries", "filters", "source_types"])?;
     let query = body.required_string("query")?;
     let length = query.chars().count();
-    if length == 0 || length > MAX_QUERY_CHARS {
-        return Err(body.invalid("query", format!("must have 1-{MAX_QUERY_CHARS} characters (got {length})")));
+    if !AGENTIC_QUERY_CHARS.contains(length) {
+        let (min, max) = (AGENTIC_QUERY_CHARS.min, AGENTIC_QUERY_CHARS.max);
+        return Err(body.invalid("query", format!("must have {min}-{max} characters (got {length})")));
     }
     if query.trim().is_empty() {
         return Err(body.invalid("query", "must not be empty after trimming whitespace"));
     }
-    let retrieval = match body.one_of("retrieval", &["hybrid", "vector", "es"])? {
+    let retrieval = match body.one_of("retrieval", &c::RETRIEVAL_MODES)? {
         Some("vector") => Retrieval::Vector,
         Some("es") => Retrieval::Keyword,
         _ => Retrieval::Hybrid,
@@ -63,9 +65,9 @@ fn parse(body: &[u8]) -> Result<SearchRequest> {
     }
     Ok(SearchRequest {
         query: query.to_string(),
-        top_k: body.integer("top_k", 1, 100)?.unwrap_or(10) as usize,
+        top_k: body.bounded("top_k", c::TOP_K)? as usize,
         retrieval,
-        sub_queries: body.integer("sub_queries", 0, 4)?.unwrap_or(0) as usize,
+        sub_queries: body.bounded("sub_queries", c::SUB_QUERIES)? as usize,
         filters,
         source_types,
     })

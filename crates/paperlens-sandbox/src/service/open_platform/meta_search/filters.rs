@@ -6,6 +6,7 @@
 //! Partial dates (`2020`, `2020-05`) cover their whole period: `EQ 2020` is any day of
 //! 2020, `GT 2020` starts in 2021.
 
+use paperlens_core::contract::{FILTER_OPERATORS, FILTER_OPERATOR_NAMES};
 use serde_json::Value as Json;
 
 use super::fields::{FieldDef, FieldType};
@@ -14,6 +15,7 @@ use crate::service::corpus::Corpus;
 use crate::service::error::{ApiError, Result, META_SEARCH};
 use crate::service::search::tokens;
 
+/// The filter operators, in the order of the contract's lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Eq,
@@ -29,30 +31,18 @@ pub enum Op {
     MatchPhrase,
 }
 
-pub const OPERATOR_NAMES: [&str; 11] =
-    ["EQ", "NE", "GT", "GTE", "LT", "LTE", "IN", "NIN", "CONTAINS", "MATCH", "MATCH_PHRASE"];
-
 impl Op {
+    pub const ALL: [Op; 11] =
+        [Op::Eq, Op::Ne, Op::Gt, Op::Gte, Op::Lt, Op::Lte, Op::In, Op::Nin, Op::Contains, Op::Match, Op::MatchPhrase];
+
+    /// The operator a request body names (`FILTER_OP_GTE`).
     pub fn parse(wire: &str) -> Option<Op> {
-        let short = wire.strip_prefix("FILTER_OP_")?;
-        let ops = [
-            Op::Eq,
-            Op::Ne,
-            Op::Gt,
-            Op::Gte,
-            Op::Lt,
-            Op::Lte,
-            Op::In,
-            Op::Nin,
-            Op::Contains,
-            Op::Match,
-            Op::MatchPhrase,
-        ];
-        OPERATOR_NAMES.iter().position(|n| *n == short).map(|i| ops[i])
+        FILTER_OPERATORS.iter().position(|n| *n == wire).map(|i| Op::ALL[i])
     }
 
+    /// The catalog's name of the operator (`GTE`).
     pub fn short_name(self) -> &'static str {
-        OPERATOR_NAMES[self as usize]
+        FILTER_OPERATOR_NAMES[self as usize]
     }
 }
 

@@ -17,6 +17,7 @@ pub mod value;
 
 use std::time::Instant;
 
+use paperlens_core::contract::{self as c, BOOST_LEVELS, NO_BOOST};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -26,7 +27,7 @@ use collection::{Authors, Collection, Papers, Sources};
 use facets::{Count, FacetResult, FacetSpec};
 use fields::FieldDef;
 use filters::{Filter, Op};
-use ranking::{Boosts, Strength, STRENGTHS};
+use ranking::{Boosts, Strength};
 use value::Scalar;
 
 use crate::service::corpus::Corpus;
@@ -35,17 +36,14 @@ use crate::service::search::tokens;
 use crate::service::{Access, Service, ServiceRequest, ServiceResponse};
 
 /// The window of shallow paging and the cap of `total_count`.
-pub const MAX_WINDOW: usize = 10_000;
-pub const MAX_PAGE_SIZE: i64 = 200;
-pub const DEFAULT_PAGE_SIZE: i64 = 25;
-pub const MAX_FACETS: usize = 5;
+pub const MAX_WINDOW: usize = c::PAGE_DEPTH_CAP as usize;
 
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {
     let started = Instant::now();
     let map = parse_object(&request.body, META_SEARCH)?;
     let body = Fields::new(&map, "", META_SEARCH);
     body.no_nulls()?;
-    match body.one_of("collection", &["papers", "authors", "sources"])? {
+    match body.one_of("collection", &c::COLLECTIONS)? {
         Some("authors") => run::<Authors>(service, request, &body, started),
         Some("sources") => run::<Sources>(service, request, &body, started),
         _ => run::<Papers>(service, request, &body, started),
@@ -110,7 +108,7 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
         let op = match item.string("operator")? {
             None => Op::Eq,
             Some(wire) => Op::parse(wire).ok_or_else(|| {
-                item.invalid("operator", format!("must be one of FILTER_OP_EQ, FILTER_OP_NE, FILTER_OP_GT, FILTER_OP_GTE, FILTER_OP_LT, FILTER_OP_LTE, FILTER_OP_IN, FILTER_OP_NIN, FILTER_OP_CONTAINS, FILTER_OP_MATCH, FILTER_OP_MATCH_PHRASE (got '{wire}')"))
+                item.invalid("operator", format!("must be one of {} (got '{wire}')", c::FILTER_OPERATORS.join(", ")))
             })?,
         };
         let value = item.get("value").ok_or_else(|| item.invalid("value", "is required"))?;
@@ -129,7 +127,7 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
                 format!("names '{name}', which is not sortable; sortable fields: {}", sortable.join(", ")),
             ));
         }
-        let descending = item.one_of("order", &["SORT_ORDER_DESC", "SORT_ORDER_ASC"])? != Some("SORT_ORDER_ASC");
+        let descending = item.one_of("order", &c::SORT_ORDERS)?.unwrap_or(c::SORT_ORDERS[0]) == c::SORT_ORDERS[0];
         sort.push((field, descending));
     }
 
@@ -164,13 +162,14 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
         }
     }
 
-    let page = body.integer("page", 1, i64::MAX)?.unwrap_or(1) as usize;
-    let page_size = body.integer("page_size", 1, MAX_PAGE_SIZE)?.unwrap_or(DEFAULT_PAGE_SIZE) as usize;
+    let page = body.bounded("page", c::PAGE)? as usize;
+    let page_size = body.bounded("page_size", c::PAGE_SIZE)? as usize;
     let cursor = body.string("cursor")?.filter(|c| !c.is_empty()).map(str::to_string);
 
     let facet_items = body.array("facets")?.map_or(&[][..], |v| v.as_slice());
-    if facet_items.len() > MAX_FACETS {
-        return Err(body.invalid("facets", format!("must have at most {MAX_FACETS} items (got {})", facet_items.len())));
+    if !c::FACETS.contains(facet_items.len()) {
+        let (max, n) = (c::FACETS.max, facet_items.len());
+        return Err(body.invalid("facets", format!("must have at most {max} items (got {n})")));
     }
     let mut facet_specs = Vec::new();
     for (k, item) in facet_items.iter().enumerate() {
@@ -180,20 +179,16 @@ fn plan<C: Collection>(body: &Fields<'_>, access: Access) -> Result<Plan> {
         if !table[field].caps.filter {
             return Err(item.invalid("field", format!("names '{name}', which is not filterable and cannot be faceted")));
         }
-        let size = item.integer("size", 1, 50)?.unwrap_or(10) as usize;
+        let size = item.bounded("size", c::FACET_SIZE)? as usize;
         facet_specs.push(FacetSpec { field, size });
     }
 
-    let strength =
-        |name: &str| -> Result<Strength> { Ok(Strength::parse(body.one_of(name, &STRENGTHS)?.unwrap_or("NONE"))) };
-    let boosts = Boosts {
-        freshness: strength("freshness_boost")?,
-        impact: strength("impact_boost")?,
-        language: strength("language_affinity")?,
-    };
+    let [freshness, impact, language] = c::BOOSTS
+        .map(|name| -> Result<Strength> { Ok(Strength::parse(body.one_of(name, &BOOST_LEVELS)?.unwrap_or(NO_BOOST))) });
+    let boosts = Boosts { freshness: freshness?, impact: impact?, language: language? };
 
     let canonical = |name: &str| body.get(name).map_or(String::new(), |v| v.to_string());
-    let signature = cursor::signature(&[C::NAME, &query, &canonical("filters"), &canonical("sort")]);
+    let signature = cursor::CODEC.signature(&[C::NAME, &query, &canonical("filters"), &canonical("sort")]);
     let plan =
         Plan { query, filters, sort, projection, page, page_size, cursor, facets: facet_specs, boosts, signature };
 
@@ -306,7 +301,7 @@ fn run<C: Collection>(
     let plan = plan::<C>(body, request.access)?;
     let corpus = service.corpus();
     let offset = match &plan.cursor {
-        Some(token) => cursor::decode(token, plan.signature).ok_or_else(|| {
+        Some(token) => cursor::CODEC.decode(token, plan.signature).ok_or_else(|| {
             META_SEARCH.invalid_param("cursor", "'cursor' is not a cursor issued for this query (collection, query, filters and sort must stay the same)")
         })?,
         None => (plan.page - 1) * plan.page_size,
@@ -316,7 +311,7 @@ fn run<C: Collection>(
     let start = offset.min(total);
     let end = (start + plan.page_size).min(total);
     let next_cursor =
-        if plan.boosts_active() || end >= total { String::new() } else { cursor::encode(plan.signature, end) };
+        if plan.boosts_active() || end >= total { String::new() } else { cursor::CODEC.encode(plan.signature, end) };
     let records = C::records(corpus);
     let matched: Vec<u32> = if plan.facets.is_empty() { Vec::new() } else { hits.iter().map(|h| h.0).collect() };
     let facet_results: Vec<FacetResult<'_>> =

@@ -10,8 +10,6 @@ pub enum Strength {
     Strong,
 }
 
-pub const STRENGTHS: [&str; 3] = ["NONE", "MILD", "STRONG"];
-
 impl Strength {
     pub fn parse(text: &str) -> Strength {
         match text {
