@@ -12,4 +12,4 @@ pub use content::Content;
 pub use meta_catalog::MetaCatalog;
 pub use meta_search::{FacetItem, FilterItem, MetaSearch, SortItem};
 pub use paper_relations::PaperRelations;
-pub use resource::{download_target, Resource};
+pub use resource::Resource;

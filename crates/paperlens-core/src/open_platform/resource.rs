@@ -1,7 +1,5 @@
 //! `GET /resource`: a binary attachment by its relative object path.
 
-use std::path::{Path, PathBuf};
-
 use crate::error::Error;
 use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
@@ -27,35 +25,8 @@ impl Operation for Resource {
     }
 }
 
-/// Where a download of `file_name` to `dest` lands: `dest` itself, or inside `dest` when it
-/// is a directory, named by the `Content-Disposition` filename or the last path segment.
-pub fn download_target(dest: &Path, file_name: &str, content_disposition: Option<&str>) -> PathBuf {
-    if !dest.is_dir() {
-        return dest.to_path_buf();
-    }
-    let name = content_disposition
-        .and_then(disposition_filename)
-        .filter(|n| is_plain_file_name(n))
-        .or_else(|| file_name.rsplit('/').next().map(str::to_string).filter(|n| is_plain_file_name(n)))
-        .unwrap_or_else(|| "resource".to_string());
-    dest.join(name)
-}
-
-fn disposition_filename(header: &str) -> Option<String> {
-    header.split(';').map(str::trim).find_map(|part| {
-        let value = part.strip_prefix("filename=")?;
-        Some(value.trim_matches('"').to_string())
-    })
-}
-
-/// A name that stays inside the destination directory.
-fn is_plain_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
     use serde_json::json;
 
     #[test]
@@ -64,17 +35,5 @@ mod tests {
         for bad in ["", "/etc/passwd", "a/../b", "a\\b"] {
             assert!(crate::prepare("resource", json!({"file_name": bad}), true).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn target_inside_a_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("x.png");
-        assert_eq!(download_target(&file, "figures/fig1.png", None), file);
-        assert_eq!(download_target(dir.path(), "figures/fig1.png", None), dir.path().join("fig1.png"));
-        let named = download_target(dir.path(), "f/x", Some("attachment; filename=\"fig 2.png\""));
-        assert_eq!(named, dir.path().join("fig 2.png"));
-        let escaping = download_target(dir.path(), "f/x", Some("attachment; filename=\"../../evil\""));
-        assert_eq!(escaping, dir.path().join("x"));
     }
 }
