@@ -17,6 +17,7 @@ import pytest
 
 import paperlens
 from paperlens import types as t
+from paperlens._contract import EVIDENCE_GROUPS
 from paperlens.sandbox import RecordedRequest, Sandbox
 
 PAPERS = 300
@@ -807,18 +808,7 @@ def test_citation_graph_to_networkx(client: paperlens.Client, data: Data) -> Non
 # -- provenance round trips ----------------------------------------------------------------------
 
 
-_GROUPS = (
-    "evidence_score",
-    "schema_unit",
-    "reference_semantics",
-    "reference_core",
-    "comparison_detail",
-    "citation_signal",
-    "formula",
-    "core_claim_result",
-    "table_evidence",
-    "resource",
-)
+_GROUPS = EVIDENCE_GROUPS
 
 
 def test_evidence_markers_resolve_to_paragraphs_holding_their_text(client: paperlens.Client, data: Data) -> None:

@@ -8,10 +8,14 @@ import re
 from typing import Any
 
 import paperlens
+from paperlens import _contract as c
 from paperlens.cli.exit_codes import UsageError
 
 _FILTER_SYMBOL = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|=|>|<)\s*(.*?)\s*$")
-_FILTER_WORD = re.compile(r"^\s*([A-Za-z_][\w.]*)\s+(in|not_in|contains|match_phrase|match)\s+(.*?)\s*$", re.I)
+# The word operators, longest first (``match_phrase`` before ``match``).
+_WORDS = sorted((alias for alias in c.OPERATOR_ALIASES if alias.isidentifier()), key=len, reverse=True)
+_FILTER_WORD = re.compile(rf"^\s*([A-Za-z_][\w.]*)\s+({'|'.join(_WORDS)})\s+(.*?)\s*$", re.I)
+_LIST_WORDS = tuple(alias for alias, name in c.OPERATOR_ALIASES.items() if name in c.LIST_OPERATORS)
 
 
 def _scalar(text: str) -> Any:
@@ -34,11 +38,11 @@ def filter_arg(text: str) -> paperlens.Filter:
     match = _FILTER_WORD.match(text) or _FILTER_SYMBOL.match(text)
     if not match:
         raise argparse.ArgumentTypeError(
-            f"expected FIELD OP VALUE (OP one of == != > >= < <= in not_in contains match match_phrase), got {text!r}"
+            f"expected FIELD OP VALUE (OP one of {' '.join(c.OPERATOR_ALIASES)}), got {text!r}"
         )
     field, op, raw = match.groups()
     op = {"=": "=="}.get(op, op.lower())
-    value = [_scalar(v) for v in raw.split(",") if v.strip()] if op in ("in", "not_in") else _scalar(raw)
+    value = [_scalar(v) for v in raw.split(",") if v.strip()] if op in _LIST_WORDS else _scalar(raw)
     return paperlens.Filter(field, op, value)
 
 
@@ -46,7 +50,7 @@ def sort_arg(text: str) -> tuple[str, str]:
     """``FIELD`` (descending) or ``FIELD:asc`` / ``FIELD:desc``."""
     field, _, order = text.partition(":")
     order = (order or "desc").lower()
-    if not field or order not in ("asc", "desc"):
+    if not field or order not in c.SORT_ORDERS:
         raise argparse.ArgumentTypeError(f"expected FIELD or FIELD:asc or FIELD:desc, got {text!r}")
     return field, order
 

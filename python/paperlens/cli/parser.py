@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from paperlens import _contract as c
 from paperlens.cli import commands
 from paperlens.cli.convert import csv_list, filter_arg, json_arg, rate_limit_arg, sort_arg
 from paperlens.cli.demo import run_demo
@@ -105,10 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _search(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help="a question or topic, in natural language")
     parser.add_argument("--top-k", type=int, help="how many hits")
-    parser.add_argument("--retrieval", help="retrieval mode of the service")
+    parser.add_argument("--retrieval", help=f"retrieval mode: {', '.join(c.RETRIEVAL_MODES)}")
     parser.add_argument("--sub-queries", type=int, help="how many sub-queries the service may derive")
     parser.add_argument(
-        "--source-type", action="append", dest="source_types", help="restrict to a source type (repeatable)"
+        "--source-type",
+        action="append",
+        dest="source_types",
+        help=f"restrict to a source type: {' or '.join(c.SOURCE_TYPES)} (repeatable)",
     )
     parser.add_argument("--filters", type=json_arg, help="filters as a JSON object")
 
@@ -127,7 +131,7 @@ def _download(parser: argparse.ArgumentParser) -> None:
 
 
 def _catalog(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--collection", help="a collection other than the default")
+    parser.add_argument("--collection", help=f"a collection other than the default: {', '.join(c.COLLECTIONS)}")
     parser.add_argument("--sample-values", action="store_true", help="include sample values of each field")
     parser.add_argument("--field-stats", action="store_true", help="include statistics of each field")
 
@@ -136,17 +140,20 @@ def _meta_search(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", nargs="?", help="keywords (omit to filter only)")
     _search_options(parser)
     add_repeatable(parser, "--facet", "facet on a field", metavar="FIELD[:N]")
-    parser.add_argument("--page", type=int, help="page number (page paging, up to the 10000 cap)")
-    parser.add_argument("--page-size", type=int, help="records per page (1-200)")
+    parser.add_argument("--page", type=int, help=f"page number (page paging, up to the {c.PAGE_DEPTH_CAP} cap)")
+    parser.add_argument("--page-size", type=int, help=f"records per page (1-{c.PAGE_SIZE_MAX})")
     parser.add_argument("--cursor", help="continue from a next_cursor")
-    for boost in ("freshness-boost", "impact-boost", "language-affinity"):
-        parser.add_argument(f"--{boost}", help=f"{boost.replace('-', ' ')} of the relevance ranking")
+    for boost in c.BOOSTS:
+        words = boost.replace("_", " ")
+        parser.add_argument(
+            f"--{boost.replace('_', '-')}", help=f"{words} of the relevance ranking: {', '.join(c.BOOST_LEVELS)}"
+        )
     add_paging_flags(parser)
 
 
 def _relations(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("unique_id", help="the paper's unique_id (e.g. W4000000000)")
-    parser.add_argument("relation", help="CITATIONS, REFERENCES or RELATED")
+    parser.add_argument("relation", help=" or ".join(c.PAPER_RELATIONS))
     parser.add_argument("--page", type=int, help="page number")
     parser.add_argument("--page-size", type=int, help="items per page")
     add_paging_flags(parser)
@@ -160,7 +167,12 @@ def _harvest(parser: argparse.ArgumentParser) -> None:
     )
     _search_options(parser)
     parser.add_argument("--chunk-size", type=int, default=1000, help="records per chunk and checkpoint (default 1000)")
-    parser.add_argument("--page-size", type=int, default=200, help="records per request (default 200, the most)")
+    parser.add_argument(
+        "--page-size",
+        type=int,
+        default=c.PAGE_SIZE_MAX,
+        help=f"records per request (default {c.PAGE_SIZE_MAX}, the most)",
+    )
     parser.add_argument("--limit", type=int, help="stop after this many records")
     parser.add_argument(
         "--shared-pacing",
@@ -174,7 +186,7 @@ def _harvest(parser: argparse.ArgumentParser) -> None:
 
 def _search_options(parser: argparse.ArgumentParser) -> None:
     """The query options of ``meta-search`` and ``harvest``."""
-    parser.add_argument("--collection", help="a collection other than the default")
+    parser.add_argument("--collection", help=f"a collection other than the default: {', '.join(c.COLLECTIONS)}")
     add_repeatable(
         parser,
         "--filter",
