@@ -13,13 +13,19 @@ The decorator makes it a descriptor. Read from a :class:`SyncCaller` (``Client``
 returning an awaitable of it. :func:`pages` does the same for the ``iter_`` forms, which
 return a ``Paginator`` or an ``AsyncPaginator``. Read from the class, the descriptor keeps the
 definition's signature and documentation, with the result type as its return annotation.
+
+A workflow of many requests (``lookup``, ``snowball``...) is written once as a generator, a
+:data:`Plan`: it yields a :class:`Call` of one of the client's methods and receives its result
+(or has its error raised at the ``yield``). :func:`workflow` runs it with plain calls for
+``Client`` and with awaits for ``AsyncClient``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from dataclasses import dataclass, field
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from paperlens._pagination import AsyncPaginator, Paginator, Paging
@@ -30,7 +36,7 @@ T = TypeVar("T")
 Params = dict[str, Any]
 Definition = Callable[Concatenate[Any, P], Params]
 
-__all__ = ["AsyncCaller", "Params", "SyncCaller", "operation", "pages", "params"]
+__all__ = ["AsyncCaller", "Call", "Params", "Plan", "SyncCaller", "operation", "pages", "params", "workflow"]
 
 
 def params(scope: dict[str, Any], *drop: str) -> Params:
@@ -170,3 +176,92 @@ def pages(
     ``paging`` walks the pages; ``options`` are the parameters that go to the paginator
     rather than to the service."""
     return lambda define: Pages(define, model, item, paging, unit, options, name)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call a :data:`Plan` asks for: ``getattr(client, method)(*args, **kwargs)``, awaited on an
+    ``AsyncClient``. ``method`` names a coroutine method there (not an ``iter_`` one)."""
+
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+Plan = Generator[Call, Any, R]
+PlanDefinition = Callable[Concatenate[Any, P], Plan[R]]
+
+
+class Workflow(Generic[P, R]):
+    """A :data:`Plan` run for a sync or an async caller (see :func:`workflow`)."""
+
+    def __init__(self, define: PlanDefinition[P, R]) -> None:
+        functools.update_wrapper(self, define)
+        self._define = define
+        signature = inspect.signature(define)
+        self._bound_signature = signature.replace(parameters=list(signature.parameters.values())[1:])
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> Workflow[P, R]: ...
+    @overload
+    def __get__(self, obj: AsyncCaller, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    @overload
+    def __get__(self, obj: SyncCaller, owner: type[Any]) -> Callable[P, R]: ...
+    def __get__(self, obj: SyncCaller | AsyncCaller | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        define = self._define
+        if isinstance(obj, AsyncCaller):
+
+            async def run(*args: Any, **kwargs: Any) -> Any:
+                return await _run_async(obj, define(obj, *args, **kwargs))
+        else:
+
+            def run(*args: Any, **kwargs: Any) -> Any:
+                return _run_sync(obj, define(obj, *args, **kwargs))
+
+        run.__name__ = run.__qualname__ = define.__name__
+        run.__doc__ = define.__doc__
+        run.__signature__ = self._bound_signature  # type: ignore[attr-defined]
+        obj.__dict__[define.__name__] = run
+        return run
+
+    def __call__(self, obj: SyncCaller | AsyncCaller, /, *args: Any, **kwargs: Any) -> Any:
+        return self.__get__(obj, type(obj))(*args, **kwargs)
+
+
+def _run_sync(obj: Any, plan: Plan[R]) -> R:
+    try:
+        call = next(plan)
+        while True:
+            try:
+                result = getattr(obj, call.method)(*call.args, **call.kwargs)
+            except Exception as error:
+                call = plan.throw(error)
+            else:
+                call = plan.send(result)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    finally:
+        plan.close()
+
+
+async def _run_async(obj: Any, plan: Plan[R]) -> R:
+    try:
+        call = next(plan)
+        while True:
+            try:
+                result = await getattr(obj, call.method)(*call.args, **call.kwargs)
+            except Exception as error:
+                call = plan.throw(error)
+            else:
+                call = plan.send(result)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    finally:
+        plan.close()
+
+
+def workflow(define: PlanDefinition[P, R]) -> Workflow[P, R]:
+    """A method of many requests, written once as a :data:`Plan` for both clients."""
+    return Workflow(define)

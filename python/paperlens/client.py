@@ -11,7 +11,7 @@ import os
 import platform
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from paperlens import _types_open_platform as t
 from paperlens._disposition import download_name
 from paperlens._model import Response
-from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
+from paperlens._operation import AsyncCaller, Params, Plan, SyncCaller, operation, pages, params, workflow
 from paperlens._pagination import MetaSearchPaging, OffsetPaging, PageNumberPaging
 from paperlens._paperlens import NativeClient, __version__
 from paperlens._progress import Progress
@@ -29,7 +29,10 @@ from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecod
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
+    from paperlens.lookup import Lookup
+    from paperlens.matching import ReferenceMatch
     from paperlens.schema import AsyncSchema, Schema
+    from paperlens.snowball import CitationNetwork
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -331,7 +334,64 @@ class _OpenPlatform:
         return params(locals())
 
 
-class Client(_ClientBase, _OpenPlatform, SyncCaller):
+class _Workflows:
+    """The research workflows of many requests, paced and cached like every call (each plan
+    lives in its own module)."""
+
+    @workflow
+    def lookup(
+        self, ids: Iterable[str], *, by: str = "doi", fields: list[str] | None = None, progress: bool = False
+    ) -> Plan[Lookup]:
+        """Records for many identifiers, in as few ``/meta-search`` requests as the contract's
+        bounds allow (see :mod:`paperlens.lookup`)."""
+        from paperlens.lookup import lookup_plan
+
+        return lookup_plan(ids, by=by, fields=fields, progress=progress)
+
+    @workflow
+    def match_reference(self, text: str, *, top: int = 5) -> Plan[list[ReferenceMatch]]:
+        """Candidate records for a free-text citation, best first (see :mod:`paperlens.matching`)."""
+        from paperlens.matching import match_plan
+
+        return match_plan(text, top=top)
+
+    @workflow
+    def match_references(
+        self, texts: Iterable[str], *, top: int = 5, progress: bool = False
+    ) -> Plan[list[list[ReferenceMatch]]]:
+        """:meth:`match_reference` for each text, in order."""
+        from paperlens.matching import match_many_plan
+
+        return match_many_plan(texts, top=top, progress=progress)
+
+    @workflow
+    def snowball(
+        self,
+        seeds: Iterable[str],
+        *,
+        direction: str = "both",
+        depth: int = 1,
+        max_per_paper: int | None = None,
+        limit: int | None = None,
+        checkpoint: str | os.PathLike[str] | None = None,
+        progress: bool = False,
+    ) -> Plan[CitationNetwork]:
+        """The citation network around ``unique_id`` seeds, breadth first over
+        ``/meta-paper-relations`` (see :mod:`paperlens.snowball`)."""
+        from paperlens.snowball import snowball_plan
+
+        return snowball_plan(
+            seeds,
+            direction=direction,
+            depth=depth,
+            max_per_paper=max_per_paper,
+            limit=limit,
+            checkpoint=checkpoint,
+            progress=progress,
+        )
+
+
+class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
     """The synchronous client. Safe to share across threads; the GIL is released while waiting.
 
     >>> client = paperlens.Client()          # token and base URL from the environment
@@ -375,7 +435,7 @@ class Client(_ClientBase, _OpenPlatform, SyncCaller):
             return Path(self._core.download(*args)[0])
 
 
-class AsyncClient(_ClientBase, _OpenPlatform, AsyncCaller):
+class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
     """The asyncio client: the methods of :class:`Client` as coroutines, ``iter_*`` as async
     iterators. Safe to share across tasks.
 

@@ -20,7 +20,9 @@ from typing import Any, Literal
 
 from paperlens._paperlens import NativeSandbox
 
-__all__ = ["FaultKind", "RateLimitKind", "RecordedRequest", "Sandbox"]
+__all__ = ["FaultKind", "RateLimitKind", "RecordedRequest", "Sandbox", "corpus_of"]
+
+_RUNNING: dict[str, dict[str, int]] = {}
 
 FaultKind = Literal["status", "drop", "non_json", "partial"]
 RateLimitKind = Literal["sliding", "fixed", "bucket"]
@@ -86,6 +88,7 @@ class Sandbox:
             raise ValueError(f"papers must be at least 1, got {papers}")
         limits = None if rate_limits is None else list(rate_limits.items())
         self._native = NativeSandbox(papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port)
+        _RUNNING[self._native.base_url] = {"papers": papers, "seed": seed}
 
     @property
     def base_url(self) -> str:
@@ -157,6 +160,7 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop the server; in-flight requests get a short grace period. Idempotent."""
+        _RUNNING.pop(self._native.base_url, None)
         self._native.close()
 
     def __enter__(self) -> Sandbox:
@@ -173,6 +177,12 @@ class Sandbox:
     def __repr__(self) -> str:
         state = "closed" if self.closed else "running"
         return f"<Sandbox {self.base_url} {state}>"
+
+
+def corpus_of(base_url: str) -> dict[str, int] | None:
+    """``{"papers": ..., "seed": ...}`` of the sandbox this process runs at ``base_url``, if any
+    (manifests record it, so a harvest of a sandbox can be reproduced)."""
+    return _RUNNING.get(base_url.rstrip("/"))
 
 
 def _header_map(pairs: list[tuple[str, str]]) -> dict[str, str]:
