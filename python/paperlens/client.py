@@ -118,16 +118,46 @@ class _ClientBase:
         shared_pacing: bool | str | os.PathLike[str] = False,
         max_concurrency: int | None = None,
     ) -> None:
-        """See ``paperlens.Client``. ``cache_dir``: store successful read answers there and
-        serve repeated calls from it (no request, no quota) for ``cache_ttl`` seconds (None:
-        forever); off by default. See :mod:`paperlens.cache`. ``ca_bundle``: a PEM file of CAs
-        trusted on top of the system store, ``SSL_CERT_FILE`` / ``REQUESTS_CA_BUNDLE`` and the
-        bundled roots. ``proxy``: a proxy URL, else ``HTTPS_PROXY`` / ``ALL_PROXY``; ``NO_PROXY``
-        applies. A plain-http (loopback) base URL is always reached without a proxy.
-        ``shared_pacing``: True (a file in a per-user directory) or a file path: the processes of
-        this machine using the same token and base URL share one quota pacing state (the file
-        holds a hash of the token, never the token). ``max_concurrency``: at most this many
-        requests of this client (and those ``with_options`` derives) in flight at once; None: 16."""
+        """Creates a client; no request is sent until the first call.
+
+        Args:
+            api_token: the API token; default: the ``PAPERLENS_API_TOKEN`` environment variable.
+                It is sent only to ``base_url`` and never appears in a ``repr``, a log line or
+                an exception message.
+            base_url: the service's base URL; default: ``PAPERLENS_BASE_URL``. Plain ``http://``
+                is refused unless the host is a loopback address (a sandbox).
+            timeout: seconds for a whole request, answer included.
+            connect_timeout: seconds to establish a connection.
+            max_retries: retries of a 429, 502, 503, 504 or a failed connection (exponential
+                backoff with jitter, about 1 s, 2 s, 4 s).
+            service_source: the ``X-Service-Source`` label of every request.
+            rate_limits: client-side quota pacing, in requests per minute per quota resource:
+                ``"default"`` (30 to ``/meta-search``, 30 shared by all ``/paper-schema``
+                operations), a dict such as ``{"meta-search": 120, "paper-schema": 60}``, or
+                None to disable pacing.
+            validate: check every bound of the contract before sending (a violation raises
+                ``ValidationError``); False sends parameters as given.
+            max_rate_limit_wait: the longest wait, in seconds, a 429 may ask for before the
+                request is retried; a longer one raises ``RateLimitError`` at once.
+            retry_backoff: the first backoff of retries, in seconds (doubled after each).
+            cache_dir: store successful read answers in this directory and answer repeated
+                calls from it (no request, no quota); off by default. See ``paperlens.cache``.
+            cache_ttl: seconds a cached answer is served; None: forever.
+            ca_bundle: a PEM file of CAs trusted on top of the system store, ``SSL_CERT_FILE`` /
+                ``REQUESTS_CA_BUNDLE`` and the bundled roots.
+            proxy: a proxy URL; default: ``HTTPS_PROXY`` / ``ALL_PROXY`` (``NO_PROXY``
+                applies). A plain-http (loopback) base URL is always reached directly.
+            shared_pacing: True (a file in a per-user directory) or a file path: the processes
+                of this machine using the same token and base URL share one quota pacing state
+                (the file holds a hash of the token, never the token).
+            max_concurrency: at most this many requests of this client (and of the clients
+                ``with_options`` derives from it) in flight at once; None: 16.
+
+        Raises:
+            ConfigurationError: a missing token or base URL (the message names the variable),
+                a plain-http base URL that is not loopback, an invalid ``service_source``, or a
+                CA bundle that cannot be read.
+        """
         self._native = NativeClient(
             api_token=api_token,
             base_url=base_url,
@@ -156,11 +186,18 @@ class _ClientBase:
 
     @property
     def base_url(self) -> str:
+        """The base URL every request goes to, without a trailing slash."""
         return self._core.base_url
 
     @property
     def cache(self) -> ResponseCache:
-        """The response cache (``Client(cache_dir=...)``): ``.path``, ``.ttl``, ``.clear()``."""
+        """The response cache (``Client(cache_dir=...)``): ``.path``, ``.ttl``, ``.clear()``.
+
+        Example:
+            >>> client = paperlens.Client(cache_dir="paperlens-cache")
+            >>> client.cache.clear()  # the number of answers removed
+            0
+        """
         return ResponseCache(self._core)
 
     def _listen(self, callback: Any) -> Any:
@@ -202,7 +239,22 @@ class _ClientBase:
         validate: bool | None = None,
         retry_backoff: float | None = None,
     ) -> Self:
-        """A client with other call settings, sharing this one's connections and pacing."""
+        """A client with other call settings, sharing this one's connections, pacing and cache.
+
+        Args:
+            timeout: seconds for a whole request; None keeps this client's.
+            max_retries: retries of retryable failures; None keeps this client's.
+            max_rate_limit_wait: the longest 429 wait retried, in seconds; None keeps this client's.
+            validate: check the contract's bounds before sending; None keeps this client's.
+            retry_backoff: the first retry backoff, in seconds; None keeps this client's.
+
+        Returns:
+            A client of the same class (``Client`` or ``AsyncClient``).
+
+        Example:
+            >>> patient = client.with_options(timeout=120.0, max_retries=5)
+            >>> patient.read_text(doc_id)
+        """
         return self._derive(
             self._core.with_options(
                 timeout=timeout,
@@ -237,7 +289,38 @@ class _OpenPlatform:
         filters: dict[str, Any] | None = None,
         source_types: list[str] | None = None,
     ) -> Params:
-        """Semantic search over paper chunks (``POST /agentic-search``)."""
+        """Semantic search over the chunks of full texts (``POST /agentic-search``).
+
+        Each hit carries ``doc_id`` (or ``source``) and the code-point ``offset`` of its chunk,
+        which lead to :meth:`content`.
+
+        Args:
+            query: a natural-language question, 1-4096 characters (not blank).
+            top_k: the most hits to return, 1-100 (service default 10).
+            retrieval: ``"hybrid"`` (default: vector and keyword recall fused), ``"vector"`` or
+                ``"es"`` (keyword only).
+            sub_queries: model-generated rewrites of the query to add, 0-4 (default 0).
+            filters: the wire filter object, e.g. ``{"lang": "en", "publication_published_year":
+                {"gte": 2020}}`` (fields ``lang``, ``title``, ``author``,
+                ``publication_venue_name_unified``, ``publication_venue_type``,
+                ``publication_published_date``, ``publication_published_year``,
+                ``citation_count``, ``influential_citation_count``, ``topics``).
+            source_types: restrict to ``"web"`` and/or ``"pdf"`` sources.
+
+        Returns:
+            The hits, best first (``.hits``), with the service's token estimates.
+
+        Raises:
+            ValidationError: a parameter breaks a bound (nothing is sent).
+            AuthenticationError: the token is missing or invalid (401).
+            RateLimitError: a 429 whose wait exceeds ``max_rate_limit_wait``.
+            ServerError: a 5xx answer after the retries (507: vectorization resources exhausted).
+            APIConnectionError: the connection failed after the retries.
+
+        Example:
+            >>> found = client.agentic_search("retrieval augmented generation", top_k=5)
+            >>> [(hit.score, hit.title) for hit in found.hits]
+        """
         return params(locals())
 
     @operation(t.Content)
@@ -249,14 +332,54 @@ class _OpenPlatform:
         offset: int | None = None,
         limit: int | None = None,
     ) -> Params:
-        """A document's full text, or with ``offset`` one page of it in code points (``GET /content``)."""
+        """A document's full text, or with ``offset`` one page of it (``GET /content``).
+
+        Args:
+            doc_id: the document's ``doc_id`` (from a search hit or a metadata record).
+            source: the document's ``source`` address (``http(s)://`` or ``s3://``), the fallback
+                when there is no ``doc_id``. One of ``doc_id`` and ``source`` is required.
+            offset: start of the page in Unicode code points (0 included: paged mode); None
+                returns the whole text.
+            limit: the most code points of a page, 1-524288 (service default 700); paged mode only.
+
+        Returns:
+            The text (``.text``), with ``.more`` and ``.next_offset`` in paged mode and
+            ``.text_length``, the length of the whole text.
+
+        Raises:
+            ValidationError: neither ``doc_id`` nor ``source``, or a bound broken (nothing is sent).
+            BadRequestError: no document has this ``doc_id`` or ``source`` (400).
+            PermissionDeniedError: the token may not read this full text (403).
+
+        Example:
+            >>> page = client.content(hit.doc_id, offset=max(0, hit.offset - 200), limit=1000)
+            >>> page.text, page.more, page.next_offset
+        """
         return params(locals())
 
     @pages(t.Content, t.Content, OffsetPaging, unit="pages", options=())
     def iter_content(
         self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0, limit: int | None = None
     ) -> Params:
-        """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false."""
+        """The pages of a text from ``offset``, following ``next_offset`` until ``more`` is false.
+
+        Args:
+            doc_id: the document's ``doc_id``.
+            source: the document's ``source`` address, when there is no ``doc_id``.
+            offset: the code point to start from.
+            limit: code points per page, 1-524288 (service default 700).
+
+        Returns:
+            A paginator of ``Content`` pages; one request per page, sent as you iterate.
+
+        Raises:
+            ValidationError: neither ``doc_id`` nor ``source``, or a bound broken.
+            BadRequestError: no document has this ``doc_id`` or ``source`` (400), while iterating.
+
+        Example:
+            >>> for page in client.iter_content(doc_id, limit=10_000):
+            ...     print(page.next_offset, page.text[:60])
+        """
         return params(locals())
 
     @operation(t.Catalog)
@@ -267,7 +390,25 @@ class _OpenPlatform:
         include_sample_values: bool | None = None,
         include_field_stats: bool | None = None,
     ) -> Params:
-        """The metadata fields this token may use (``GET /meta-catalog``)."""
+        """The metadata fields this token may filter, sort, search and project (``GET /meta-catalog``).
+
+        Args:
+            collection: ``"papers"`` (the default), ``"authors"`` or ``"sources"``.
+            include_sample_values: also list sample values of enumeration-like fields.
+            include_field_stats: also give the cardinality of keyword fields and min, max,
+                mean, median and p95 of numeric fields.
+
+        Returns:
+            The catalog: ``.fields`` (one ``CatalogField`` each, with what it may be used
+            for), ``.default_fields`` and ``.filter_operators``.
+
+        Raises:
+            AuthenticationError: the token is missing or invalid (401).
+
+        Example:
+            >>> catalog = client.meta_catalog(include_sample_values=True)
+            >>> [f.name for f in catalog.fields if f.filterable]
+        """
         return params(locals())
 
     @operation(t.MetaSearchPage)
@@ -287,7 +428,50 @@ class _OpenPlatform:
         impact_boost: str | None = None,
         language_affinity: str | None = None,
     ) -> Params:
-        """One page of bibliographic metadata search (``POST /meta-search``)."""
+        """One page of bibliographic metadata search (``POST /meta-search``).
+
+        Args:
+            query: full-text keywords; None or empty: no full-text search (filters only).
+            collection: ``"papers"`` (the default), ``"authors"`` or ``"sources"``.
+            filters: conditions, all of which must hold: a ``paperlens.Filter``
+                (``Filter("citation_count", ">=", 100)``), a ``(field, op, value)`` tuple, a
+                wire dict, or a list of them. Operators: ``== != > >= < <= in not_in contains
+                match match_phrase`` or the wire ``FILTER_OP_*`` names.
+            sort: a field name, a ``(field, "asc"|"desc")`` tuple, a wire dict, or a list of
+                them; sortable fields are listed by :meth:`meta_catalog`.
+            fields: the fields to return (a projection); None: the default set.
+            page: the page number, from 1; ``page * page_size`` may not exceed 10000.
+            page_size: records per page, 1-200 (service default 25).
+            cursor: the ``next_cursor`` of the previous page, for deep paging (not with
+                ``page`` > 1, nor while a boost is active).
+            facets: a field name, a ``(field, size)`` tuple, a wire dict, or a list of them.
+            freshness_boost: ``"NONE"``, ``"MILD"`` (last 10 years) or ``"STRONG"`` (last 3).
+            impact_boost: ``"NONE"``, ``"MILD"`` or ``"STRONG"``: re-rank by citation count.
+            language_affinity: ``"NONE"``, ``"MILD"`` or ``"STRONG"``: lower results not in
+                the query's language.
+
+        Returns:
+            The page: ``.results`` (``MetadataRecord``), ``.total_count`` (capped at 10000),
+            ``.next_cursor``, ``.facets`` (``.facets_to_pandas()`` for a tidy frame).
+
+        Raises:
+            ValidationError: a bound broken, e.g. ``page * page_size > 10000`` or an unknown
+                operator (nothing is sent).
+            BadRequestError: a field that cannot be sorted on, or ``cursor`` with ``page`` > 1 (400).
+            PermissionDeniedError: the token may not see a requested field (403).
+            RateLimitError: a 429 whose wait exceeds ``max_rate_limit_wait``.
+
+        Example:
+            >>> from paperlens import Filter
+            >>> page = client.meta_search(
+            ...     "coral bleaching",
+            ...     filters=[Filter("publication_published_year", ">=", 2015)],
+            ...     sort=[("citation_count", "desc")],
+            ...     facets=["publication_published_year"],
+            ...     page_size=20,
+            ... )
+            >>> page.total_count, [record.title for record in page.results[:3]]
+        """
         return meta_search_params(params(locals()))
 
     @pages(t.MetaSearchPage, t.MetadataRecord, MetaSearchPaging)
@@ -309,15 +493,70 @@ class _OpenPlatform:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every record of a search: cursor deep paging, or page numbers up to the 10000 cap
-        while a boost is active (the spec forbids cursors then)."""
+        """Every record of a search, page after page.
+
+        Pages with cursors, which go past the 10000 cap of page numbers; while a boost is
+        active the service refuses cursors, so it pages by number up to the cap and then stops
+        with a ``PageCapWarning``. Pages are as large as the contract allows (200) unless
+        ``page_size`` is given or ``limit`` needs fewer.
+
+        Args:
+            query: as for :meth:`meta_search`.
+            collection: as for :meth:`meta_search`.
+            filters: as for :meth:`meta_search`.
+            sort: as for :meth:`meta_search`.
+            fields: as for :meth:`meta_search`.
+            page: the page number to start from.
+            page_size: records per request, 1-200.
+            cursor: a ``next_cursor`` to resume from (``paginator.next_cursor`` of a partial run).
+            facets: as for :meth:`meta_search` (they arrive on each page: ``.pages()``).
+            freshness_boost: as for :meth:`meta_search`.
+            impact_boost: as for :meth:`meta_search`.
+            language_affinity: as for :meth:`meta_search`.
+            limit: stop after this many records.
+            progress: show a tqdm progress bar sized by ``total_count`` (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``MetadataRecord``; requests are sent as you iterate.
+
+        Raises:
+            ValidationError: a bound broken (when the paginator is created: nothing is sent).
+            APIError: an error answer of the service, while iterating (see :meth:`meta_search`).
+
+        Example:
+            >>> records = client.iter_meta_search("coral reef", fields=["unique_id", "title"], limit=1000)
+            >>> frame = records.to_pandas()  # or: for record in records: ...
+        """
         return meta_search_params(params(locals()))
 
     @operation(t.RelationsPage)
     def paper_relations(
         self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
     ) -> Params:
-        """Citations, references or related works of a paper (``POST /meta-paper-relations``)."""
+        """One page of the citations, references or related works of a paper
+        (``POST /meta-paper-relations``).
+
+        Args:
+            unique_id: the paper's ``unique_id`` (from :meth:`meta_search` or
+                :meth:`agentic_search`), never a ``doc_id``.
+            relation: ``"CITATIONS"`` (who cites it), ``"REFERENCES"`` (whom it cites) or
+                ``"RELATED_WORKS"``.
+            page: the page number, from 1.
+            page_size: items per page, 1-200 (service default 25).
+
+        Returns:
+            The page: ``.items`` (``RelationItem``), ``.total_count``, ``.total_pages``.
+
+        Raises:
+            ValidationError: an unknown ``relation`` or a bound broken (nothing is sent).
+            NotFoundError: no paper has this ``unique_id`` (404).
+            APIError: the answer's envelope reports a failure (``code`` not ``SUCCESS``)
+                although its status is 200.
+
+        Example:
+            >>> citing = client.paper_relations(record.unique_id, "CITATIONS", page_size=50)
+            >>> citing.total_count, [item.title for item in citing.items[:3]]
+        """
         return params(locals())
 
     @pages(t.RelationsPage, t.RelationItem, PageNumberPaging)
@@ -330,7 +569,25 @@ class _OpenPlatform:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every relation item, page after page until ``total_pages``."""
+        """Every relation item of a paper, page after page until ``total_pages``.
+
+        Args:
+            unique_id: the paper's ``unique_id``.
+            relation: ``"CITATIONS"``, ``"REFERENCES"`` or ``"RELATED_WORKS"``.
+            page_size: items per request, 1-200 (default: 200, or fewer when ``limit`` needs fewer).
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``RelationItem``; requests are sent as you iterate.
+
+        Raises:
+            ValidationError: an unknown ``relation`` or a bound broken.
+            NotFoundError: no paper has this ``unique_id`` (404), while iterating.
+
+        Example:
+            >>> references = client.iter_paper_relations(record.unique_id, "REFERENCES").to_list()
+        """
         return params(locals())
 
 
@@ -394,8 +651,12 @@ class _Workflows:
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
     """The synchronous client. Safe to share across threads; the GIL is released while waiting.
 
-    >>> client = paperlens.Client()          # token and base URL from the environment
-    >>> client.meta_search("protein folding", page_size=5).results[0].title
+    A context manager (``with paperlens.Client() as client:``). Its Structured Paper
+    operations are under :attr:`schema`.
+
+    Example:
+        >>> client = paperlens.Client()  # token and base URL from the environment
+        >>> client.meta_search("protein folding", page_size=5).results[0].title
     """
 
     def close(self) -> None:
@@ -414,23 +675,79 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
 
     @cached_property
     def schema(self) -> Schema:
-        """The Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``."""
+        """The 18 Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``.
+
+        Example:
+            >>> cards = client.schema.search("CRISPR off-target", size=5)
+        """
         from paperlens.schema import Schema
 
         return Schema(self)
 
     def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
-        """The whole text, reassembled exactly from pages of the largest size."""
+        """The whole text of a document, reassembled exactly from pages of the largest size.
+
+        Args:
+            doc_id: the document's ``doc_id``.
+            source: the document's ``source`` address, when there is no ``doc_id``.
+
+        Returns:
+            The full text (Markdown).
+
+        Raises:
+            ValidationError: neither ``doc_id`` nor ``source`` given (nothing is sent).
+            BadRequestError: no document has this ``doc_id`` or ``source`` (400).
+            PermissionDeniedError: the token may not read this full text (403).
+            ResponseDecodeError: the pages do not add up to the ``text_length`` the service reports.
+
+        Example:
+            >>> text = client.read_text(hit.doc_id)
+        """
         return _joined_text(self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
 
     def resource(self, file_name: str) -> t.Resource:
-        """A binary attachment in memory (``GET /resource``)."""
+        """A binary attachment (a figure...) in memory (``GET /resource``).
+
+        Args:
+            file_name: the object's relative path, as named in a full text
+                (``figures/W4000004932/fig1.png``).
+
+        Returns:
+            The resource: ``.data`` (bytes), ``.content_type`` and ``.filename`` (from
+            ``Content-Disposition``, reduced to a safe base name).
+
+        Raises:
+            ValidationError: an absolute path, ``..`` or a backslash (nothing is sent).
+            BadRequestError: no object has this name (400).
+
+        Example:
+            >>> figure = client.resource("figures/W4000004932/fig1.png")
+            >>> figure.content_type, len(figure.data)
+        """
         return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
 
     def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
-        """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
-        bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
-        ``progress=True`` shows a tqdm bar of the bytes written (sized by Content-Length)."""
+        """Streams an attachment to disk (``GET /resource``).
+
+        The bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
+
+        Args:
+            file_name: the object's relative path, as named in a full text.
+            dest: a file path, or a directory (existing, or ending in a separator) to put the
+                file in under the name the service gives (``Resource.filename``).
+            progress: show a tqdm bar of the bytes written, sized by ``Content-Length``.
+
+        Returns:
+            The path of the written file.
+
+        Raises:
+            ValidationError: an invalid ``file_name`` (nothing is sent).
+            BadRequestError: no object has this name (400).
+            ResourceWriteError: the file could not be written.
+
+        Example:
+            >>> path = client.download_resource("figures/W4000004932/fig1.png", "figures/")
+        """
         with self._download(file_name, dest, progress) as args:
             return Path(self._core.download(*args)[0])
 
@@ -439,8 +756,12 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
     """The asyncio client: the methods of :class:`Client` as coroutines, ``iter_*`` as async
     iterators. Safe to share across tasks.
 
-    >>> async with paperlens.AsyncClient() as client:
-    ...     page = await client.meta_search("protein folding")
+    It takes the arguments of :class:`Client` and is an async context manager.
+
+    Example:
+        >>> async with paperlens.AsyncClient() as client:
+        ...     page = await client.meta_search("protein folding")
+        ...     records = [record async for record in client.iter_meta_search("protein folding", limit=500)]
     """
 
     async def aclose(self) -> None:
@@ -461,25 +782,39 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
 
     @cached_property
     def schema(self) -> AsyncSchema:
-        """The Structured Paper operations (``/paper-schema``): ``await client.schema.search(...)``."""
+        """The 18 Structured Paper operations (``/paper-schema``) as coroutines.
+
+        Example:
+            >>> cards = await client.schema.search("CRISPR off-target", size=5)
+        """
         from paperlens.schema import AsyncSchema
 
         return AsyncSchema(self)
 
     async def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
-        """The whole text, reassembled exactly from pages of the largest size."""
+        """The whole text of a document: :meth:`Client.read_text`, awaited.
+
+        Example:
+            >>> text = await client.read_text(hit.doc_id)
+        """
         return _joined_text(await self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
 
     async def resource(self, file_name: str) -> t.Resource:
-        """A binary attachment in memory (``GET /resource``)."""
+        """A binary attachment in memory: :meth:`Client.resource`, awaited.
+
+        Example:
+            >>> figure = await client.resource("figures/W4000004932/fig1.png")
+        """
         from paperlens import _bridge
 
         return _resource_model(*_unpack(await _bridge.fetch(self._core, {"file_name": file_name}), file_name))
 
     async def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
-        """Streams an attachment to ``dest`` (a file path, or a directory to put it in). The
-        bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
-        ``progress=True`` shows a tqdm bar of the bytes written (sized by Content-Length)."""
+        """Streams an attachment to disk: :meth:`Client.download_resource`, awaited.
+
+        Example:
+            >>> path = await client.download_resource("figures/W4000004932/fig1.png", "figures/")
+        """
         from paperlens import _bridge
 
         with self._download(file_name, dest, progress) as args:
