@@ -9,6 +9,7 @@
 from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
+from paperlens.dedupe import Deduped, dedupe
 from paperlens.errors import (
     APIConnectionError,
     APIError,
@@ -27,7 +28,9 @@ from paperlens.errors import (
     ServerError,
     ValidationError,
 )
+from paperlens.export import to_bibtex, to_csl_json, to_ris
 from paperlens.filters import Filter
+from paperlens.lookup import Lookup
 from paperlens.pandas import to_pandas, to_polars
 
 __all__ = [
@@ -40,8 +43,10 @@ __all__ = [
     "BadRequestError",
     "Client",
     "ConfigurationError",
+    "Deduped",
     "Filter",
     "GatewayTimeoutError",
+    "Lookup",
     "NotFoundError",
     "PageCapWarning",
     "Paginator",
@@ -54,8 +59,12 @@ __all__ = [
     "ServerError",
     "ValidationError",
     "__version__",
+    "dedupe",
+    "to_bibtex",
+    "to_csl_json",
     "to_pandas",
     "to_polars",
+    "to_ris",
     "types",
 ]
 

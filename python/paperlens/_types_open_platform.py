@@ -11,6 +11,7 @@ from typing import Any
 
 from paperlens._model import ListResult, Model, Response
 from paperlens.errors import APIError
+from paperlens.export import Citable
 
 __all__ = [
     "AgenticSearchResult",
@@ -123,7 +124,7 @@ class Catalog(Response, ListResult):
 
 
 @_frozen
-class MetadataRecord(Model):
+class MetadataRecord(Model, Citable):
     """One bibliographic record of ``meta_search``; which fields are present depends on the
     projection, the default field set and the token's permissions."""
 
@@ -187,7 +188,7 @@ class FacetResult(Model, ListResult):
 
 
 @_frozen
-class MetaSearchPage(Response, ListResult):
+class MetaSearchPage(Response, ListResult, Citable):
     """One page of ``meta_search``; ``total_count`` is capped at 10000 (a value at the cap
     means 10000 or more); ``next_cursor`` is ``""`` when nothing follows."""
 

@@ -1,0 +1,250 @@
+"""De-duplication of merged result sets: ``paperlens.dedupe(items)``.
+
+>>> merged = page_a.results + page_b.results + lookup.records
+>>> deduped = paperlens.dedupe(merged)
+>>> deduped.kept            # the records, each work once, in input order
+>>> deduped.merged          # DataFrame: dropped_id, kept_id, rule (and the positions)
+
+Two records are the same work when one rule of ``on`` says so, tried in the order given:
+
+- ``"doi"``: equal DOIs once normalised (case, ``https://doi.org/`` and ``doi:`` prefixes);
+- ``"unique_id"``: equal ``unique_id``;
+- ``"title_year"``: equal titles once normalised (Unicode NFKC, case folded, punctuation
+  and runs of whitespace turned into one space) and the same publication year; this merges
+  a preprint and its journal version even when their DOIs differ (leave the rule out to
+  keep them apart).
+
+Records are compared one by one, in input order, with the groups found so far: a record
+joins the group of the first rule that matches (the merge reports that rule) and brings its
+own keys to it. Each group keeps its most complete record (the most non-empty fields; the
+earliest on a tie) at the place of the group's first record.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from paperlens.errors import ValidationError
+from paperlens.export import Citable, RecordList, _is_data_frame
+from paperlens.lookup import normalize_doi
+
+__all__ = ["RULES", "Deduped", "Merge", "dedupe", "normalize_title"]
+
+#: The rules ``dedupe`` knows, in their default order.
+RULES = ("doi", "unique_id", "title_year")
+
+_PUNCTUATION = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True)
+class Merge:
+    """One record dropped as a duplicate: its id and position in the input, the record kept
+    in its place, and the rule that matched them (``doi``, ``unique_id`` or ``title_year``).
+    An id is the record's ``unique_id``, else its DOI, else ``None``."""
+
+    dropped_id: str | None
+    kept_id: str | None
+    rule: str
+    dropped_index: int
+    kept_index: int
+
+
+@dataclass(frozen=True, repr=False)
+class Deduped(Citable):
+    """The answer of :func:`dedupe`.
+
+    Attributes:
+        kept: the records left, each work once, in input order; a list (exporting itself:
+            ``deduped.kept.to_bibtex()``) for records and paginators, a DataFrame (its rows,
+            index kept) for a DataFrame.
+        merges: every merge, as :class:`Merge` items in input order.
+
+    ``merged`` is the same as a pandas DataFrame; ``to_bibtex()``, ``to_ris()`` and
+    ``to_csl_json()`` export :attr:`kept`.
+    """
+
+    kept: Any
+    merges: list[Merge]
+
+    @property
+    def merged(self) -> Any:
+        """The merges as a pandas DataFrame: ``dropped_id``, ``kept_id``, ``rule``,
+        ``dropped_index``, ``kept_index`` (positions in the input); needs the ``pandas`` extra."""
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError('Deduped.merged needs pandas: pip install "paperlens[pandas]"') from e
+        columns = ["dropped_id", "kept_id", "rule", "dropped_index", "kept_index"]
+        return pd.DataFrame([[getattr(m, c) for c in columns] for m in self.merges], columns=columns)
+
+    def _citable_rows(self) -> Any:
+        return self.kept
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+    def __repr__(self) -> str:
+        return f"Deduped(kept={len(self.kept)}, merges={len(self.merges)})"
+
+
+def normalize_title(title: str) -> str:
+    """``title`` as ``dedupe`` compares it: NFKC, case folded, every run of punctuation and
+    whitespace one space, trimmed.
+
+    >>> normalize_title("Deep  Learning: a Review!") == normalize_title("deep learning - A REVIEW")
+    True
+    """
+    folded = unicodedata.normalize("NFKC", title).casefold()
+    return " ".join(_PUNCTUATION.sub(" ", folded).split())
+
+
+def dedupe(items: Any, *, on: Iterable[str] = RULES) -> Deduped:
+    """Drops the records of ``items`` that are the same work as an earlier one (see the
+    module's documentation for the rules), keeping the most complete record of each work.
+
+    Args:
+        items: records (``MetadataRecord`` or wire dicts, ``None`` entries skipped), a sync
+            ``Paginator`` of records (walked), or a pandas DataFrame of records.
+        on: the rules to apply, in order: any of ``"doi"``, ``"unique_id"``, ``"title_year"``.
+
+    Returns:
+        A :class:`Deduped`: ``kept`` (a list, or a DataFrame for a DataFrame) and the merges.
+
+    Raises:
+        ValidationError: ``on`` is empty or names an unknown rule.
+        TypeError: ``items`` is an ``AsyncPaginator`` (use ``await paginator.to_list()``) or
+            holds something other than records.
+
+    >>> paperlens.dedupe([{"doi": "10.1/A", "title": "X"}, {"doi": "10.1/a"}]).merges[0].rule
+    'doi'
+    """
+    rules = _checked_rules(on)
+    frame = items if _is_data_frame(items) else None
+    records, rows = _records(items)
+    groups: list[_Group] = []
+    owner: dict[tuple[str, Any], _Group] = {}
+    joined: list[tuple[int, str, _Group]] = []
+    for index, row in enumerate(rows):
+        keys = [(rule, key) for rule in rules if (key := _key(rule, row)) is not None]
+        group = next((owner[k] for k in keys if k in owner), None)
+        if group is None:
+            group = _Group(first=index, best=index, score=_completeness(row))
+            groups.append(group)
+        else:
+            rule = next(rule for rule, key in keys if owner.get((rule, key)) is group)
+            joined.append((index, rule, group))
+            score = _completeness(row)
+            if score > group.score:
+                group.best, group.score = index, score
+        for k in keys:
+            owner.setdefault(k, group)
+    merges = [
+        Merge(_id(rows[index]), _id(rows[group.best]), rule, index, group.best)
+        for index, rule, group in sorted(_dropped(joined, groups), key=lambda dropped: dropped[0])
+    ]
+    positions = [group.best for group in groups]
+    if frame is not None:
+        return Deduped(kept=frame.iloc[positions], merges=merges)
+    return Deduped(kept=RecordList(records[i] for i in positions), merges=merges)
+
+
+@dataclass
+class _Group:
+    first: int
+    best: int
+    score: int
+
+
+def _dropped(joined: list[tuple[int, str, _Group]], groups: list[_Group]) -> Iterator[tuple[int, str, _Group]]:
+    """Every record not kept, with the rule that joined it to its group. A group's first
+    record, when a more complete one replaced it, is reported with that record's rule."""
+    by_group: dict[int, str] = {}
+    for index, rule, group in joined:
+        if index == group.best:
+            by_group[id(group)] = rule
+        else:
+            yield index, rule, group
+    for group in groups:
+        if group.best != group.first:
+            yield group.first, by_group[id(group)], group
+
+
+def _checked_rules(on: Iterable[str]) -> tuple[str, ...]:
+    rules = (on,) if isinstance(on, str) else tuple(on)
+    unknown = [rule for rule in rules if rule not in RULES]
+    if not rules or unknown:
+        rule = f"must name one or more of {', '.join(RULES)}"
+        raise ValidationError(f"on: {rule} (got {rules!r})", param="on", rule=rule, value=repr(rules))
+    return tuple(dict.fromkeys(rules))
+
+
+def _records(items: Any) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The records of ``items`` and their wire dicts."""
+    from paperlens._model import Model
+    from paperlens._pagination import AsyncPaginator
+
+    if _is_data_frame(items):
+        from paperlens.export import _frame_row
+
+        rows = [_frame_row(row) for row in items.to_dict("records")]
+        return rows, rows
+    if isinstance(items, AsyncPaginator):
+        raise TypeError("an AsyncPaginator needs awaiting first: paperlens.dedupe(await paginator.to_list())")
+    if isinstance(items, (str, bytes, dict, Model)) or not isinstance(items, Iterable):
+        raise TypeError(f"dedupe() takes records, a paginator or a DataFrame, not a {type(items).__name__}")
+    records = [item for item in items if item is not None]
+    rows = []
+    for i, record in enumerate(records):
+        if isinstance(record, dict):
+            rows.append(record)
+        elif isinstance(record, Model):
+            rows.append(record.to_dict())
+        else:
+            raise TypeError(f"dedupe() takes records: item {i} is a {type(record).__name__}")
+    return records, rows
+
+
+def _key(rule: str, row: dict[str, Any]) -> Any:
+    if rule == "doi":
+        doi = row.get("doi")
+        return normalize_doi(doi) or None if isinstance(doi, str) else None
+    if rule == "unique_id":
+        unique_id = row.get("unique_id")
+        return unique_id.strip() or None if isinstance(unique_id, str) else None
+    title, year = row.get("title"), _year(row)
+    if not isinstance(title, str) or year is None:
+        return None
+    return (normalize_title(title), year) if normalize_title(title) else None
+
+
+def _year(row: dict[str, Any]) -> int | None:
+    year = row.get("publication_published_year")
+    if isinstance(year, int) and not isinstance(year, bool):
+        return year
+    date = row.get("publication_published_date")
+    return int(date[:4]) if isinstance(date, str) and date[:4].isdigit() else None
+
+
+def _completeness(row: dict[str, Any]) -> int:
+    return sum(1 for value in row.values() if not _empty(value))
+
+
+def _empty(value: Any) -> bool:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return True
+    if isinstance(value, (str, list, tuple, dict)):
+        return not value if not isinstance(value, str) else not value.strip()
+    return False
+
+
+def _id(row: dict[str, Any]) -> str | None:
+    for name in ("unique_id", "doi"):
+        value = row.get(name)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
