@@ -74,6 +74,8 @@ def _split_names(text: str) -> str:
 
 
 def _markdown(text: str) -> str:
+    # Napoleon reads "Example:" as the examples section; griffe knows only "Examples:".
+    text = re.sub(r"^Example:$", "Examples:", text, flags=re.MULTILINE)
     text = _split_names(text)
     return _fence_examples(_DOUBLE.sub(r"`\1`", _ROLE.sub(r"`\1`", text)))
 

@@ -193,7 +193,7 @@ class _ClientBase:
     def cache(self) -> ResponseCache:
         """The response cache (``Client(cache_dir=...)``): ``.path``, ``.ttl``, ``.clear()``.
 
-        Example:
+        Examples:
             >>> client = paperlens.Client(cache_dir="paperlens-cache")
             >>> client.cache.clear()  # the number of answers removed
             0
@@ -251,7 +251,7 @@ class _ClientBase:
         Returns:
             A client of the same class (``Client`` or ``AsyncClient``).
 
-        Example:
+        Examples:
             >>> patient = client.with_options(timeout=120.0, max_retries=5)
             >>> patient.read_text(doc_id)
         """
@@ -317,7 +317,7 @@ class _OpenPlatform:
             ServerError: a 5xx answer after the retries (507: vectorization resources exhausted).
             APIConnectionError: the connection failed after the retries.
 
-        Example:
+        Examples:
             >>> found = client.agentic_search("retrieval augmented generation", top_k=5)
             >>> [(hit.score, hit.title) for hit in found.hits]
         """
@@ -351,7 +351,7 @@ class _OpenPlatform:
             BadRequestError: no document has this ``doc_id`` or ``source`` (400).
             PermissionDeniedError: the token may not read this full text (403).
 
-        Example:
+        Examples:
             >>> page = client.content(hit.doc_id, offset=max(0, hit.offset - 200), limit=1000)
             >>> page.text, page.more, page.next_offset
         """
@@ -376,7 +376,7 @@ class _OpenPlatform:
             ValidationError: neither ``doc_id`` nor ``source``, or a bound broken.
             BadRequestError: no document has this ``doc_id`` or ``source`` (400), while iterating.
 
-        Example:
+        Examples:
             >>> for page in client.iter_content(doc_id, limit=10_000):
             ...     print(page.next_offset, page.text[:60])
         """
@@ -405,7 +405,7 @@ class _OpenPlatform:
         Raises:
             AuthenticationError: the token is missing or invalid (401).
 
-        Example:
+        Examples:
             >>> catalog = client.meta_catalog(include_sample_values=True)
             >>> [f.name for f in catalog.fields if f.filterable]
         """
@@ -461,7 +461,7 @@ class _OpenPlatform:
             PermissionDeniedError: the token may not see a requested field (403).
             RateLimitError: a 429 whose wait exceeds ``max_rate_limit_wait``.
 
-        Example:
+        Examples:
             >>> from paperlens import Filter
             >>> page = client.meta_search(
             ...     "coral bleaching",
@@ -523,7 +523,7 @@ class _OpenPlatform:
             ValidationError: a bound broken (when the paginator is created: nothing is sent).
             APIError: an error answer of the service, while iterating (see :meth:`meta_search`).
 
-        Example:
+        Examples:
             >>> records = client.iter_meta_search("coral reef", fields=["unique_id", "title"], limit=1000)
             >>> frame = records.to_pandas()  # or: for record in records: ...
         """
@@ -553,7 +553,7 @@ class _OpenPlatform:
             APIError: the answer's envelope reports a failure (``code`` not ``SUCCESS``)
                 although its status is 200.
 
-        Example:
+        Examples:
             >>> citing = client.paper_relations(record.unique_id, "CITATIONS", page_size=50)
             >>> citing.total_count, [item.title for item in citing.items[:3]]
         """
@@ -585,7 +585,7 @@ class _OpenPlatform:
             ValidationError: an unknown ``relation`` or a bound broken.
             NotFoundError: no paper has this ``unique_id`` (404), while iterating.
 
-        Example:
+        Examples:
             >>> references = client.iter_paper_relations(record.unique_id, "REFERENCES").to_list()
         """
         return params(locals())
@@ -654,7 +654,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
     A context manager (``with paperlens.Client() as client:``). Its Structured Paper
     operations are under :attr:`schema`.
 
-    Example:
+    Examples:
         >>> client = paperlens.Client()  # token and base URL from the environment
         >>> client.meta_search("protein folding", page_size=5).results[0].title
     """
@@ -677,7 +677,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
     def schema(self) -> Schema:
         """The 18 Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``.
 
-        Example:
+        Examples:
             >>> cards = client.schema.search("CRISPR off-target", size=5)
         """
         from paperlens.schema import Schema
@@ -700,7 +700,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
             PermissionDeniedError: the token may not read this full text (403).
             ResponseDecodeError: the pages do not add up to the ``text_length`` the service reports.
 
-        Example:
+        Examples:
             >>> text = client.read_text(hit.doc_id)
         """
         return _joined_text(self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
@@ -720,7 +720,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
             ValidationError: an absolute path, ``..`` or a backslash (nothing is sent).
             BadRequestError: no object has this name (400).
 
-        Example:
+        Examples:
             >>> figure = client.resource("figures/W4000004932/fig1.png")
             >>> figure.content_type, len(figure.data)
         """
@@ -745,7 +745,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
             BadRequestError: no object has this name (400).
             ResourceWriteError: the file could not be written.
 
-        Example:
+        Examples:
             >>> path = client.download_resource("figures/W4000004932/fig1.png", "figures/")
         """
         with self._download(file_name, dest, progress) as args:
@@ -758,7 +758,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
 
     It takes the arguments of :class:`Client` and is an async context manager.
 
-    Example:
+    Examples:
         >>> async with paperlens.AsyncClient() as client:
         ...     page = await client.meta_search("protein folding")
         ...     records = [record async for record in client.iter_meta_search("protein folding", limit=500)]
@@ -784,7 +784,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
     def schema(self) -> AsyncSchema:
         """The 18 Structured Paper operations (``/paper-schema``) as coroutines.
 
-        Example:
+        Examples:
             >>> cards = await client.schema.search("CRISPR off-target", size=5)
         """
         from paperlens.schema import AsyncSchema
@@ -794,7 +794,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
     async def read_text(self, doc_id: str | None = None, *, source: str | None = None) -> str:
         """The whole text of a document: :meth:`Client.read_text`, awaited.
 
-        Example:
+        Examples:
             >>> text = await client.read_text(hit.doc_id)
         """
         return _joined_text(await self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
@@ -802,7 +802,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
     async def resource(self, file_name: str) -> t.Resource:
         """A binary attachment in memory: :meth:`Client.resource`, awaited.
 
-        Example:
+        Examples:
             >>> figure = await client.resource("figures/W4000004932/fig1.png")
         """
         from paperlens import _bridge
@@ -812,7 +812,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
     async def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Streams an attachment to disk: :meth:`Client.download_resource`, awaited.
 
-        Example:
+        Examples:
             >>> path = await client.download_resource("figures/W4000004932/fig1.png", "figures/")
         """
         from paperlens import _bridge

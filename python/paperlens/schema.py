@@ -5,6 +5,12 @@ back to source paragraphs. ``schema_id`` (from ``items[].schema_id`` of the disc
 operations) is the key of a paper; entity, relation and evidence ids are stable only inside
 their paper. Every parameter left ``None`` is not sent (the service's default applies).
 
+Every operation raises ``ValidationError`` before sending when a parameter breaks a bound
+of the contract, ``AuthenticationError`` (401) and ``PermissionDeniedError`` (403) for the
+token, ``RateLimitError`` when a 429 asks for a wait beyond ``max_rate_limit_wait``, and
+``ServerError`` / ``APIConnectionError`` after the retries; the operations on one paper raise
+``NotFoundError`` (404) for an unknown id.
+
 >>> page = client.schema.search("diffusion models", filters={"has_code": True}, size=5)
 >>> graph = client.schema.citation_graph(page.items[0].schema_id, depth=2).to_networkx()
 """
@@ -45,10 +51,30 @@ class _SchemaOperations:
     ) -> Params:
         """Papers by keyword relevance and metadata (``POST /paper-schema/search``).
 
-        ``query`` (1-500 characters) or ``filters`` (``schema_ids``, ``dois``, ``authors``,
-        ``venues``, ``published_year_gte``/``_lte``, ``has_code``, ``has_data``, ``is_oa``)
-        is required; DOIs go in ``filters["dois"]``. ``sort``: at most 2 items on ``year``,
-        ``metrics.citation_count``, ``metrics.reference_count``, ``metrics.fwci``."""
+        Keyword search over titles, abstracts, problems, contributions, results, topics,
+        authors and venues (not question answering). ``query`` or ``filters`` is required.
+
+        Args:
+            query: keywords, 1-500 characters.
+            filters: ``schema_ids`` and ``dois`` (at most 100 each; DOIs go here, not in the
+                query), ``authors`` (20), ``venues`` (50), ``published_year_gte`` /
+                ``published_year_lte`` (1800-2200), ``has_code``, ``has_data``, ``is_oa``.
+            sort: at most 2 items on ``year``, ``metrics.citation_count``,
+                ``metrics.reference_count`` or ``metrics.fwci``; default: relevance.
+            size: papers per page, 1-100 (service default 20).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``PaperCard`` (``.items``; ``.items[i].schema_id`` is the key of a paper
+            in every other operation), ``.total`` and ``.next_cursor``.
+
+        Raises:
+            ValidationError: neither ``query`` nor ``filters``, or a bound broken (nothing is sent).
+
+        Examples:
+            >>> cards = client.schema.search("CRISPR off-target", filters={"has_code": True}, size=5)
+            >>> sid = cards.items[0].schema_id
+        """
         return params(locals())
 
     @pages(t.PaperSearchPage, t.PaperCard, CursorPaging, unit="papers")
@@ -63,7 +89,23 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every paper of :meth:`search`, following ``next_cursor``."""
+        """Every paper of :meth:`search`, following ``next_cursor``.
+
+        Args:
+            query: as for :meth:`search`.
+            filters: as for :meth:`search`.
+            sort: as for :meth:`search`.
+            size: papers per request, 1-100 (default: 100, or fewer when ``limit`` needs fewer).
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``PaperCard``; requests are sent as you iterate.
+
+        Examples:
+            >>> frame = client.schema.iter_search("protein design", limit=300).to_pandas()
+        """
         return params(locals())
 
     @operation(t.EntityRelatedPapersPage)
@@ -78,7 +120,22 @@ class _SchemaOperations:
         cursor: str | None = None,
     ) -> Params:
         """Papers holding entities similar to ``query`` in name, type and description
-        (``POST /paper-schema/entities/related-papers``); similarity, not identity."""
+        (``POST /paper-schema/entities/related-papers``); similarity, not identity.
+
+        Args:
+            query: the entity to look for, 1-500 characters.
+            entity_types: only entities of these public types (``capabilities()`` lists them).
+            entity_subtypes: only entities of these public subtypes.
+            exclude_schema_ids: papers to leave out, at most 100.
+            size: papers per page, 1-100 (service default 20).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``EntityRelatedPaper`` (the paper card, the matched entities and why).
+
+        Examples:
+            >>> papers = client.schema.entity_related_papers("AlphaFold2", entity_types=["Component"])
+        """
         return params(locals())
 
     @pages(t.EntityRelatedPapersPage, t.EntityRelatedPaper, CursorPaging, unit="papers")
@@ -94,7 +151,25 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every item of :meth:`entity_related_papers`, following ``next_cursor``."""
+        """Every item of :meth:`entity_related_papers`, following ``next_cursor``.
+
+        Args:
+            query: as for :meth:`entity_related_papers`.
+            entity_types: as for :meth:`entity_related_papers`.
+            entity_subtypes: as for :meth:`entity_related_papers`.
+            exclude_schema_ids: as for :meth:`entity_related_papers`.
+            size: items per request, 1-100.
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``EntityRelatedPaper``.
+
+        Examples:
+            >>> for item in client.schema.iter_entity_related_papers("AlphaFold2", limit=50):
+            ...     print(item.schema_id, item.match_reasons)
+        """
         return params(locals())
 
     @operation(t.RelatedPapers)
@@ -107,7 +182,22 @@ class _SchemaOperations:
         size: int | None = None,
     ) -> Params:
         """Candidates related to a seed paper from ``term``, ``entity`` and ``citation``
-        signals (``POST /paper-schema/schemas/{schema_id}/related-papers``); ``size`` 1-50."""
+        signals (``POST /paper-schema/schemas/{schema_id}/related-papers``).
+
+        Args:
+            schema_id: the seed paper.
+            signals: 1-3 of ``"term"``, ``"entity"``, ``"citation"`` (default: all three; the
+                citation signal follows resolved citations only).
+            exclude_same_work: leave out other versions of the same work (service default True).
+            size: candidates, 1-50 (service default 20).
+
+        Returns:
+            The seed (``.seed``) and the candidates (``.items``), each with its
+            ``score_components`` and ``reasons``.
+
+        Examples:
+            >>> related = client.schema.related_papers(sid, signals=["entity", "citation"], size=10)
+        """
         return params(locals())
 
     # -- entities -------------------------------------------------------------------------
@@ -123,7 +213,22 @@ class _SchemaOperations:
         cursor: str | None = None,
     ) -> Params:
         """Entities by keyword (``POST /paper-schema/entities/search``); ``query`` is
-        required unless ``filters["schema_ids"]`` scopes the search to papers."""
+        required unless ``filters["schema_ids"]`` scopes the search to papers.
+
+        Args:
+            query: keywords, 1-500 characters.
+            filters: ``schema_ids`` (at most 100), ``entity_types``, ``entity_subtypes``,
+                ``sections`` (at most 50).
+            hydrate_schema_papers: attach the paper card of each entity's paper.
+            size: entities per page, 1-100 (service default 20).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``Entity``, each with its ``provenance``.
+
+        Examples:
+            >>> found = client.schema.search_entities("ResNet-50", filters={"entity_types": ["Component"]})
+        """
         return params(locals())
 
     @pages(t.EntitySearchPage, t.Entity, CursorPaging, unit="entities")
@@ -138,7 +243,23 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every entity of :meth:`search_entities`, following ``next_cursor``."""
+        """Every entity of :meth:`search_entities`, following ``next_cursor``.
+
+        Args:
+            query: as for :meth:`search_entities`.
+            filters: as for :meth:`search_entities`.
+            hydrate_schema_papers: as for :meth:`search_entities`.
+            size: entities per request, 1-100.
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``Entity``.
+
+        Examples:
+            >>> frame = client.schema.iter_search_entities("ResNet-50", limit=500).to_pandas()
+        """
         return params(locals())
 
     @operation(t.EntityPage)
@@ -152,7 +273,22 @@ class _SchemaOperations:
         size: int | None = None,
         cursor: str | None = None,
     ) -> Params:
-        """One page of the entity set of a paper (``GET /paper-schema/schemas/{schema_id}/entities``)."""
+        """One page of the entity set of a paper (``GET /paper-schema/schemas/{schema_id}/entities``).
+
+        Args:
+            schema_id: the paper.
+            entity_types: only these public entity types.
+            entity_subtypes: only these public subtypes.
+            sections: only entities of these sections.
+            size: entities per page, 1-100 (service default 50).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``Entity`` with ``.total`` (after filtering) and ``.next_cursor``.
+
+        Examples:
+            >>> page = client.schema.entities(sid, entity_types=["Component", "Resource"])
+        """
         return params(locals())
 
     @pages(t.EntityPage, t.Entity, CursorPaging, unit="entities")
@@ -168,7 +304,24 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """The complete (filtered) entity set of a paper, following ``next_cursor``."""
+        """The complete (filtered) entity set of a paper, following ``next_cursor``.
+
+        Args:
+            schema_id: the paper.
+            entity_types: as for :meth:`entities`.
+            entity_subtypes: as for :meth:`entities`.
+            sections: as for :meth:`entities`.
+            size: entities per request, 1-100.
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``Entity``.
+
+        Examples:
+            >>> every_entity = client.schema.iter_entities(sid).to_list()
+        """
         return params(locals())
 
     @operation(t.EntityDetail)
@@ -181,7 +334,23 @@ class _SchemaOperations:
         relation_limit: int | None = None,
     ) -> Params:
         """One entity of a paper, with its adjacent relations on request
-        (``GET .../schemas/{schema_id}/entities/{entity_id}``); 404 if not of that paper."""
+        (``GET .../schemas/{schema_id}/entities/{entity_id}``).
+
+        Args:
+            schema_id: the paper.
+            entity_id: the entity, an id of that paper.
+            include_relations: attach the entity's internal relations.
+            relation_limit: the most relations to attach, 1-100 (service default 50).
+
+        Returns:
+            The entity (``.entity``), its ``.relations`` and ``.relations_truncated``.
+
+        Raises:
+            NotFoundError: no such entity in this paper (404).
+
+        Examples:
+            >>> detail = client.schema.entity(sid, entity_id, include_relations=True)
+        """
         return params(locals())
 
     # -- internal relations ---------------------------------------------------------------
@@ -196,9 +365,24 @@ class _SchemaOperations:
         size: int | None = None,
         cursor: str | None = None,
     ) -> Params:
-        """Relations inside papers (``POST /paper-schema/relations/search``). ``filters``
-        needs a structural condition: ``schema_ids``, ``source_entity_ids``,
-        ``target_entity_ids`` or ``relation_types``. ``include_context``: ``none``/``entities``."""
+        """Relations inside papers (``POST /paper-schema/relations/search``).
+
+        Args:
+            filters: at least one structural condition: ``schema_ids``,
+                ``source_entity_ids``, ``target_entity_ids`` (at most 100 each) or
+                ``relation_types`` (at most 50, from the capability taxonomy).
+            evidence_query: keywords the relation's evidence text must match, 1-500 characters.
+            include_context: ``"none"`` (the default) or ``"entities"`` (attach summaries of
+                both endpoints).
+            size: relations per page, 1-100 (service default 20).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``Relation``, each with its ``provenance``.
+
+        Examples:
+            >>> used = client.schema.search_relations(filters={"schema_ids": [sid], "relation_types": ["uses"]})
+        """
         return params(locals())
 
     @pages(t.RelationSearchPage, t.Relation, CursorPaging, unit="relations")
@@ -213,25 +397,80 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every relation of :meth:`search_relations`, following ``next_cursor``."""
+        """Every relation of :meth:`search_relations`, following ``next_cursor``.
+
+        Args:
+            filters: as for :meth:`search_relations`.
+            evidence_query: as for :meth:`search_relations`.
+            include_context: as for :meth:`search_relations`.
+            size: relations per request, 1-100.
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``Relation``.
+
+        Examples:
+            >>> relations = client.schema.iter_search_relations(filters={"schema_ids": [sid]}).to_list()
+        """
         return params(locals())
 
     @operation(t.RelationDetail)
     def relation(self, schema_id: str, relation_id: str, *, include_context: bool | None = None) -> Params:
         """One internal relation with its endpoints and merged provenance
-        (``GET .../schemas/{schema_id}/relations/{relation_id}``)."""
+        (``GET .../schemas/{schema_id}/relations/{relation_id}``).
+
+        Args:
+            schema_id: the paper.
+            relation_id: the relation, an id of that paper.
+            include_context: attach both endpoint entities (service default True).
+
+        Returns:
+            The relation, its ``source_entity`` and ``target_entity``, and its provenance.
+
+        Raises:
+            NotFoundError: no such relation in this paper (404).
+
+        Examples:
+            >>> detail = client.schema.relation(sid, relation_id)
+        """
         return params(locals())
 
     # -- external citations ---------------------------------------------------------------
 
     @operation(t.CitationSummary)
     def citation_summary(self, schema_id: str) -> Params:
-        """Outbound and inbound citation counts of a paper (``GET .../citation-summary``)."""
+        """Outbound and inbound citation counts of a paper (``GET .../citation-summary``).
+
+        Args:
+            schema_id: the paper.
+
+        Returns:
+            ``.outbound`` (references in total, resolved and unresolved, coverage) and
+            ``.inbound`` (external citation count, edges resolved in the corpus).
+
+        Examples:
+            >>> summary = client.schema.citation_summary(sid)
+            >>> summary.outbound.reference_count_total
+        """
         return params(locals())
 
     @operation(t.CitationsPage)
     def citations(self, schema_id: str, *, size: int | None = None, cursor: str | None = None) -> Params:
-        """One page of the complete citation list, resolved and unresolved (``GET .../citations``)."""
+        """One page of the complete citation list, resolved and unresolved (``GET .../citations``).
+
+        Args:
+            schema_id: the paper.
+            size: citations per page, 1-100 (service default 50).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``CitationItem`` with ``.total``, the complete number of citations.
+
+        Examples:
+            >>> page = client.schema.citations(sid, size=100)
+        """
         return params(locals())
 
     @pages(t.CitationsPage, t.CitationItem, CursorPaging, unit="citations")
@@ -244,7 +483,21 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every citation of a paper, following ``next_cursor``."""
+        """Every citation of a paper, following ``next_cursor``.
+
+        Args:
+            schema_id: the paper.
+            size: citations per request, 1-100.
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``CitationItem``.
+
+        Examples:
+            >>> frame = client.schema.iter_citations(sid).to_pandas()
+        """
         return params(locals())
 
     @operation(t.CitationGraph)
@@ -257,9 +510,24 @@ class _SchemaOperations:
         max_nodes: int | None = None,
         max_edges: int | None = None,
     ) -> Params:
-        """Resolved citations expanded from a root paper (``GET .../citation-graph``):
-        ``direction`` ``outbound``/``inbound``, ``depth`` 1-3, ``max_nodes`` 2-500,
-        ``max_edges`` 1-500. ``.to_networkx()`` gives a ``DiGraph``."""
+        """Resolved citations expanded from a root paper (``GET .../citation-graph``).
+
+        Args:
+            schema_id: the root paper.
+            direction: ``"outbound"`` (what it cites; the default) or ``"inbound"`` (who cites it).
+            depth: levels to expand, 1-3 (service default 1).
+            max_nodes: the most nodes, 2-500 (service default 100).
+            max_edges: the most edges, 1-500 (service default 200).
+
+        Returns:
+            The graph: ``.nodes``, ``.edges``, ``.levels`` and ``.truncated`` (a cap was
+            reached). ``.to_networkx()`` gives a ``networkx.DiGraph``; ``.to_pandas()`` the
+            nodes and ``.edges_to_pandas()`` the edges.
+
+        Examples:
+            >>> graph = client.schema.citation_graph(sid, direction="outbound", depth=2)
+            >>> digraph = graph.to_networkx()
+        """
         return params(locals())
 
     # -- evidence and content -------------------------------------------------------------
@@ -281,9 +549,33 @@ class _SchemaOperations:
         size: int | None = None,
         cursor: str | None = None,
     ) -> Params:
-        """Structured evidence (``POST /paper-schema/evidence/search``): 1-5 ``groups`` of
-        the evidence groups plus at least one of ``schema_ids``, ``query``, ``key``,
-        ``path_bucket``, a numeric bound or ``value_bool``."""
+        """Structured evidence (``POST /paper-schema/evidence/search``).
+
+        Besides ``groups``, at least one of ``schema_ids``, ``query``, ``key``,
+        ``path_bucket``, a numeric bound or ``value_bool`` is required.
+
+        Args:
+            groups: 1-5 evidence groups (``core_claim_result``, ``table_evidence``,
+                ``formula``, ``resource``... ``capabilities()`` lists them).
+            group_operator: ``"any"`` (the default) or ``"all"`` of the groups.
+            schema_ids: only evidence of these papers, at most 100.
+            query: text the evidence must match.
+            key: the attribute key.
+            path_bucket: the path bucket.
+            value_number_min: lower bound of a numeric value.
+            value_number_max: upper bound of a numeric value.
+            value_bool: the boolean value.
+            hydrate_schema_papers: attach the paper cards.
+            size: evidence per page, 1-100 (service default 20).
+            cursor: the ``next_cursor`` of the previous page.
+
+        Returns:
+            A page of ``Evidence``, each with its ``provenance`` (pass its ``marker`` to
+            :meth:`resolve_provenance` for the source paragraph).
+
+        Examples:
+            >>> evidence = client.schema.search_evidence(["core_claim_result"], schema_ids=[sid])
+        """
         return params(locals())
 
     @pages(t.EvidenceSearchPage, t.Evidence, CursorPaging, unit="evidence")
@@ -305,12 +597,49 @@ class _SchemaOperations:
         limit: int | None = None,
         progress: bool = False,
     ) -> Params:
-        """Every evidence of :meth:`search_evidence`, following ``next_cursor``."""
+        """Every evidence of :meth:`search_evidence`, following ``next_cursor``.
+
+        Args:
+            groups: as for :meth:`search_evidence`.
+            group_operator: as for :meth:`search_evidence`.
+            schema_ids: as for :meth:`search_evidence`.
+            query: as for :meth:`search_evidence`.
+            key: as for :meth:`search_evidence`.
+            path_bucket: as for :meth:`search_evidence`.
+            value_number_min: as for :meth:`search_evidence`.
+            value_number_max: as for :meth:`search_evidence`.
+            value_bool: as for :meth:`search_evidence`.
+            hydrate_schema_papers: as for :meth:`search_evidence`.
+            size: evidence per request, 1-100.
+            cursor: a ``next_cursor`` to resume from.
+            limit: stop after this many items.
+            progress: show a tqdm progress bar (the ``progress`` extra).
+
+        Returns:
+            A paginator of ``Evidence``.
+
+        Examples:
+            >>> frame = client.schema.iter_search_evidence(["table_evidence"], query="accuracy").to_pandas()
+        """
         return params(locals())
 
     @operation(t.EvidenceDetail)
     def evidence(self, schema_id: str, evidence_id: str) -> Params:
-        """One evidence of a paper with its source and locations (``GET .../evidence/{evidence_id}``)."""
+        """One evidence of a paper with its source and locations (``GET .../evidence/{evidence_id}``).
+
+        Args:
+            schema_id: the paper.
+            evidence_id: the evidence, an id of that paper.
+
+        Returns:
+            The evidence (group, key, value), its ``source`` and its ``provenance``.
+
+        Raises:
+            NotFoundError: no such evidence in this paper (404).
+
+        Examples:
+            >>> detail = client.schema.evidence(sid, evidence.items[0].evidence_id)
+        """
         return params(locals())
 
     @operation(t.ResolvedProvenance)
@@ -323,8 +652,29 @@ class _SchemaOperations:
         window: int | None = None,
         max_segments: int | None = None,
     ) -> Params:
-        """Source paragraphs of locators (``POST /paper-schema/resolve-provenance``): exactly
-        one mode, ``schema_id`` with ``marker_nums``, or ``paragraph_ids`` (at most 100)."""
+        """Source paragraphs of locators (``POST /paper-schema/resolve-provenance``).
+
+        Exactly one mode: ``schema_id`` with ``marker_nums``, or ``paragraph_ids``.
+
+        Args:
+            schema_id: the paper of ``marker_nums``.
+            marker_nums: markers from ``provenance`` items, passed back unchanged, at most 100.
+            paragraph_ids: global paragraph ids, at most 100.
+            window: neighbouring paragraphs before and after each, 0-5 (service default 0).
+            max_segments: the most paragraphs returned, 1-100 (service default 40).
+
+        Returns:
+            The paragraphs (``.segments``), the mode used (``.trace``) and the locators that
+            could not be resolved (``.missing``).
+
+        Raises:
+            ValidationError: both modes or neither, or a bound broken (nothing is sent).
+
+        Examples:
+            >>> where = evidence.items[0].provenance[0]
+            >>> located = client.schema.resolve_provenance(schema_id=sid, marker_nums=[where.marker], window=1)
+            >>> located.segments[0].text
+        """
         return params(locals())
 
     @operation(t.InPaperSearchResult)
@@ -340,7 +690,23 @@ class _SchemaOperations:
         window: int | None = None,
     ) -> Params:
         """Keyword search in the body of one paper (``POST /paper-schema/search-in-schema``);
-        scores rank within that paper only."""
+        scores rank within that paper only.
+
+        Args:
+            schema_id: the paper.
+            query: keywords, 1-500 characters.
+            section_hint: a section to prefer, at most 300 characters.
+            prefer_url: prefer paragraphs with URLs.
+            prefer_code: prefer paragraphs with code.
+            top_k: the most paragraphs, 1-20 (service default 5).
+            window: neighbouring paragraphs around each, 0-5 (service default 1).
+
+        Returns:
+            The scored paragraphs (``.segments``) and how they were found (``.trace``).
+
+        Examples:
+            >>> hits = client.schema.search_in_paper(sid, "training data", section_hint="Methods")
+        """
         return params(locals())
 
     @operation(t.HydratedItems)
@@ -354,7 +720,23 @@ class _SchemaOperations:
     ) -> Params:
         """Source paragraphs for 1-50 items (``POST /paper-schema/hydrate-items``), each
         ``{"schema_id": ..., "paragraph_ids"|"marker_nums"|"hydration_query": ...}``. Every
-        item comes back; check ``.failed`` (each with its ``reason``)."""
+        item comes back; check ``.failed`` (each with its ``reason``).
+
+        Args:
+            items: 1-50 dicts, each a ``schema_id`` with ``paragraph_ids``, ``marker_nums``
+                or ``hydration_query`` (a search in that paper, used only without locators).
+            window: neighbouring paragraphs around each, 0-5 (service default 1).
+            max_segments_per_item: the most paragraphs per item, 1-20 (service default 5).
+            prefer_url_or_code: let the fallback search prefer paragraphs with URLs or code.
+
+        Returns:
+            One result per item, in order (``.items``), each with its ``hydration_method``,
+            ``segments`` and, when nothing was filled, its ``reason``.
+
+        Examples:
+            >>> filled = client.schema.hydrate_items([{"schema_id": sid, "hydration_query": "dataset"}])
+            >>> filled.failed
+        """
         return params(locals())
 
     # -- research materials ---------------------------------------------------------------
@@ -372,13 +754,36 @@ class _SchemaOperations:
         per_schema_term_limit: int | None = None,
     ) -> Params:
         """A trimmed bundle of entities, relations, evidence and terms for 1-20 papers
-        (``POST /paper-schema/materials``); ``goal``: ``overview``, ``survey``,
-        ``benchmark``, ``method`` or ``reproduction``."""
+        (``POST /paper-schema/materials``).
+
+        A bundle is cut to the limits: where ``counts`` says ``truncated``, use the list
+        operations for the complete set.
+
+        Args:
+            schema_ids: 1-20 papers.
+            goal: ``"overview"`` (the default), ``"survey"``, ``"benchmark"``, ``"method"``
+                or ``"reproduction"``: which types of entity, relation and evidence to prefer.
+            include_relation_context: attach endpoint summaries to relations.
+            per_schema_entity_limit: entities per paper, 0-150 (service default 40).
+            per_schema_relation_limit: relations per paper, 0-150 (service default 40).
+            per_schema_attribute_limit: evidence per paper, 0-200 (service default 60).
+            per_schema_term_limit: keywords per paper, 0-100 (service default 20).
+
+        Returns:
+            One bundle per paper (``.items``), with its ``counts``.
+
+        Examples:
+            >>> bundle = client.schema.materials([sid], goal="reproduction")
+        """
         return params(locals())
 
 
 class Schema(_SchemaOperations, SyncCaller):
-    """The Structured Paper operations of a :class:`paperlens.Client` (``client.schema``)."""
+    """The Structured Paper operations of a :class:`paperlens.Client` (``client.schema``).
+
+    Examples:
+        >>> cards = client.schema.search("CRISPR off-target", size=5)
+    """
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -394,7 +799,17 @@ class Schema(_SchemaOperations, SyncCaller):
     def capabilities(self) -> t.Capabilities:
         """The capability contract (``GET /paper-schema``): contract version, public
         taxonomies, evidence groups and limits. Fetched once per client, then cached; it says
-        nothing about the service's health or whether a paper exists."""
+        nothing about the service's health or whether a paper exists.
+
+        Returns:
+            The capabilities.
+
+        Raises:
+            AuthenticationError: the token is missing or invalid (401).
+
+        Examples:
+            >>> client.schema.capabilities().contract_version
+        """
         with self._capabilities_lock:
             if self._capabilities is None:
                 self._capabilities = self._call("capabilities", t.Capabilities, {})
@@ -403,7 +818,12 @@ class Schema(_SchemaOperations, SyncCaller):
 
 class AsyncSchema(_SchemaOperations, AsyncCaller):
     """The Structured Paper operations of a :class:`paperlens.AsyncClient`: the methods of
-    :class:`Schema` as coroutines, ``iter_*`` as async iterators."""
+    :class:`Schema` as coroutines, ``iter_*`` as async iterators.
+
+    Examples:
+        >>> cards = await client.schema.search("CRISPR off-target", size=5)
+        >>> entities = [entity async for entity in client.schema.iter_entities(cards.items[0].schema_id)]
+    """
 
     def __init__(self, client: AsyncClient) -> None:
         import asyncio
@@ -417,9 +837,12 @@ class AsyncSchema(_SchemaOperations, AsyncCaller):
         return await self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
 
     async def capabilities(self) -> t.Capabilities:
-        """The capability contract (``GET /paper-schema``): contract version, public
-        taxonomies, evidence groups and limits. Fetched once per client, then cached; it says
-        nothing about the service's health or whether a paper exists."""
+        """The capability contract (``GET /paper-schema``), fetched once per client:
+        :meth:`Schema.capabilities`, awaited.
+
+        Examples:
+            >>> capabilities = await client.schema.capabilities()
+        """
         async with self._capabilities_lock:
             if self._capabilities is None:
                 self._capabilities = await self._call("capabilities", t.Capabilities, {})
