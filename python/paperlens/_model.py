@@ -185,6 +185,14 @@ class Model(_State):
             shown.append(f"{f.name}={text}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def _repr_html_(self) -> str:
+        """The result as HTML for Jupyter: a compact table of its rows (list-shaped results)
+        or of its fields, every text escaped (see :mod:`paperlens._display`); terminals keep
+        ``repr()``."""
+        from paperlens._display import model_html
+
+        return model_html(self)
+
     def __reduce_ex__(self, protocol: typing.SupportsIndex) -> Any:
         return _restore, (type(self), self.__dict__, self._absent, self._raw, self._request_id, self._moved)
 

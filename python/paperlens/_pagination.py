@@ -241,6 +241,15 @@ class _Base(Generic[T]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._paging).__name__}, limit={self._limit})"
 
+    #: The latest pass over the items (the rich display tells how far it got), None before one.
+    _walked: _Walk | None = None
+
+    def _repr_html_(self) -> str:
+        """A table for Jupyter, fetching nothing: what it walks and how far it got."""
+        from paperlens._display import paginator_html
+
+        return paginator_html(self)
+
 
 class _Walk:
     """One pass over a paginator's items: how many were taken, within its ``limit``, and the
@@ -250,6 +259,7 @@ class _Walk:
         self._paginator = paginator
         self.taken = 0
         self.bar = paginator._bar()
+        paginator._walked = self
 
     def items(self, page: Any) -> Iterator[Any]:
         """The items of ``page`` still within the limit, counted as they go."""

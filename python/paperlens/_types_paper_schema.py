@@ -298,6 +298,13 @@ class EntityDetail(SchemaResponse, ListResult):
     relations: list[Relation] = _list()
     relations_truncated: bool | None = None
 
+    def _repr_html_(self) -> str:
+        """The entity and its relations as HTML for Jupyter: a picture of the entities they
+        link (with networkx and matplotlib) and a table of the relations."""
+        from paperlens._display import relations_html
+
+        return relations_html(self)
+
 
 @_frozen
 class RelationSearchPage(SchemaResponse, ListResult):
@@ -309,6 +316,13 @@ class RelationSearchPage(SchemaResponse, ListResult):
     total: Total | None = None
     items: list[Relation] = _list()
     next_cursor: str | None = None
+
+    def _repr_html_(self) -> str:
+        """The relations as HTML for Jupyter: a picture of the entities they link (with
+        networkx and matplotlib) and a table of the relations."""
+        from paperlens._display import relations_html
+
+        return relations_html(self)
 
 
 @_frozen
@@ -465,6 +479,13 @@ class CitationGraph(SchemaResponse, ListResult):
         from paperlens.pandas import frame
 
         return frame(GraphEdge, list(self.edges), "pandas")
+
+    def _repr_html_(self) -> str:
+        """The graph as HTML for Jupyter: a picture (with networkx and matplotlib) and a
+        table of the nodes."""
+        from paperlens._display import graph_html
+
+        return graph_html(self)
 
 
 @_frozen
