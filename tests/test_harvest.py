@@ -71,7 +71,7 @@ def test_resume_after_a_server_error(sandbox, client, expected, tmp_path, fmt):
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
 def test_resume_after_a_crash_between_a_chunk_and_its_checkpoint(client, expected, tmp_path, monkeypatch, fmt):
     out = tmp_path / ("papers" if fmt == "parquet" else "papers.jsonl")
-    real = harvest_module._write_json_atomically
+    real = harvest_module.write_json_atomically
     calls = {"n": 0}
 
     def crash_on_third_checkpoint(path, value):
@@ -80,10 +80,10 @@ def test_resume_after_a_crash_between_a_chunk_and_its_checkpoint(client, expecte
             raise KeyboardInterrupt
         real(path, value)
 
-    monkeypatch.setattr(harvest_module, "_write_json_atomically", crash_on_third_checkpoint)
+    monkeypatch.setattr(harvest_module, "write_json_atomically", crash_on_third_checkpoint)
     with pytest.raises(KeyboardInterrupt):
         harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=100, page_size=100)
-    monkeypatch.setattr(harvest_module, "_write_json_atomically", real)
+    monkeypatch.setattr(harvest_module, "write_json_atomically", real)
     # The third chunk reached the disk without its checkpoint: it does not count...
     assert len(ids(out, fmt)) == 200
     # ...and it is not written twice.

@@ -34,9 +34,9 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The manifest in ``directory``, or None when there is none."""
-    path = Path(directory) / MANIFEST_NAME
+def read_manifest(directory: str | os.PathLike[str], name: str = MANIFEST_NAME) -> dict[str, Any] | None:
+    """The manifest in ``directory`` (its file ``name``), or None when there is none."""
+    path = Path(directory) / name
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -55,14 +55,23 @@ class ManifestRecorder:
     earlier run of the same call) on construction, saved atomically by :meth:`save`.
 
     ``parameters`` must be JSON values and are compared as JSON; the client gives the base URL
-    and, when it is a sandbox of this process, its corpus."""
+    and, when it is a sandbox of this process, its corpus. ``name``: the file's name, for an
+    output that cannot hold a ``manifest.json`` (``harvest`` writes ``<out>.manifest.json``)."""
 
-    def __init__(self, directory: str | os.PathLike[str], call: str, parameters: dict[str, Any], client: Any) -> None:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        call: str,
+        parameters: dict[str, Any],
+        client: Any,
+        *,
+        name: str = MANIFEST_NAME,
+    ) -> None:
         from paperlens.sandbox import corpus_of
 
-        self.path = Path(directory) / MANIFEST_NAME
+        self.path = Path(directory) / name
         parameters = json.loads(json.dumps(parameters, default=str))
-        earlier = read_manifest(directory)
+        earlier = read_manifest(directory, name)
         if earlier is not None:
             _check_same_call(self.path, earlier, call, parameters)
         base_url = client.base_url

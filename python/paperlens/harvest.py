@@ -11,6 +11,16 @@ directory, or JSONL appended to the ``out`` file. After each chunk is durably on
 interruption (Ctrl-C, a crash, an error of the service) and it resumes from the checkpoint:
 a chunk written without its checkpoint is discarded and fetched again, so nothing is lost
 or written twice. A finished harvest run again returns at once.
+
+Beside the output, ``<out>.manifest.json`` records the call for a methods section: its
+parameters, start and end times, the SDK version, the base URL (never the token), the
+search's ``total_count``, the request id of every page written and the counts (see
+:mod:`paperlens._manifest`). It sits beside the output rather than in it, so that a Parquet
+directory holds only part files (``pandas.read_parquet(out)`` reads it whole). Running again
+into the same output with other parameters raises :class:`HarvestError`.
+
+Full-text corpora (records, one Markdown file per document and its figures) are harvested by
+:func:`harvest_corpus` (:mod:`paperlens.corpus`).
 """
 
 from __future__ import annotations
@@ -24,14 +34,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens._manifest import ManifestError, ManifestRecorder
 from paperlens._progress import Progress
 from paperlens.errors import PaperlensError
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
     from paperlens.client import Client
+    from paperlens.corpus import harvest_corpus as harvest_corpus
 
-__all__ = ["HarvestError", "HarvestResult", "harvest", "read_records"]
+__all__ = ["HarvestError", "HarvestResult", "harvest", "harvest_corpus", "manifest_path", "read_records"]
 
 Format = Literal["parquet", "jsonl"]
 _VERSION = 2
@@ -44,7 +56,7 @@ class HarvestError(PaperlensError):
 
 @dataclass(frozen=True)
 class HarvestResult:
-    """What a :func:`harvest` call left on disk."""
+    """What a :func:`harvest` or :func:`harvest_corpus` call left on disk."""
 
     out: Path
     checkpoint: Path
@@ -56,12 +68,39 @@ class HarvestResult:
     """True when the search is exhausted or ``limit`` is reached (a call that cannot finish raises)."""
     resumed: bool
     """True when this call continued an earlier, interrupted run."""
+    manifest: Path | None = None
+    """The ``manifest.json`` of the output."""
+    texts: int = 0
+    """:func:`harvest_corpus`: documents written (one Markdown file each)."""
+    figures: int = 0
+    """:func:`harvest_corpus`: figure files written."""
+    missing_texts: int = 0
+    """:func:`harvest_corpus`: records written without a text (no ``doc_id``, or 403/404)."""
+    not_found: tuple[str, ...] = ()
+    """:func:`harvest_corpus` of ``ids``: the ids no record matched, in input order."""
 
 
 def checkpoint_path(out: str | os.PathLike[str]) -> Path:
     """Where the checkpoint of a harvest into ``out`` lives: ``<out>.checkpoint.json``."""
     out = Path(out)
     return out.with_name(out.name + ".checkpoint.json")
+
+
+def manifest_path(out: str | os.PathLike[str]) -> Path:
+    """Where the manifest of :func:`harvest` into ``out`` lives: ``<out>.manifest.json``
+    (:func:`harvest_corpus` writes ``manifest.json`` inside its output directory)."""
+    out = Path(out)
+    return out.with_name(out.name + ".manifest.json")
+
+
+def recorder(
+    directory: Path, call: str, parameters: dict[str, Any], client: Any, name: str = "manifest.json"
+) -> ManifestRecorder:
+    """The manifest of a harvest; one of another call or other parameters is a :class:`HarvestError`."""
+    try:
+        return ManifestRecorder(directory, call, parameters, client, name=name)
+    except ManifestError as error:
+        raise HarvestError(str(error)) from error
 
 
 def harvest(
@@ -96,7 +135,8 @@ def harvest(
 
     Returns a :class:`HarvestResult`. Raises what the client raises (the checkpoint then
     holds every chunk written so far: call again to resume), and :class:`HarvestError`
-    when ``out`` holds something else than this harvest.
+    when ``out`` holds something else than this harvest (or its manifest,
+    ``<out>.manifest.json``, records other parameters).
     """
     if format not in ("parquet", "jsonl"):
         raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
@@ -112,16 +152,18 @@ def harvest(
         "fields": fields,
         "page_size": page_size,
     }
-    writer: _Writer = _ParquetWriter(Path(out)) if format == "parquet" else _JsonlWriter(Path(out))
+    writer: Writer = ParquetParts(Path(out)) if format == "parquet" else JsonlWriter(Path(out))
     ckpt_path = checkpoint_path(out)
     fingerprint = _fingerprint(search, format, limit)
-    state = _load_checkpoint(ckpt_path, fingerprint, writer)
+    where = manifest_path(out)
+    manifest = recorder(where.parent, "harvest", {**search, "format": format, "limit": limit}, client, where.name)
+    state = load_checkpoint(ckpt_path, fingerprint, writer.out, writer.exists())
     resumed = state is not None
     if state is None:
         writer.start()
         state = {"version": _VERSION, "fingerprint": fingerprint, "next": {"cursor": None}, "records": 0, "chunks": 0}
         state.update(writer.position())
-        _write_json_atomically(ckpt_path, state)
+        write_json_atomically(ckpt_path, state)
     else:
         writer.rewind(state)
 
@@ -134,9 +176,17 @@ def harvest(
             chunks=state["chunks"],
             done=state["next"] is None,
             resumed=resumed,
+            manifest=where,
         )
 
+    def save_manifest() -> None:
+        manifest.count("records", state["records"])
+        manifest.count("chunks", state["chunks"])
+        manifest.save(finished=state["next"] is None)
+
     if state["next"] is None:
+        if not where.exists():
+            save_manifest()
         return result()
     bar = Progress(total=limit, unit="records", listen=client._listen, initial=state["records"]) if progress else None
     try:
@@ -144,6 +194,8 @@ def harvest(
         pager = client.iter_meta_search(**search, cursor=state["next"]["cursor"])
         for page in pager.pages():
             after = None if pager.next_cursor is None else {"cursor": pager.next_cursor}
+            manifest.total(page.total_count)
+            manifest.request(page.request_id)
             records = [r.to_dict() for r in page.results]
             if limit is not None:
                 records = records[: max(0, limit - state["records"] - len(buffer))]
@@ -162,7 +214,8 @@ def harvest(
                     buffer = []
                 state["next"] = after
                 state.update(writer.position())
-                _write_json_atomically(ckpt_path, state)
+                write_json_atomically(ckpt_path, state)
+                save_manifest()
                 if on_chunk is not None:
                     on_chunk(result())
             if after is None:
@@ -178,35 +231,40 @@ def _fingerprint(search: dict[str, Any], format: str, limit: int | None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def _load_checkpoint(path: Path, fingerprint: str, writer: _Writer) -> dict[str, Any] | None:
+def load_checkpoint(
+    path: Path, fingerprint: str, out: Path, exists: bool, version: int = _VERSION
+) -> dict[str, Any] | None:
+    """The state a checkpoint holds, None when there is none yet (``exists``: whether ``out``
+    holds something, which then cannot be resumed); a :class:`HarvestError` when it belongs
+    to another harvest or cannot be read."""
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        if writer.exists():
+        if exists:
             raise HarvestError(
-                f"{writer.out} exists but has no checkpoint ({path.name}): it is not a resumable harvest; "
+                f"{out} exists but has no checkpoint ({path.name}): it is not a resumable harvest; "
                 f"choose another output or remove it"
             ) from None
         return None
     try:
         state: dict[str, Any] = json.loads(raw)
-        if state.get("version") != _VERSION:
+        if state.get("version") != version:
             raise ValueError(f"version {state.get('version')!r}")
     except ValueError as e:
         raise HarvestError(f"the checkpoint {path} is unreadable ({e}); remove it and the output to start over") from e
     if state.get("fingerprint") != fingerprint:
         raise HarvestError(
-            f"{path} belongs to a harvest with other parameters (query, filters, fields, format or limit); "
-            f"use another output, or remove {writer.out} and the checkpoint to start over"
+            f"{path} belongs to a harvest with other parameters; "
+            f"use another output, or remove {out} and the checkpoint to start over"
         )
     return state
 
 
-def _write_json_atomically(path: Path, value: Any) -> None:
-    _write_atomically(path, json.dumps(value, indent=1, default=str).encode())
+def write_json_atomically(path: Path, value: Any) -> None:
+    write_atomically(path, json.dumps(value, indent=1, default=str).encode())
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Writes ``data`` to a temporary file beside ``path``, syncs it, and renames it into place."""
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -218,10 +276,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    _sync_dir(path.parent)
+    sync_dir(path.parent)
 
 
-def _sync_dir(directory: Path) -> None:
+def sync_dir(directory: Path) -> None:
     """Makes a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -235,7 +293,7 @@ def _sync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-class _Writer:
+class Writer:
     out: Path
 
     def exists(self) -> bool:
@@ -256,7 +314,7 @@ class _Writer:
         raise NotImplementedError
 
 
-class _JsonlWriter(_Writer):
+class JsonlWriter(Writer):
     def __init__(self, out: Path) -> None:
         self.out = out
         self.size = 0
@@ -290,7 +348,7 @@ class _JsonlWriter(_Writer):
         self.size += len(data)
 
 
-class _ParquetWriter(_Writer):
+class ParquetParts(Writer):
     def __init__(self, out: Path) -> None:
         self.out = out
 
@@ -302,13 +360,13 @@ class _ParquetWriter(_Writer):
         return self.out.exists() and (not self.out.is_dir() or any(self.out.iterdir()))
 
     def start(self) -> None:
-        _pyarrow()
+        pyarrow_modules()
         if self.out.exists() and not self.out.is_dir():
             raise HarvestError(f"{self.out} is a file; format='parquet' writes part files into a directory")
         self.out.mkdir(parents=True, exist_ok=True)
 
     def rewind(self, state: dict[str, Any]) -> None:
-        _pyarrow()
+        pyarrow_modules()
         self.out.mkdir(parents=True, exist_ok=True)
         chunks = int(state["chunks"])
         for index in range(chunks):
@@ -317,13 +375,13 @@ class _ParquetWriter(_Writer):
         # Parts written after the last checkpoint (and temporary files) were never counted.
         for path in self.out.iterdir():
             stray = path.name.startswith(".part-") or (
-                path.name.startswith("part-") and path.suffix == ".parquet" and _part_index(path.name) >= chunks
+                path.name.startswith("part-") and path.suffix == ".parquet" and part_index(path.name) >= chunks
             )
             if stray:
                 path.unlink()
 
     def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
-        pa, pq = _pyarrow()
+        pa, pq = pyarrow_modules()
         table = pa.Table.from_pylist(records)
         fd, temp = tempfile.mkstemp(prefix=".part-", suffix=".tmp", dir=self.out)
         try:
@@ -335,17 +393,17 @@ class _ParquetWriter(_Writer):
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
-        _sync_dir(self.out)
+        sync_dir(self.out)
 
 
-def _part_index(name: str) -> int:
+def part_index(name: str) -> int:
     try:
         return int(name.removeprefix("part-").removesuffix(".parquet"))
     except ValueError:
         return -1
 
 
-def _pyarrow() -> Any:
+def pyarrow_modules() -> Any:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -371,11 +429,21 @@ def read_records(out: str | os.PathLike[str], format: Format | None = None) -> l
         if "bytes" in state:
             data = data[: int(state["bytes"])]
         return [json.loads(line) for line in data.splitlines() if line.strip()]
-    _pa, pq = _pyarrow()
-    parts = sorted((p for p in out.glob("part-*.parquet") if _part_index(p.name) >= 0), key=lambda p: p.name)
+    _pa, pq = pyarrow_modules()
+    parts = sorted((p for p in out.glob("part-*.parquet") if part_index(p.name) >= 0), key=lambda p: p.name)
     if "chunks" in state:
-        parts = [p for p in parts if _part_index(p.name) < int(state["chunks"])]
+        parts = [p for p in parts if part_index(p.name) < int(state["chunks"])]
     records: list[dict[str, Any]] = []
     for part in parts:
         records.extend(pq.read_table(part).to_pylist())
     return records
+
+
+def __getattr__(name: str) -> Any:
+    # harvest_corpus lives in paperlens.corpus, which imports this module's helpers: it is
+    # re-exported on first use, so either module may be imported first.
+    if name == "harvest_corpus":
+        from paperlens.corpus import harvest_corpus
+
+        return harvest_corpus
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

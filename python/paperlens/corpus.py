@@ -1,0 +1,553 @@
+"""Full-text corpus harvests: records to Parquet, one Markdown file per document, its figures.
+
+>>> from paperlens.harvest import harvest_corpus
+>>> result = harvest_corpus(client, "reefs", query="coral bleaching", figures=True, progress=True)
+>>> result.records, result.texts, result.missing_texts
+
+The output directory ``out`` holds::
+
+    manifest.json                      the call, its parameters, times, request ids, counts
+    records/part-00000.parquet ...     the records, one part per page, with text columns
+    documents/<doc_id>/text.md         the whole text of a document, reassembled exactly
+    documents/<doc_id>/figures/...     its figures (figures=True), where text.md's links point
+
+and ``<out>.checkpoint.json`` sits beside it, as for :func:`paperlens.harvest.harvest`. Each
+record gains ``text_status`` (``"ok"``, ``"no_doc_id"``, ``"forbidden"`` for a 403,
+``"not_found"`` for a 404) and ``text_path`` (relative to ``out``, or null), and with
+``figures=True`` ``figure_paths`` (the files written, relative to ``out``) and
+``missing_figures`` (the figures the text names that the service refused or lacks). A record
+without a text is written all the same, never dropped.
+
+Resumable at any moment: a document is written into a temporary folder renamed into place
+once its text and figures are on disk, so it is complete or absent; each page of records is
+kept in the checkpoint before its documents are fetched, and its part file is renamed into
+place before the checkpoint moves on. A run killed anywhere and started again with the same
+call ends with the same files as an uninterrupted run, without fetching again a page of
+records or a document it already has. Other parameters into the same ``out`` raise
+:class:`~paperlens.harvest.HarvestError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Coroutine, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
+from urllib.parse import quote
+
+from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
+from paperlens._operation import Call, Plan, workflow
+from paperlens._progress import Progress
+from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
+from paperlens.filters import Filter, FilterSpec, filters_to_wire
+from paperlens.harvest import (
+    HarvestResult,
+    ParquetParts,
+    checkpoint_path,
+    load_checkpoint,
+    recorder,
+    sync_dir,
+    write_atomically,
+    write_json_atomically,
+)
+
+if TYPE_CHECKING:
+    from paperlens.client import AsyncClient, Client
+
+__all__ = ["BY", "harvest_corpus"]
+
+#: The record fields ``ids`` may name (``by``).
+BY = ("unique_id", "doc_id", "doi", "isbn13")
+TEXT_NAME = "text.md"
+_VERSION = 1
+# The largest page /content serves (its `limit`): most texts come whole in one request.
+_CONTENT_PAGE_MAX = 524_288
+_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
+# A Markdown image: ![caption](target "optional title")
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+
+
+@overload
+def harvest_corpus(
+    client: Client,
+    out: str | os.PathLike[str],
+    *,
+    query: str | None = None,
+    ids: Iterable[str] | None = None,
+    by: str = "unique_id",
+    filters: FilterSpec | list[FilterSpec] | None = None,
+    texts: bool = True,
+    figures: bool = False,
+    limit: int | None = None,
+    progress: bool = False,
+) -> HarvestResult: ...
+@overload
+def harvest_corpus(
+    client: AsyncClient,
+    out: str | os.PathLike[str],
+    *,
+    query: str | None = None,
+    ids: Iterable[str] | None = None,
+    by: str = "unique_id",
+    filters: FilterSpec | list[FilterSpec] | None = None,
+    texts: bool = True,
+    figures: bool = False,
+    limit: int | None = None,
+    progress: bool = False,
+) -> Coroutine[Any, Any, HarvestResult]: ...
+def harvest_corpus(
+    client: Client | AsyncClient,
+    out: str | os.PathLike[str],
+    *,
+    query: str | None = None,
+    ids: Iterable[str] | None = None,
+    by: str = "unique_id",
+    filters: FilterSpec | list[FilterSpec] | None = None,
+    texts: bool = True,
+    figures: bool = False,
+    limit: int | None = None,
+    progress: bool = False,
+) -> HarvestResult | Coroutine[Any, Any, HarvestResult]:
+    """Harvests records and their full texts (and figures) into the directory ``out``, resumably.
+
+    Records come from a metadata search (``query`` and/or ``filters``), or from a list of
+    identifiers (``ids``, matched on the field ``by``, 200 per request). For each record with
+    a ``doc_id`` the whole text is written as Markdown, one file per document; with
+    ``figures=True`` the images its text links to (``![caption](figures/...)``) are
+    downloaded beside it, so the Markdown shows them. Requests are paced by the client; run
+    the same call again after an interruption and it continues (see :mod:`paperlens.corpus`).
+
+    Args:
+        client: a :class:`paperlens.Client` (returns the result) or
+            :class:`paperlens.AsyncClient` (returns an awaitable of it; files are written in
+            the event loop's thread).
+        out: the output directory (created).
+        query: keywords of the search; not with ``ids``.
+        ids: identifiers to harvest; duplicates (after normalising: DOIs lower-cased, without
+            a ``https://doi.org/`` prefix; ISBNs without hyphens) are fetched once, and the
+            ids no record matches are listed in ``HarvestResult.not_found`` and the manifest.
+        by: the field ``ids`` name: ``"unique_id"``, ``"doc_id"``, ``"doi"`` or ``"isbn13"``.
+        filters: ``meta_search`` filters, applied to the search or to the ids.
+        texts: write the full texts (False: records only).
+        figures: also download the figures of each text (needs ``texts``).
+        limit: stop after this many records in all.
+        progress: a tqdm bar of documents, showing pacing and retry waits.
+
+    Returns:
+        A :class:`~paperlens.harvest.HarvestResult`: counts of records, texts, figures and
+        records without a text, the ids not found, and where the manifest is.
+
+    Raises:
+        paperlens.ValidationError: a bad parameter (before any request), e.g. ``ids[3]``
+            empty, an unknown ``by``, ``figures`` without ``texts``, ``query`` with ``ids``.
+        paperlens.harvest.HarvestError: ``out`` holds something else than this harvest, or
+            its manifest records other parameters.
+        What the client raises (a 403 or 404 of a text or figure is recorded instead); call
+        again to resume.
+
+    Example:
+        >>> result = harvest_corpus(client, "corpus", ids=["W4000000000", "W4000000003"])
+        >>> frame = pandas.read_parquet(result.out / "records")
+        >>> frame.loc[frame.text_status == "ok", "text_path"]  # documents/<doc_id>/text.md
+    """
+    wanted = _checked(query, ids, by, texts, figures, limit)
+    return _harvest(  # type: ignore[no-any-return]
+        client,
+        Path(out),
+        query=query,
+        ids=wanted,
+        by=by,
+        filters=filters_to_wire(filters),
+        texts=texts,
+        figures=figures,
+        limit=limit,
+        progress=progress,
+    )
+
+
+def _checked(
+    query: str | None, ids: Iterable[str] | None, by: str, texts: bool, figures: bool, limit: int | None
+) -> list[str] | None:
+    """The normalised, de-duplicated ids (in input order); raises ValidationError for bad input."""
+    if by not in BY:
+        raise ValidationError(
+            f"by must be one of {', '.join(BY)}, got {by!r}", param="by", rule="one of " + "|".join(BY), value=str(by)
+        )
+    if figures and not texts:
+        raise ValidationError(
+            "figures=True needs texts=True (figures are found in the texts)", param="figures", rule="needs texts"
+        )
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise ValidationError(
+            f"limit must be an integer >= 0, got {limit!r}", param="limit", rule=">= 0", value=str(limit)
+        )
+    if ids is None:
+        return None
+    if isinstance(ids, str):
+        raise ValidationError(
+            "ids must be a list of identifiers, not one string", param="ids", rule="a list of strings"
+        )
+    if query is not None:
+        raise ValidationError("give query or ids, not both", param="ids", rule="not with query")
+    seen: dict[str, None] = {}
+    for index, value in enumerate(ids):
+        if not isinstance(value, str) or not value.strip():
+            raise ValidationError(
+                f"ids[{index}] must be a non-empty string, got {value!r}",
+                param=f"ids[{index}]",
+                rule="a non-empty string",
+                value=str(value),
+            )
+        seen.setdefault(normal_id(by, value), None)
+    return list(seen)
+
+
+def normal_id(by: str, value: str) -> str:
+    """``value`` as the service stores ``by``: DOIs lower-cased without a resolver prefix, ISBNs
+    without hyphens or spaces, other ids stripped of surrounding spaces."""
+    value = value.strip()
+    if by == "doi":
+        lowered = value.lower()
+        for prefix in _DOI_PREFIXES:
+            if lowered.startswith(prefix):
+                return lowered[len(prefix) :]
+        return lowered
+    if by == "isbn13":
+        return value.replace("-", "").replace(" ", "")
+    return value
+
+
+def figure_names(text: str) -> list[str]:
+    """The resource names of the images a Markdown text links to, in order, each once; links to
+    other sites and names that could leave their folder (absolute, ``..``) are left out."""
+    names: dict[str, None] = {}
+    for match in _IMAGE.finditer(text):
+        name = match.group(1)
+        parts = name.split("/")
+        if ":" in parts[0] or "\\" in name or any(p in ("", ".", "..") for p in parts) or name == TEXT_NAME:
+            continue
+        names.setdefault(name, None)
+    return list(names)
+
+
+def folder_name(doc_id: str) -> str:
+    """A file-system-safe folder name for ``doc_id`` (a sha256 hex id is kept as it is)."""
+    name = quote(doc_id, safe="")
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    if len(name) > 200:
+        name = "sha256-" + hashlib.sha256(doc_id.encode()).hexdigest()
+    return name
+
+
+class _Output:
+    """The paths of a corpus harvest and the operations on its documents folder."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.records = out / "records"
+        self.documents = out / "documents"
+        self.checkpoint = checkpoint_path(out)
+
+    def exists(self) -> bool:
+        return self.out.exists() and (not self.out.is_dir() or any(self.out.iterdir()))
+
+    def prepare(self) -> None:
+        """Creates the folders; drops what a killed run left half written."""
+        self.documents.mkdir(parents=True, exist_ok=True)
+        for stray in self.documents.glob(".tmp-*"):
+            shutil.rmtree(stray, ignore_errors=True)
+
+    def folder(self, doc_id: str) -> Path:
+        return self.documents / folder_name(doc_id)
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.out).as_posix()
+
+
+@workflow
+def _harvest(
+    client: Any,
+    out: Path,
+    *,
+    query: str | None,
+    ids: list[str] | None,
+    by: str,
+    filters: list[dict[str, Any]] | None,
+    texts: bool,
+    figures: bool,
+    limit: int | None,
+    progress: bool,
+) -> Plan[HarvestResult]:
+    output = _Output(out)
+    if output.out.exists() and not output.out.is_dir():
+        raise ValidationError(f"out must be a directory, {out} is a file", param="out", rule="a directory")
+    parameters = {
+        "query": query,
+        "ids": None if ids is None else {"count": len(ids), "sha256": _digest(ids)},
+        "by": by if ids is not None else None,
+        "filters": filters,
+        "texts": texts,
+        "figures": figures,
+        "limit": limit,
+    }
+    fingerprint = _digest([json.dumps(parameters, sort_keys=True)])[:32]
+    manifest = recorder(output.out, "harvest_corpus", parameters, client)
+    state = load_checkpoint(output.checkpoint, fingerprint, output.out, output.exists(), _VERSION)
+    resumed = state is not None
+    parts = ParquetParts(output.records)
+    if state is None:
+        state = {
+            "version": _VERSION,
+            "fingerprint": fingerprint,
+            "next": {"batch": 0, "cursor": None, "found": []},
+            "pending": None,
+            "records": 0,
+            "chunks": 0,
+            "texts": 0,
+            "figures": 0,
+            "missing_texts": 0,
+            "not_found": [],
+        }
+        if limit == 0 or ids == []:
+            state["next"] = None
+        write_json_atomically(output.checkpoint, state)
+        parts.start()
+    else:
+        parts.rewind(state)
+    output.prepare()
+    harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit)
+    if ids is not None:
+        harvest.total_count = len(ids)
+        manifest.total(len(ids))
+    bar = None
+    if progress and not harvest.done:
+        bar = Progress(total=harvest.expected(), unit="documents", listen=client._listen, initial=state["records"])
+    try:
+        while not harvest.done:
+            if state["pending"] is None:
+                yield from harvest.fetch_records()
+                if bar is not None:
+                    bar.set_total(harvest.expected())
+            yield from harvest.write_documents(bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    if manifest.manifest["finished"] is None:
+        harvest.save_manifest()
+    return harvest.result(resumed)
+
+
+class _Harvest:
+    """One run of a corpus harvest: its state (the checkpoint's) and the steps of the plan."""
+
+    def __init__(
+        self,
+        client: Any,
+        output: _Output,
+        manifest: ManifestRecorder,
+        state: dict[str, Any],
+        ids: list[str] | None,
+        by: str,
+        query: str | None,
+        filters: list[dict[str, Any]] | None,
+        texts: bool,
+        figures: bool,
+        limit: int | None,
+    ) -> None:
+        self.client, self.output, self.manifest, self.state = client, output, manifest, state
+        self.ids, self.by, self.query, self.filters = ids, by, query, filters
+        self.texts, self.figures, self.limit = texts, figures, limit
+        self.parts = ParquetParts(output.records)
+        self.known_requests = set(manifest.manifest["request_ids"])
+        self.total_count: int | None = manifest.manifest.get("total_count")
+
+    @property
+    def done(self) -> bool:
+        return self.state["next"] is None and self.state["pending"] is None
+
+    def expected(self) -> int | None:
+        total = self.total_count
+        if self.limit is not None:
+            return self.limit if total is None else min(self.limit, total)
+        return total
+
+    def record_request(self, request_id: str | None) -> None:
+        if request_id and request_id not in self.known_requests:
+            self.known_requests.add(request_id)
+            self.manifest.request(request_id)
+
+    def fetch_records(self) -> Plan[None]:
+        """The next page of records, kept in the checkpoint before any document is fetched."""
+        state = self.state
+        at = state["next"]
+        remaining = None if self.limit is None else self.limit - state["records"]
+        size = PAGE_SIZE_MAX if remaining is None else max(1, min(PAGE_SIZE_MAX, remaining))
+        filters = list(self.filters or [])
+        batch: list[str] = []
+        if self.ids is not None:
+            batch = self.ids[at["batch"] * PAGE_SIZE_MAX : (at["batch"] + 1) * PAGE_SIZE_MAX]
+            filters.insert(0, Filter(self.by, "in", batch).to_wire())
+        page = yield Call(
+            "meta_search", (self.query,), {"filters": filters or None, "page_size": size, "cursor": at["cursor"]}
+        )
+        records = [r.to_dict() for r in page.results]
+        cursor = page.next_cursor if records else None
+        pending: dict[str, Any] = {"request_id": page.request_id, "not_found": []}
+        if self.ids is None:
+            self.total_count = page.total_count
+            self.manifest.total(page.total_count)
+            after = {"batch": 0, "cursor": cursor, "found": []} if cursor else None
+        else:
+            order = {value: index for index, value in enumerate(batch)}
+            position = len(batch)
+            records.sort(key=lambda r: order.get(normal_id(self.by, str(r.get(self.by) or "")), position))
+            found = [*at["found"], *(normal_id(self.by, str(r.get(self.by) or "")) for r in records)]
+            if cursor:
+                after = {"batch": at["batch"], "cursor": cursor, "found": found}
+            else:
+                matched = set(found)
+                pending["not_found"] = [value for value in batch if value not in matched]
+                more = (at["batch"] + 1) * PAGE_SIZE_MAX < len(self.ids)
+                after = {"batch": at["batch"] + 1, "cursor": None, "found": []} if more else None
+        if remaining is not None and len(records) >= remaining:
+            records, after = records[:remaining], None
+        pending["records"], pending["next"] = records, after
+        # Kept as JSON, so a resumed run writes exactly what this one would have.
+        state["pending"] = json.loads(json.dumps(pending, default=str))
+        write_json_atomically(self.output.checkpoint, state)
+
+    def write_documents(self, bar: Progress | None) -> Plan[None]:
+        """The documents of the pending page, then its part file, manifest and checkpoint."""
+        state, pending = self.state, self.state["pending"]
+        rows = []
+        for record in pending["records"]:
+            row = yield from self.document(record)
+            rows.append(row)
+            if bar is not None:
+                bar.update(1)
+        if rows:
+            self.parts.write_chunk(state["chunks"], rows)
+            state["chunks"] += 1
+        state["records"] += len(rows)
+        state["texts"] += sum(1 for row in rows if row.get("text_status") == "ok")
+        state["missing_texts"] += sum(1 for row in rows if row.get("text_status") not in (None, "ok"))
+        state["figures"] += sum(len(row.get("figure_paths") or ()) for row in rows)
+        state["not_found"].extend(pending["not_found"])
+        state["next"], state["pending"] = pending["next"], None
+        self.record_request(pending["request_id"])
+        # The manifest goes first: a run killed between the two redoes this page from the
+        # checkpoint without a request, and its request ids are not recorded twice.
+        self.save_manifest()
+        write_json_atomically(self.output.checkpoint, state)
+
+    def document(self, record: dict[str, Any]) -> Plan[dict[str, Any]]:
+        """``record`` with its text columns, its document written unless it is there already."""
+        row = dict(record)
+        if not self.texts:
+            return row
+        doc_id = record.get("doc_id")
+        status, text = "ok", None
+        folder = self.output.folder(doc_id) if isinstance(doc_id, str) and doc_id else None
+        if folder is None:
+            status = "no_doc_id"
+        elif not folder.exists():
+            try:
+                text = yield from self.read_text(doc_id)  # type: ignore[arg-type]
+            except PermissionDeniedError:
+                status = "forbidden"
+            except NotFoundError:
+                status = "not_found"
+            else:
+                yield from self.commit(folder, text)
+        row["text_status"] = status
+        row["text_path"] = self.output.relative(folder / TEXT_NAME) if status == "ok" and folder else None
+        if self.figures:
+            row["figure_paths"], row["missing_figures"] = [], []
+            if status == "ok" and folder is not None:
+                for name in figure_names(text if text is not None else (folder / TEXT_NAME).read_text("utf-8")):
+                    if (folder / name).is_file():
+                        row["figure_paths"].append(self.output.relative(folder / name))
+                    else:
+                        row["missing_figures"].append(name)
+        return row
+
+    def read_text(self, doc_id: str) -> Plan[str]:
+        """The whole text from pages of the largest size, its length checked."""
+        pieces: list[str] = []
+        offset, length = 0, 0
+        while True:
+            page = yield Call("content", (doc_id,), {"offset": offset, "limit": _CONTENT_PAGE_MAX})
+            self.record_request(page.request_id)
+            pieces.append(page.text)
+            length += len(page.text)
+            if not page.more or page.next_offset is None or page.next_offset <= offset:
+                break
+            offset = page.next_offset
+        text = "".join(pieces)
+        if page.text_length is not None and length != page.text_length:
+            raise ResponseDecodeError(
+                f"reassembled {length} code points of {doc_id} but the service reports text_length={page.text_length}",
+                request_id=page.request_id,
+            )
+        return text
+
+    def commit(self, folder: Path, text: str) -> Plan[None]:
+        """Writes the document (text, then figures) into a temporary folder renamed into place."""
+        temp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.output.documents))
+        try:
+            write_atomically(temp / TEXT_NAME, text.encode("utf-8"))
+            for name in figure_names(text) if self.figures else ():
+                dest = temp / name
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    yield Call("download_resource", (name, str(dest)))
+                except (PermissionDeniedError, NotFoundError):
+                    continue  # recorded as a missing figure: the text names it, the folder lacks it
+                _sync_file(dest)
+                sync_dir(dest.parent)
+            os.rename(temp, folder)
+        except BaseException:
+            shutil.rmtree(temp, ignore_errors=True)
+            raise
+        sync_dir(self.output.documents)
+
+    def save_manifest(self) -> None:
+        state = self.state
+        for name in ("records", "chunks", "texts", "figures", "missing_texts"):
+            self.manifest.count(name, state[name])
+        self.manifest.count("not_found", len(state["not_found"]))
+        self.manifest.manifest["not_found"] = list(state["not_found"])
+        self.manifest.save(finished=self.done)
+
+    def result(self, resumed: bool) -> HarvestResult:
+        state = self.state
+        return HarvestResult(
+            out=self.output.out,
+            checkpoint=self.output.checkpoint,
+            format="parquet",
+            records=state["records"],
+            chunks=state["chunks"],
+            done=self.done,
+            resumed=resumed,
+            manifest=self.output.out / MANIFEST_NAME,
+            texts=state["texts"],
+            figures=state["figures"],
+            missing_texts=state["missing_texts"],
+            not_found=tuple(state["not_found"]),
+        )
+
+
+def _digest(values: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()
+
+
+def _sync_file(path: Path) -> None:
+    with open(path, "rb") as file:
+        os.fsync(file.fileno())
