@@ -21,7 +21,15 @@ __all__ = ["ResponseCache"]
 
 
 class ResponseCache:
-    """``client.cache``: where the response cache lives, its TTL, and :meth:`clear`."""
+    """``client.cache``: where the response cache lives, its TTL, and :meth:`clear`.
+
+    Made by the client (``Client(cache_dir=..., cache_ttl=...)``), not directly.
+
+    Examples:
+        >>> client = paperlens.Client(cache_dir="paperlens-cache", cache_ttl=24 * 3600)
+        >>> client.cache.enabled, client.cache.path, client.cache.ttl
+        (True, PosixPath('paperlens-cache'), 86400.0)
+    """
 
     def __init__(self, native: NativeClient) -> None:
         self._native = native
@@ -43,8 +51,16 @@ class ResponseCache:
         return self._native.cache_ttl
 
     def clear(self) -> int:
-        """Removes every cached answer (of every token) in the directory; returns how many.
-        Files in the directory that are not cache entries are left alone."""
+        """Removes every cached answer (of every token) in the directory.
+
+        Files in the directory that are not cache entries are left alone.
+
+        Returns:
+            How many answers were removed (0 when caching is off).
+
+        Examples:
+            >>> removed = client.cache.clear()
+        """
         return self._native.clear_cache()
 
     def __repr__(self) -> str:

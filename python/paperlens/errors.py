@@ -1,4 +1,29 @@
-"""The exceptions of paperlens. Every one of them is also importable from ``paperlens``."""
+"""The exceptions of paperlens. Every one of them is also importable from ``paperlens``.
+
+```
+PaperlensError
+├── APIError                 status, code, message, request_id, details
+│   ├── BadRequestError      400, 422
+│   ├── AuthenticationError  401
+│   ├── PermissionDeniedError 403
+│   ├── NotFoundError        404
+│   ├── RateLimitError       429, .retry_after (seconds)
+│   └── ServerError          500, 502, 503, 507
+│       └── GatewayTimeoutError 504
+├── APIConnectionError       the connection failed or broke
+│   └── APITimeoutError      no complete answer within the timeout
+├── ValidationError          a bound of the API, checked before sending (also a ValueError)
+├── ConfigurationError       a missing or invalid setting (also a ValueError)
+├── ResponseDecodeError      a success answer that is not what the contract says
+└── ResourceWriteError       a download could not be written (also an OSError)
+```
+
+Examples:
+    >>> try:
+    ...     client.paper_relations("W1", "CITATIONS")
+    ... except paperlens.NotFoundError as error:
+    ...     print(error.status, error.code, error.request_id)  # quote the request id to support
+"""
 
 from __future__ import annotations
 
@@ -25,17 +50,49 @@ __all__ = [
 
 
 class PaperlensError(Exception):
-    """Root of every paperlens error."""
+    """Root of every paperlens error: ``except paperlens.PaperlensError`` catches them all.
+
+    Attributes:
+        request_id: the ``X-Request-ID`` of the call that failed (the same on every attempt),
+            or None when no request was sent.
+    """
 
     request_id: str | None = None
 
 
 class ConfigurationError(PaperlensError, ValueError):
-    """A missing or invalid client setting (token, base URL, service source...)."""
+    """A missing or invalid client setting (token, base URL, service source, CA bundle...).
+
+    The message names the argument or environment variable; it never contains the token.
+
+    Examples:
+        >>> try:
+        ...     paperlens.Client(api_token=None, base_url=None)
+        ... except paperlens.ConfigurationError as error:
+        ...     print(error)  # names PAPERLENS_API_TOKEN when it is not set
+    """
 
 
 class ValidationError(PaperlensError, ValueError):
-    """A parameter breaks a bound of the spec; raised before any request is sent."""
+    """A parameter breaks a bound of the spec; raised before any request is sent.
+
+    Args:
+        message: the whole message (parameter, rule and value).
+        param: the parameter, with the position for list inputs (``filters[2].operator``).
+        rule: the rule broken (``"1-200"``, ``"unknown operator"``...).
+        value: the offending value, as its ``repr``.
+
+    Attributes:
+        param: the parameter, with the position for list inputs.
+        rule: the rule broken.
+        value: the offending value, as its ``repr``.
+
+    Examples:
+        >>> try:
+        ...     client.meta_search("coral", page=60, page_size=200)  # page * page_size > 10000
+        ... except paperlens.ValidationError as error:
+        ...     print(error.param, error.rule)  # nothing was sent
+    """
 
     def __init__(self, message: str, *, param: str, rule: str, value: str = "") -> None:
         super().__init__(message)
@@ -45,7 +102,30 @@ class ValidationError(PaperlensError, ValueError):
 
 
 class APIError(PaperlensError):
-    """The service answered with an error status."""
+    """The service answered with an error status (the subclasses name each status).
+
+    Args:
+        message: the whole message, with status, code and request id.
+        status: the HTTP status.
+        code: the error code of the answer's body (``INVALID_REQUEST``, ``RATE_LIMITED``...).
+        api_message: the message of the answer's body.
+        request_id: the request id of the call.
+        details: the ``details`` of the answer's body, as sent (any JSON value).
+        retry_after: the wait a 429 asked for, in seconds.
+
+    Attributes:
+        status: the HTTP status.
+        code: the error code of the answer's body, or None.
+        message: the message of the answer's body (else the whole message).
+        request_id: the request id of the call (quote it to support).
+        details: the structured details of the answer's body, or None.
+
+    Examples:
+        >>> try:
+        ...     client.schema.entity(sid, "no-such-entity")
+        ... except paperlens.APIError as error:
+        ...     print(error.status, error.code, error.message, error.request_id)
+    """
 
     def __init__(
         self,
@@ -68,7 +148,10 @@ class APIError(PaperlensError):
 
 
 class BadRequestError(APIError):
-    """400 or 422: the parameters break a rule of the service."""
+    """400 or 422: the parameters break a rule of the service. Never retried.
+
+    ``details`` often names the parameter (``details["parameter"]``).
+    """
 
 
 class AuthenticationError(APIError):
@@ -84,15 +167,29 @@ class NotFoundError(APIError):
 
 
 class RateLimitError(APIError):
-    """429: the quota is exhausted. ``retry_after`` is the wait the service asked for, in seconds."""
+    """429: the quota is exhausted. ``retry_after`` is the wait the service asked for, in seconds.
+
+    Raised when the wait is longer than the client's ``max_rate_limit_wait`` (a daily quota
+    used up, usually), or after ``max_retries`` retries; shorter waits are waited out.
+
+    Examples:
+        >>> try:
+        ...     client.meta_search("coral")
+        ... except paperlens.RateLimitError as error:
+        ...     print(f"try again in {error.retry_after} s")
+    """
 
     @property
     def retry_after(self) -> float | None:
+        """The wait the service asked for, in seconds (``Retry-After`` or ``details.retry_after``), or None."""
         return self._retry_after
 
 
 class ServerError(APIError):
-    """500, 502, 503, 507 and other 5xx: the service or its upstream failed."""
+    """500, 502, 503, 507 and other 5xx: the service or its upstream failed.
+
+    502 and 503 are retried (``max_retries``) before this is raised; 500 and 507 are not.
+    """
 
 
 class GatewayTimeoutError(ServerError):
@@ -100,7 +197,12 @@ class GatewayTimeoutError(ServerError):
 
 
 class APIConnectionError(PaperlensError):
-    """The connection failed or broke before a complete answer arrived."""
+    """The connection failed or broke before a complete answer arrived (after the retries).
+
+    Args:
+        message: what failed (never the token).
+        request_id: the request id of the call.
+    """
 
     def __init__(self, message: str, *, request_id: str | None = None) -> None:
         super().__init__(message)
@@ -108,11 +210,20 @@ class APIConnectionError(PaperlensError):
 
 
 class APITimeoutError(APIConnectionError):
-    """No complete answer within the client's timeout."""
+    """No complete answer within the client's ``timeout`` (after the retries).
+
+    Raise the timeout for one call with ``client.with_options(timeout=...)``.
+    """
 
 
 class ResponseDecodeError(PaperlensError):
-    """A successful answer whose body is not what the contract says (malformed JSON...)."""
+    """A successful answer whose body is not what the contract says (malformed JSON...).
+
+    Args:
+        message: what was wrong with the body.
+        status: the HTTP status of the answer.
+        request_id: the request id of the call.
+    """
 
     def __init__(self, message: str, *, status: int | None = None, request_id: str | None = None) -> None:
         super().__init__(message)
@@ -121,7 +232,12 @@ class ResponseDecodeError(PaperlensError):
 
 
 class ResourceWriteError(PaperlensError, OSError):
-    """A download could not be written to disk; nothing was left behind."""
+    """A download could not be written to disk; nothing was left behind.
+
+    Args:
+        message: the path and the operating system's reason.
+        request_id: the request id of the call.
+    """
 
     def __init__(self, message: str, *, request_id: str | None = None) -> None:
         super().__init__(message)
@@ -129,7 +245,14 @@ class ResourceWriteError(PaperlensError, OSError):
 
 
 class PartialResultWarning(UserWarning):
-    """A response with ``partial=true``: usable, but not a complete success."""
+    """A response with ``partial=true``: usable, but not a complete success.
+
+    The result keeps ``.partial``, ``.warnings`` and ``.truncated``.
+
+    Examples:
+        >>> import warnings
+        >>> warnings.simplefilter("error", paperlens.PartialResultWarning)  # treat partial answers as errors
+    """
 
 
 _BY_STATUS: dict[int, type[APIError]] = {

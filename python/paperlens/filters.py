@@ -34,19 +34,48 @@ def operator_name(op: str, *, param: str = "operator") -> str:
 
 @dataclass(frozen=True)
 class Filter:
-    """One ``meta_search`` condition: ``Filter("publication_published_year", ">=", 2020)``."""
+    """One ``meta_search`` condition: ``Filter("publication_published_year", ">=", 2020)``.
+
+    Args:
+        field: a field the token may filter on (``client.meta_catalog()`` lists them).
+        op: ``== != > >= < <= in not_in contains match match_phrase``, a catalog short name
+            (``GTE``) or a wire name (``FILTER_OP_GTE``).
+        value: the value to compare with; a list for ``in`` and ``not_in``.
+
+    Examples:
+        >>> from paperlens import Filter
+        >>> client.meta_search("coral", filters=[Filter("citation_count", ">=", 100), Filter("language", "in", ["en"])])
+    """
 
     field: str
     op: str
     value: Any
 
     def to_wire(self, param: str = "filters[0]") -> dict[str, Any]:
+        """The wire dict of this filter.
+
+        Args:
+            param: the name of this filter in the call, for the message of an error.
+
+        Returns:
+            ``{"field": ..., "operator": "FILTER_OP_...", "value": ...}``.
+
+        Raises:
+            ValidationError: an unknown operator.
+
+        Examples:
+            >>> Filter("citation_count", ">=", 100).to_wire()
+            {'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
+        """
         return {"field": self.field, "operator": operator_name(self.op, param=f"{param}.operator"), "value": self.value}
 
 
 FilterSpec = Filter | tuple[str, str, Any] | dict[str, Any]
+"""A filter: a :class:`Filter`, a ``(field, op, value)`` tuple, or the wire dict."""
 SortSpec = str | tuple[str, str] | dict[str, Any]
+"""A sort key: a field name (descending), a ``(field, "asc"|"desc")`` tuple, or the wire dict."""
 FacetSpec = str | tuple[str, int] | dict[str, Any]
+"""A facet: a field name, a ``(field, size)`` tuple (``size`` buckets), or the wire dict."""
 
 
 def _shape_error(param: str, expected: str, item: Any) -> ValidationError:
@@ -100,12 +129,15 @@ def _to_wire(
 
 
 def filters_to_wire(filters: FilterSpec | list[FilterSpec] | None) -> list[dict[str, Any]] | None:
+    """The wire list of ``filters`` (one or a list), or None; raises ``ValidationError`` on a bad item."""
     return _to_wire(filters, "filters", _filter_item, "a Filter, a (field, op, value) tuple or a dict")
 
 
 def sort_to_wire(sort: SortSpec | list[SortSpec] | None) -> list[dict[str, Any]] | None:
+    """The wire list of ``sort`` (one or a list), or None; raises ``ValidationError`` on a bad item."""
     return _to_wire(sort, "sort", _sort_item, "a field name, a (field, 'asc'|'desc') tuple or a dict")
 
 
 def facets_to_wire(facets: FacetSpec | list[FacetSpec] | None) -> list[dict[str, Any]] | None:
+    """The wire list of ``facets`` (one or a list), or None; raises ``ValidationError`` on a bad item."""
     return _to_wire(facets, "facets", _facet_item, "a field name, a (field, size) tuple or a dict")

@@ -98,13 +98,46 @@ def to_pandas(obj: Any) -> Any:
     """A pandas DataFrame of ``obj``: a list-shaped result (the list it names), a paginator
     (every item; ``await paginator.to_pandas()`` for async ones), a list of results, or one
     result (one row). Facets (``FacetResult`` or a list of them) give the tidy frame
-    ``field, key, doc_count``."""
+    ``field, key, doc_count``.
+
+    Args:
+        obj: a result, a list of results or a (sync) paginator.
+
+    Returns:
+        A ``pandas.DataFrame``, one row per item: ids and titles first, nullable ``Int64``
+        integers, datetime ``*_date`` columns, nested objects flattened one level with dotted
+        names.
+
+    Raises:
+        ImportError: pandas is not installed (``pip install "paperlens[pandas]"``).
+        TypeError: ``obj`` is not a paperlens result, a list of them or a paginator (an
+            ``AsyncPaginator`` needs ``await paginator.to_pandas()``).
+
+    Examples:
+        >>> found = client.agentic_search("retrieval augmented generation")
+        >>> hits = paperlens.to_pandas(found)  # one row per hit
+        >>> years = paperlens.to_pandas(page.facets)  # field, key, doc_count
+    """
     return frame(*_rows(obj), "pandas")
 
 
 def to_polars(obj: Any) -> Any:
     """A polars DataFrame of ``obj`` with the columns of :func:`to_pandas` (through Arrow when
-    pyarrow is installed)."""
+    pyarrow is installed).
+
+    Args:
+        obj: a result, a list of results or a (sync) paginator.
+
+    Returns:
+        A ``polars.DataFrame``, one row per item.
+
+    Raises:
+        ImportError: polars is not installed (``pip install "paperlens[polars]"``).
+        TypeError: ``obj`` is not a paperlens result, a list of them or a paginator.
+
+    Examples:
+        >>> records = paperlens.to_polars(client.iter_meta_search("coral reef", limit=500))
+    """
     return frame(*_rows(obj), "polars")
 
 

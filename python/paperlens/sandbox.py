@@ -70,6 +70,15 @@ class Sandbox:
         port: TCP port; ``0`` picks a free one.
 
     Use it as a context manager, or call :meth:`close`.
+
+    Raises:
+        ValueError: ``papers`` is less than 1.
+
+    Examples:
+        >>> with Sandbox(papers=2000, seed=0, rate_limits={"meta-search": 30}) as sandbox:
+        ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+        ...     sandbox.inject_fault("/meta-search", 503, times=2)  # the next two requests fail
+        ...     page = client.meta_search("coral bleaching")  # retried, then succeeds
     """
 
     def __init__(
@@ -138,11 +147,23 @@ class Sandbox:
                 to ``warnings``, as a degraded ``/paper-schema`` step would).
 
         Faults for one path are served in the order they were injected.
+
+        Examples:
+            >>> sandbox.inject_fault("/meta-search", 429, retry_after=2)  # one 429 asking to wait 2 s
+            >>> sandbox.inject_fault("/content", delay=5.0)  # a slow answer, for client timeouts
+            >>> sandbox.inject_fault("/paper-schema/search", kind="partial")  # a partial=true answer
         """
         self._native.inject_fault(path, kind, status, times, retry_after, delay)
 
     def requests(self) -> list[RecordedRequest]:
-        """What the sandbox received, oldest first (the most recent 10,000 requests)."""
+        """What the sandbox received, oldest first (the most recent 10,000 requests).
+
+        Returns:
+            One ``RecordedRequest`` per request, its ``Authorization`` header removed.
+
+        Examples:
+            >>> [(r.method, r.path, r.headers["x-request-id"]) for r in sandbox.requests()[-4:]]
+        """
         return [
             RecordedRequest(
                 method=method,
@@ -181,7 +202,18 @@ class Sandbox:
 
 def corpus_of(base_url: str) -> dict[str, int] | None:
     """``{"papers": ..., "seed": ...}`` of the sandbox this process runs at ``base_url``, if any
-    (manifests record it, so a harvest of a sandbox can be reproduced)."""
+    (manifests record it, so a harvest of a sandbox can be reproduced).
+
+    Args:
+        base_url: a client's base URL.
+
+    Returns:
+        The corpus of the running sandbox at that URL, or None (another service, or a closed sandbox).
+
+    Examples:
+        >>> corpus_of(sandbox.base_url)
+        {'papers': 2000, 'seed': 0}
+    """
     return _RUNNING.get(base_url.rstrip("/"))
 
 
