@@ -31,6 +31,7 @@ from paperlens.errors import (
 from paperlens.export import to_bibtex, to_csl_json, to_ris
 from paperlens.filters import Filter
 from paperlens.lookup import Lookup
+from paperlens.matching import ReferenceMatch
 from paperlens.pandas import to_pandas, to_polars
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "PartialResultWarning",
     "PermissionDeniedError",
     "RateLimitError",
+    "ReferenceMatch",
     "ResourceWriteError",
     "ResponseDecodeError",
     "ServerError",
