@@ -167,7 +167,6 @@ _BIBLIO = re.compile(
     re.IGNORECASE,
 )
 _ET_AL = re.compile(r"\bet\s*al\b\.?", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.?!])\s+")
 _PARTICLES = frozenset(
     ["van", "von", "de", "der", "den", "da", "del", "della", "di", "du", "la", "le", "ter", "dos", "das"]
 )
@@ -246,7 +245,7 @@ def parse_reference(text: str) -> Citation:
     if quoted:
         title = quoted.group(1) or quoted.group(2) or None
         names, rest = work[: quoted.start()], _cut(work[quoted.end() :], year_match, quoted.end())
-        venue = _clean(_SENTENCE.split(rest)[0] if rest else "")
+        venue = next(filter(None, map(_venue, rest.split(","))), None)
     else:
         names, title, venue = _split_unquoted(work, year_match)
     authors, first, et_al = _names(names)
@@ -278,8 +277,13 @@ def _cut(rest: str, year: re.Match[str] | None, offset: int) -> str:
 
 
 def _clean(piece: str) -> str:
-    piece = re.sub(r"^\s*(?:[Ii]n:?|[Ii]n\s+[Pp]roc(?:eedings|\.)?(?:\s+of)?)\s+", "", piece.strip(" .,;:()[]"))
+    piece = re.sub(r"^(?:[Ii]n:?\s+)?(?:[Pp]roc(?:eedings|\.)?(?:\s+of)?\s+)?", "", piece.strip(" .,;:()[]"))
     return piece.strip(" .,;:()[]")
+
+
+def _venue(piece: str) -> str | None:
+    """The venue, without a trailing volume or page numbers."""
+    return _clean(re.sub(r"(?:[\s,;:]+\d[\d\s,;:()\u2013-]*)+$", "", _clean(piece))) or None
 
 
 def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | None, str | None]:
@@ -305,7 +309,7 @@ def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | N
         return names, title, ", ".join(p for p in parts if p is not title) or None
     if not pieces:
         return names, None, None
-    return names, pieces[0], " ".join(pieces[1:]) or None
+    return names, pieces[0], _venue(". ".join(pieces[1:]))
 
 
 def _ends_in_initial(names: str) -> bool:
