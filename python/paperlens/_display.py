@@ -93,7 +93,7 @@ _HEADERS = {
     "source_schema_id": "source",
     "target_schema_id": "target",
 }
-_LABEL_NODES = 25  # nodes are labelled in pictures of at most this many
+_LABEL_NODES = 12  # nodes are labelled in pictures of at most this many
 _LABEL_WIDTH = 24
 
 _STYLE = (
@@ -116,7 +116,7 @@ def model_html(obj: Model) -> str:
     Returns:
         An HTML fragment (a ``<div>``), every text escaped.
 
-    >>> model_html(client.catalog())
+    >>> model_html(client.meta_catalog())
     '<div class="paperlens-result">...'
     """
     rows = rows_field(obj)
@@ -129,7 +129,7 @@ def model_html(obj: Model) -> str:
 
 def graph_html(graph: Any) -> str:
     """The HTML of a paper-schema ``CitationGraph``: its fields, a picture of the graph (the
-    root drawn larger) where networkx and matplotlib are installed, and a table of nodes.
+    root outlined) where networkx and matplotlib are installed, and a table of its nodes.
 
     Args:
         graph: a :class:`~paperlens.types.CitationGraph`.
@@ -445,29 +445,49 @@ def _picture(build: Any, *, roots: set[Any]) -> str:
 
 
 def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:
-    collections = importlib.import_module("matplotlib.collections")
-    rc_context = importlib.import_module("matplotlib").rc_context
+    matplotlib = importlib.import_module("matplotlib")
     nodes = list(graph.nodes)
     position = nx.spring_layout(graph, seed=7, k=None if len(nodes) > 2 else 1.0)
     fig = figure.Figure(figsize=(4.5, 3.2))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
-    segments = [(position[a], position[b]) for a, b in graph.edges() if a in position and b in position]
-    ax.add_collection(collections.LineCollection(segments, colors="#9aa5b1", linewidths=0.6, alpha=0.7))
+    # All edges as one path (gaps between them), and nodes as markers in a few groups: SVG
+    # writes a marker once per group, so a picture of hundreds of nodes stays small.
+    small = len(nodes) <= _LABEL_NODES
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    arrow = {"arrowstyle": "-|>", "color": "#9aa5b1", "linewidth": 0.7, "shrinkA": 5, "shrinkB": 5}
+    for a, b in graph.edges():
+        if small:  # few enough for arrows (citing -> cited)
+            ax.annotate("", xy=position[b], xytext=position[a], arrowprops=arrow)
+        else:
+            xs += [position[a][0], position[b][0], None]
+            ys += [position[a][1], position[b][1], None]
+    if xs:
+        ax.plot(xs, ys, color="#9aa5b1", linewidth=0.6, alpha=0.7)
     indegree = dict(graph.in_degree()) if graph.is_directed() else dict(graph.degree())
-    depth = [graph.nodes[n].get("depth") for n in nodes]
-    roots = roots | {n for n, d in zip(nodes, depth, strict=True) if d == 0 and not isinstance(d, bool)}
-    by_depth = all(isinstance(d, int) and not isinstance(d, bool) for d in depth)
-    ax.scatter(
-        [position[n][0] for n in nodes],
-        [position[n][1] for n in nodes],
-        s=[max(12 + 10 * min(indegree.get(n, 0), 20), 40 if n in roots else 0) for n in nodes],
-        **({"c": depth, "cmap": "viridis"} if by_depth else {"color": "#4c78a8"}),
-        edgecolors=["#d62728" if n in roots else "white" for n in nodes],
-        linewidths=[1.8 if n in roots else 0.4 for n in nodes],
-        zorder=2,
-    )
-    if len(nodes) <= _LABEL_NODES:
+    depth = {n: graph.nodes[n].get("depth") for n in nodes}
+    roots = roots | {n for n, d in depth.items() if d == 0 and not isinstance(d, bool)}
+    by_depth = all(isinstance(d, int) and not isinstance(d, bool) for d in depth.values())
+    deepest = max([d for d in depth.values() if by_depth] or [1]) or 1
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for n in nodes:
+        cited = min(indegree.get(n, 0), 27)
+        size = 4 + 2 * (cited.bit_length() if n not in roots else max(cited.bit_length(), 2))
+        colour = matplotlib.colormaps["viridis"](depth[n] / deepest) if by_depth else "#4c78a8"
+        groups.setdefault((size, colour, n in roots), []).append(n)
+    for (size, colour, root), members in groups.items():
+        ax.plot(
+            [position[n][0] for n in members],
+            [position[n][1] for n in members],
+            linestyle="none",
+            marker="o",
+            markersize=size,
+            markerfacecolor=colour,
+            markeredgecolor="#d62728" if root else "white",
+            markeredgewidth=1.5 if root else 0.4,
+        )
+    if small:
         for n in nodes:
             label = graph.nodes[n].get("label") or graph.nodes[n].get("title") or str(n)
             ax.annotate(
@@ -480,11 +500,11 @@ def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:
                 textcoords="offset points",
                 color="#333",
             )
-    ax.margins(0.12)
+    ax.margins(0.2 if small else 0.06)
     out = io.StringIO()
     # Text stays text (the browser's fonts draw any script); matplotlib's own fonts lack
     # some glyphs, which would only warn.
-    with warnings.catch_warnings(), rc_context({"svg.fonttype": "none"}):
+    with warnings.catch_warnings(), matplotlib.rc_context({"svg.fonttype": "none"}):
         warnings.simplefilter("ignore", UserWarning)
         fig.savefig(out, format="svg", metadata={"Date": None})
     svg = out.getvalue()
