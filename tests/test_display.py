@@ -267,8 +267,9 @@ def test_a_network_of_lists_shows_a_picture_and_its_first_nodes(monkeypatch):
     assert "<svg" not in _display.network_html(network)
 
 
-def test_a_network_of_dataframes(monkeypatch):
-    pd = pytest.importorskip("pandas")
+def test_a_network_of_dataframes():
+    import pandas as pd
+
     lists = ListNetwork(3)
 
     class FrameNetwork:
@@ -282,7 +283,7 @@ def test_a_network_of_dataframes(monkeypatch):
     assert "<td>2001</td>" in shown and "<td></td>" in shown and "nan" not in shown  # a float column
 
 
-def test_a_network_whose_frames_need_pandas_still_shows_its_picture(monkeypatch):
+def test_a_network_whose_frames_need_pandas_still_shows_its_picture():
     class NeedsPandas(ListNetwork):
         @property
         def nodes(self) -> Any:
@@ -292,10 +293,12 @@ def test_a_network_whose_frames_need_pandas_still_shows_its_picture(monkeypatch)
     assert "NeedsPandas</strong> · 4 nodes, 3 edges" in shown and "<svg" in shown and "<tbody>" not in shown
 
 
-def test_a_large_graph_draws_its_first_nodes_only():
+def test_a_large_graph_draws_its_first_nodes_only_in_a_small_picture():
     network = ListNetwork(_display.PICTURE_NODES + 50)
     shown = _display.network_html(network)
     assert f"the picture shows the first {_display.PICTURE_NODES} nodes" in shown
+    svg = shown[shown.index("<svg") : shown.index("</svg>")]
+    assert svg.count("<use") == _display.PICTURE_NODES and len(svg) < 100_000  # markers written once
 
 
 # -- plain repr and imports --------------------------------------------------------------------
