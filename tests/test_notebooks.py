@@ -81,7 +81,12 @@ def test_notebook_runs_against_the_sandbox(source: Path, tmp_path: Path, monkeyp
 
 
 def test_every_notebook_is_tested() -> None:
-    assert {p.name for p in NOTEBOOKS} == {"quickstart.ipynb", "literature-analysis.ipynb", "citation-graph.ipynb"}
+    assert {p.name for p in NOTEBOOKS} == {
+        "quickstart.ipynb",
+        "literature-analysis.ipynb",
+        "citation-graph.ipynb",
+        "bibliography.ipynb",
+    }
 
 
 def _shrink_images(notebook: Any) -> None:
