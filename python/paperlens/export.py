@@ -408,13 +408,16 @@ def _url(row: dict[str, Any]) -> str | None:
 
 
 def _name(author: Any) -> Name | None:
-    """A person from an ``author`` item (``{"name": ...}`` or a plain name). "Family, Given"
-    is read as such; CJK names as family name first (without a space: one literal name);
-    other names as given names then family name, with its particles (van, de...)."""
+    """A person from an ``author`` item (``{"name": ...}`` or a plain name). A name with "&"
+    is an organisation's, kept literal; "Family, Given" is read as such; CJK names as family
+    name first (without a space: one literal name); other names as given names then family
+    name, with its particles (van, de...)."""
     raw = author.get("name") if isinstance(author, dict) else author
     name = _text(raw)
     if name is None:
         return None
+    if "&" in name:  # an organisation
+        return Name(literal=name)
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))
         return Name(family=family, given=given) if family else Name(literal=name)
@@ -441,7 +444,7 @@ def _key(work: Work) -> str:
     author = work.authors[0] if work.authors else None
     family = _ascii(author.family or author.literal) if author else ""
     words = (_ascii(w) for w in re.findall(r"\w+", work.title or ""))
-    word = next((w for w in words if w and w not in _STOPWORDS), "")
+    word = next((w for w in words if not w.isdigit() and w not in _STOPWORDS), "")
     return f"{family or 'anon'}{work.year if work.year is not None else 'nd'}{word}"
 
 
@@ -507,7 +510,7 @@ def _bibtex_entry(work: Work) -> str:
         ("url", work.url and latex_escape(work.url)),
     ]
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
-    return f"@{kind.bibtex}{{{work.key},\n{body}\n}}" if body else f"@{kind.bibtex}{{{work.key}\n}}"
+    return f"@{kind.bibtex}{{{work.key},\n{body}\n}}" if body else f"@{kind.bibtex}{{{work.key},\n}}"
 
 
 # -- RIS -------------------------------------------------------------------------------------
