@@ -19,6 +19,7 @@ from paperlens._contract import (
     SCHEMA_PAGE_SIZE_MAX,
 )
 from paperlens._progress import Listen, Progress
+from paperlens.export import Citable
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -280,8 +281,9 @@ class _Walk:
         return self._paginator._limit is not None and self.taken >= self._paginator._limit
 
 
-class Paginator(_Base[T]):
-    """Iterates items across pages; ``pages()`` iterates the pages themselves."""
+class Paginator(_Base[T], Citable):
+    """Iterates items across pages; ``pages()`` iterates the pages themselves. Paginators of
+    records export them: ``to_bibtex()``, ``to_ris()``, ``to_csl_json()`` (every item)."""
 
     _fetch: Callable[[dict[str, Any]], Any]
 
