@@ -1,7 +1,9 @@
 """MkDocs hooks of the documentation site (mkdocs.yml loads them; not part of paperlens).
 
 - The notebooks live in ``notebooks/`` at the root of the repository, where the tests run
-  them; they join the site as ``notebooks/<name>.ipynb`` before mkdocs-jupyter sees the files.
+  them; they join the site as ``notebooks/<name>.ipynb`` before mkdocs-jupyter sees the files,
+  and the nav's "Notebooks" section lists every one (titled by its first heading), the
+  quickstart first, so a new notebook needs no change here.
 - A notebook's link to another notebook (``citation-graph.ipynb``) leads to that notebook's page.
 - After the build, every internal ``href``/``src`` of every page (those written in Markdown,
   and those mkdocstrings and the notebooks produce) must name a file of the site and, with a
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import posixpath
 import re
@@ -23,6 +26,23 @@ from mkdocs.structure.files import File, Files
 
 log = logging.getLogger("mkdocs.hooks.paperlens")
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def _title(notebook: Path) -> str:
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "markdown":
+            heading = re.search(r"^#+\s+(.+)$", "".join(cell["source"]), re.MULTILINE)
+            if heading:
+                return heading.group(1).strip()
+    return notebook.stem.replace("-", " ").capitalize()
+
+
+def on_config(config: Any) -> Any:
+    notebooks = sorted(NOTEBOOKS.glob("*.ipynb"), key=lambda path: (path.stem != "quickstart", path.stem))
+    for section in config["nav"]:
+        if isinstance(section, dict) and "Notebooks" in section:
+            section["Notebooks"] = [{_title(path): f"notebooks/{path.name}"} for path in notebooks]
+    return config
 
 
 @event_priority(100)  # before mkdocs-jupyter wraps the notebooks
