@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import paperlens
+from paperlens.matching import ReferenceMatch
 from paperlens.sandbox import Sandbox
 
 PAPERS = 2000
@@ -258,6 +259,12 @@ class Case:
     style: str
     degradation: str
     text: str
+    work: tuple[str, str, int]  # the cited work: title, first author, year
+
+
+def work_of(record: paperlens.types.MetadataRecord) -> tuple[str, str, int]:
+    first = str(record.author[0]["name"]) if record.author else ""
+    return str(record.title).lower(), first, int(record.publication_published_year or 0)
 
 
 def cases(records: list[paperlens.types.MetadataRecord], n: int, seed: int) -> list[Case]:
@@ -271,7 +278,7 @@ def cases(records: list[paperlens.types.MetadataRecord], n: int, seed: int) -> l
             source = replace(source, doi=None)
         for step in DEGRADATIONS[degradation]:
             source = step(source, rng)
-        out.append(Case(str(record.unique_id), style, degradation, STYLES[style](source)))
+        out.append(Case(str(record.unique_id), style, degradation, STYLES[style](source), work_of(record)))
     return out
 
 
@@ -299,6 +306,21 @@ class Tally:
         )
 
 
+def run(
+    client: paperlens.Client, sandbox: Sandbox, work: list[Case]
+) -> tuple[list[list[ReferenceMatch]], Counter[str]]:
+    """The matches of every citation, in one call, and the requests it sent by path."""
+    sandbox.clear_requests()
+    results = client.match_references([c.text for c in work], top=5)
+    return results, Counter(r.path for r in sandbox.requests())
+
+
+def show(mark: str, case: Case, best: ReferenceMatch | None) -> None:
+    print(f"{mark} [{case.style} / {case.degradation}] {case.text}")
+    if best is not None:
+        print(f"      -> {best.record.unique_id} (made from {case.gold}) {best.confidence} {best.score} {best.reasons}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=400, help="citations (default 400)")
@@ -307,15 +329,20 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="print every citation whose best match is wrong")
     args = parser.parse_args()
 
+    with Sandbox(papers=PAPERS, seed=1) as other:
+        client = paperlens.Client(api_token=other.token, base_url=other.base_url, rate_limits=None)
+        elsewhere = cases(client.iter_meta_search(page_size=200).to_list(), args.n // 4, args.seed)
     with Sandbox(papers=PAPERS, seed=0) as sandbox:
         client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
         records = client.iter_meta_search(page_size=200).to_list()
         work = cases(records, args.n, args.seed)
-        sandbox.clear_requests()
+        # Citations of the other corpus's papers, but not of a work this corpus has too.
+        here = {work_of(r) for r in records}
+        absent = [c for c in elsewhere if c.work not in here]
         started = time.perf_counter()
-        results = client.match_references([c.text for c in work], top=5)
+        results, sent = run(client, sandbox, work)
         elapsed = time.perf_counter() - started
-        sent = Counter(r.path for r in sandbox.requests())
+        absent_results, absent_sent = run(client, sandbox, absent)
 
     overall = Tally()
     by: dict[str, dict[str, Tally]] = {"style": defaultdict(Tally), "degradation": defaultdict(Tally)}
@@ -328,12 +355,13 @@ def main() -> None:
         for tally in (overall, by["style"][case.style], by["degradation"][case.degradation]):
             tally.add(right, high)
         if k < args.show or (high and not right) or (args.misses and not right):
-            mark = "ok " if right else "BAD" if high else "no "
-            print(f"{mark} [{case.style} / {case.degradation}] {case.text}")
-            if best is not None:
-                print(
-                    f"      -> {best.record.unique_id} (gold {case.gold}) {best.confidence} {best.score} {best.reasons}"
-                )
+            show("ok " if right else "BAD" if high else "no ", case, best)
+    absent_confidences: Counter[str] = Counter()
+    for case, matches in zip(absent, absent_results, strict=True):
+        best = matches[0] if matches else None
+        absent_confidences[best.confidence if best else "none"] += 1
+        if best is not None and best.confidence == "high":
+            show("BAD", case, best)
 
     requests = sum(sent.values())
     print(f"\n{args.n} citations, seed {args.seed}, sandbox papers={PAPERS} seed=0; {elapsed:.1f} s")
@@ -344,6 +372,12 @@ def main() -> None:
     for kind, tallies in by.items():
         for name in STYLES if kind == "style" else DEGRADATIONS:
             print(tallies[name].row(f"{kind}: {name}"))
+    absent_requests = sum(absent_sent.values())
+    print(
+        f"\nnot in the corpus: {len(absent)} citations of seed-1 papers; best-match confidence "
+        f"{dict(absent_confidences)} (every high one is wrong); requests: {absent_requests} "
+        f"({absent_requests / max(len(absent), 1):.2f} per citation): {dict(absent_sent)}"
+    )
 
 
 if __name__ == "__main__":

@@ -283,7 +283,8 @@ def _clean(piece: str) -> str:
 
 def _venue(piece: str) -> str | None:
     """The venue, without a trailing volume or page numbers."""
-    return _clean(re.sub(r"(?:[\s,;:]+\d[\d\s,;:()\u2013-]*)+$", "", _clean(piece))) or None
+    venue = _clean(re.sub(r"(?:(?:^|[\s,;:]+)\d[\d\s,;:()\u2013-]*)+$", "", _clean(piece)))
+    return venue if re.search(r"[^\W\d_]", venue) else None
 
 
 def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | None, str | None]:
@@ -305,7 +306,7 @@ def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | N
     if len(pieces) == 1 and "," in pieces[0]:
         # Informal: "Smith et al., Nature 2019, coral bleaching": the longest part is the title.
         parts = [p for p in (_clean(p) for p in pieces[0].split(",")) if p]
-        title = max(parts, key=lambda p: len(p.split()))
+        title = max(parts, key=lambda p: len(_words(p)))
         return names, title, ", ".join(p for p in parts if p is not title) or None
     if not pieces:
         return names, None, None
@@ -365,6 +366,8 @@ class _Evidence:
     first_author: bool
     year_off: int | None
     doi: bool
+    #: The citation names a venue, or co-authors, that the candidate does not have.
+    clash: bool
     score: float
     reasons: list[str]
 
@@ -418,12 +421,13 @@ def _has_author(ref: _Reference, name: str, pool: Sequence[str]) -> bool:
     return bool(surname) and any(_near(surname, word) for word in pool)
 
 
-def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, list[str]]:
-    """(0..1, the first author matches, reasons): the first author counts most; then the
-    candidate's authors found in the citation and the citation's names found in the candidate
-    (a list cut short by "et al." only for the names it shows)."""
+def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list[str]]:
+    """(0..1, the first author matches, the co-authors clash, reasons): the first author counts
+    most; then the candidate's authors found in the citation and the citation's names found in
+    the candidate (a list cut short by "et al." only for the names it shows). They clash when
+    the citation lists the authors in full and half the candidate's are missing from it."""
     if not ref.names or not names:
-        return 0.3, False, []
+        return 0.3, False, False, []
     first = _has_author(ref, names[0], ref.leading)
     shown = names[:1] if ref.citation.et_al else names
     found = sum(_has_author(ref, n, ref.names) for n in shown)
@@ -434,7 +438,8 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, list[str]]
     reasons = [f"first author {surname}" if first else "first author differs"]
     if len(shown) > 1:
         reasons.append(f"authors {found}/{len(shown)}")
-    return score, first, reasons
+    clash = len(shown) > 1 and found <= len(shown) / 2
+    return score, first, clash, reasons
 
 
 def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
@@ -450,7 +455,7 @@ def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
     title = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     reasons.append(f"title words {found}/{len(words)}")
 
-    authors, first, said = _authors(ref, candidate.authors)
+    authors, first, clash, said = _authors(ref, candidate.authors)
     reasons += said
 
     year_off = None if c.year is None or candidate.year is None else candidate.year - c.year
@@ -464,11 +469,14 @@ def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
         venue = sum(any(_abbreviates(v, w) for w in venue_words) for v in ref.venue) / len(ref.venue)
         if venue >= 0.6:
             reasons.append(f"venue {candidate.venue}")
+        elif venue < 0.5:
+            clash = True
+            reasons.append(f"venue differs ({candidate.venue})")
 
     score = 0.55 * title + 0.25 * authors + 0.12 * year + 0.08 * venue
     if doi:
         score = 0.5 + 0.5 * score
-    return _Evidence(title, first, year_off, doi, round(score, 4), reasons)
+    return _Evidence(title, first, year_off, doi, clash, round(score, 4), reasons)
 
 
 def _confidence(best: _Evidence, runner_up: float | None) -> Confidence:
@@ -476,7 +484,7 @@ def _confidence(best: _Evidence, runner_up: float | None) -> Confidence:
     year_ok = best.year_off is None or abs(best.year_off) <= 1
     if best.doi and best.title >= 0.6:
         return "high"
-    if best.title >= 0.8 and best.first_author and year_ok and clear:
+    if best.title >= 0.8 and best.first_author and year_ok and clear and not best.clash:
         return "high"
     if best.title >= 0.6 and (best.first_author or (year_ok and best.year_off is not None)):
         return "medium"
