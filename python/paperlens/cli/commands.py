@@ -9,8 +9,10 @@ from typing import Any
 
 from paperlens.cli.convert import facet_arg
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
+from paperlens.cli.options import CITATION_FORMATS
 from paperlens.cli.output import emit, format_table
 from paperlens.cli.session import Session
+from paperlens.export import CITATION_FIELDS
 
 _RECORD_COLUMNS = ["unique_id", "publication_published_year", "citation_count", "title"]
 
@@ -87,6 +89,8 @@ def meta_search(args: argparse.Namespace) -> int:
     }
     facets: list[Any] | None = [facet_arg(f) for f in args.facet] or None
     columns = [c for c in _RECORD_COLUMNS if not args.fields or c in args.fields] or None
+    if args.format in CITATION_FORMATS and not args.fields:
+        params["fields"] = CITATION_FIELDS  # volume, issue and pages are not in the default set
     with Session() as client:
         if args.all:
             if facets:
@@ -108,6 +112,18 @@ def meta_search(args: argparse.Namespace) -> int:
 def relations(args: argparse.Namespace) -> int:
     columns = ["id_type", "id", "title"]
     with Session() as client:
+        if args.format in CITATION_FORMATS:  # the records behind the items, looked up 200 at a time
+            from paperlens.cli.bibliography_commands import relation_records
+
+            if args.all:
+                related = client.iter_paper_relations(
+                    args.unique_id, args.relation, page_size=args.page_size, limit=args.limit
+                ).to_list()
+            else:
+                page = client.paper_relations(args.unique_id, args.relation, page=args.page, page_size=args.page_size)
+                related = page.items
+            emit(args.format, relation_records(client, related))
+            return EXIT_OK
         if args.all:
             items = client.iter_paper_relations(
                 args.unique_id, args.relation, page_size=args.page_size, limit=args.limit

@@ -6,6 +6,8 @@ import argparse
 from typing import Any
 
 FORMATS = ("table", "json", "jsonl", "csv")
+#: The citation formats of the commands that print bibliographic records.
+CITATION_FORMATS = ("bibtex", "ris", "csl-json")
 
 
 def output_options() -> argparse.ArgumentParser:
@@ -13,6 +15,19 @@ def output_options() -> argparse.ArgumentParser:
     output = argparse.ArgumentParser(add_help=False)
     output.add_argument(
         "--format", choices=FORMATS, default="table", help="output: table (default), json, jsonl or csv"
+    )
+    return output
+
+
+def record_output_options() -> argparse.ArgumentParser:
+    """The parent parser of the commands that print bibliographic records: ``--format`` with
+    the citation formats too."""
+    output = argparse.ArgumentParser(add_help=False)
+    output.add_argument(
+        "--format",
+        choices=FORMATS + CITATION_FORMATS,
+        default="table",
+        help="output: table (default), json, jsonl, csv, or a citation format: bibtex, ris, csl-json",
     )
     return output
 

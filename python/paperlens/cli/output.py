@@ -1,5 +1,6 @@
 """The output formats: ``table`` (plain text), ``json`` (the whole answer), ``jsonl`` and
-``csv`` (one record per line or row, nested values as JSON in csv)."""
+``csv`` (one record per line or row, nested values as JSON in csv), and for bibliographic
+records the citation formats ``bibtex``, ``ris`` and ``csl-json`` (see :mod:`paperlens.export`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ _SCALARS = (str, int, float, bool, type(None))
 def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: TextIO | None = None) -> None:
     """Prints ``result`` (a result, a list, a paginator or a dict) in ``fmt``."""
     out = out or sys.stdout
+    if fmt in ("bibtex", "ris", "csl-json"):
+        emit_citations(fmt, result, out=out)
+        return
     data = _plain(result)
     if fmt == "json":
         json.dump(data, out, ensure_ascii=False, indent=2, default=str)
@@ -46,6 +50,18 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
     width = shutil.get_terminal_size((120, 24)).columns
     cell_width = max(12, min(60, (width - 2 * len(names)) // max(1, len(names)) * 2))
     print(format_table(names, [[_compact(r.get(c)) for c in names] for r in rows], max_width=cell_width), file=out)
+
+
+def emit_citations(fmt: str, records: Any, *, out: TextIO | None = None) -> None:
+    """Prints the records of ``records`` as ``bibtex``, ``ris`` or ``csl-json`` (a JSON array)."""
+    from paperlens import export
+
+    out = out or sys.stdout
+    if fmt == "csl-json":
+        json.dump(export.to_csl_json(records), out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    else:
+        out.write(export.to_bibtex(records) if fmt == "bibtex" else export.to_ris(records))
 
 
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int = 60) -> str:

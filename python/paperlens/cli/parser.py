@@ -9,9 +9,16 @@ from typing import Any
 
 from paperlens import _contract as c
 from paperlens.cli import commands
+from paperlens.cli.bibliography_commands import add_bibliography_commands
 from paperlens.cli.convert import csv_list, filter_arg, json_arg, rate_limit_arg, sort_arg
 from paperlens.cli.demo import run_demo
-from paperlens.cli.options import add_paging_flags, add_progress_flag, add_repeatable, output_options
+from paperlens.cli.options import (
+    add_paging_flags,
+    add_progress_flag,
+    add_repeatable,
+    output_options,
+    record_output_options,
+)
 from paperlens.cli.schema_commands import add_schema_commands
 from paperlens.cli.serve import serve
 
@@ -25,6 +32,8 @@ examples:
       --sort citation_count:desc --fields title,unique_id,citation_count --page-size 20
   paperlens meta-search --facet publication_published_year --format json
   paperlens relations W4000000000 CITATIONS --all --format jsonl
+  paperlens lookup --by doi < dois.txt --format bibtex > refs.bib
+  paperlens match < references.txt       the best record of each reference, with its confidence
   paperlens harvest "quantum error correction" --out qec/ --format parquet
   paperlens schema search "diffusion models" --size 5
   paperlens schema citation-graph SCHEMA_ID --depth 2 --format json
@@ -37,11 +46,13 @@ environment:
   PAPERLENS_CACHE_DIR                       cache successful answers there (one hour)
 
 output (--format): table (plain text, the default on a terminal... and elsewhere), json (the
-whole answer), jsonl (one record per line), csv (one record per row, nested values as JSON).
+whole answer), jsonl (one record per line), csv (one record per row, nested values as JSON);
+where records are printed (meta-search, relations, lookup, match) also bibtex, ris, csl-json.
 
 exit codes:
   0 success                1 other error            2 usage (bad arguments or parameters, 400/422)
-  3 authentication (401, 403, token or base URL settings)        4 not found (404)
+  3 authentication (401, 403, token or base URL settings)
+  4 not found (404; lookup and match: none of the ids or references, the misses listed on stderr)
   5 rate limited (429)     6 server or connection (5xx, timeouts, unreachable)
   130 interrupted
 """
@@ -56,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(title="commands", required=True, metavar="COMMAND", dest="command")
     output = output_options()
+    record_output = record_output_options()
 
     def command(name: str, help: str, run: Callable[[argparse.Namespace], int], **kw: Any) -> argparse.ArgumentParser:
         sub = subparsers.add_parser(
@@ -69,9 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     _download(command("download", "download a resource (a figure or attachment) to disk", commands.download))
     _catalog(command("catalog", "the metadata fields this token may search, filter, sort and facet", commands.catalog))
     _meta_search(
-        command("meta-search", "bibliographic metadata search with filters, sort and facets", commands.meta_search)
+        command(
+            "meta-search",
+            "bibliographic metadata search with filters, sort and facets",
+            commands.meta_search,
+            parents=[record_output],
+        )
     )
-    _relations(command("relations", "citations, references or related works of a paper", commands.relations))
+    _relations(
+        command(
+            "relations",
+            "citations, references or related works of a paper",
+            commands.relations,
+            parents=[record_output],
+        )
+    )
+    add_bibliography_commands(command, record_output)
     _harvest(
         command(
             "harvest",
