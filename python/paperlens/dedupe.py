@@ -17,7 +17,9 @@ Two records are the same work when one rule of ``on`` says so, tried in the orde
 Records are compared one by one, in input order, with the groups found so far: a record
 joins the group of the first rule that matches (the merge reports that rule) and brings its
 own keys to it. Each group keeps its most complete record (the most non-empty fields; the
-earliest on a tie) at the place of the group's first record.
+earliest on a tie) at the place of the group's first record, as it is: fields are not
+combined across records, so merge records fetched with the same ``fields`` (for citations,
+``paperlens.export.CITATION_FIELDS``), or the one with the larger projection wins.
 """
 
 from __future__ import annotations
