@@ -53,7 +53,6 @@ from paperlens.harvest import (
     load_checkpoint,
     recorder,
     sync_dir,
-    write_atomically,
     write_json_atomically,
 )
 
@@ -259,10 +258,13 @@ class _Output:
         return self.out.exists() and (not self.out.is_dir() or any(self.out.iterdir()))
 
     def prepare(self) -> None:
-        """Creates the folders; drops what a killed run left half written."""
+        """Creates the folders; drops the temporary files and folders a killed run left."""
         self.documents.mkdir(parents=True, exist_ok=True)
         for stray in self.documents.glob(".tmp-*"):
             shutil.rmtree(stray, ignore_errors=True)
+        strays = [*self.out.glob(".manifest-*"), *self.out.parent.glob(f".{self.checkpoint.name}.*.tmp")]
+        for stray in strays:
+            stray.unlink(missing_ok=True)
 
     def folder(self, doc_id: str) -> Path:
         return self.documents / folder_name(doc_id)
@@ -426,6 +428,7 @@ class _Harvest:
     def write_documents(self, bar: Progress | None) -> Plan[None]:
         """The documents of the pending page, then its part file, manifest and checkpoint."""
         state, pending = self.state, self.state["pending"]
+        self.record_request(pending["request_id"])
         rows = []
         for record in pending["records"]:
             row = yield from self.document(record)
@@ -441,7 +444,6 @@ class _Harvest:
         state["figures"] += sum(len(row.get("figure_paths") or ()) for row in rows)
         state["not_found"].extend(pending["not_found"])
         state["next"], state["pending"] = pending["next"], None
-        self.record_request(pending["request_id"])
         # The manifest goes first: a run killed between the two redoes this page from the
         # checkpoint without a request, and its request ids are not recorded twice.
         self.save_manifest()
@@ -502,16 +504,21 @@ class _Harvest:
         """Writes the document (text, then figures) into a temporary folder renamed into place."""
         temp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.output.documents))
         try:
-            write_atomically(temp / TEXT_NAME, text.encode("utf-8"))
+            with open(temp / TEXT_NAME, "wb") as file:
+                file.write(text.encode("utf-8"))
+                file.flush()
+                os.fsync(file.fileno())
+            folders = {temp}
             for name in figure_names(text) if self.figures else ():
                 dest = temp / name
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                try:
+                folders.update(p for p in dest.parents if p.is_relative_to(temp))
+                try:  # the download is synced to disk before it is renamed into dest
                     yield Call("download_resource", (name, str(dest)))
                 except (PermissionDeniedError, NotFoundError):
                     continue  # recorded as a missing figure: the text names it, the folder lacks it
-                _sync_file(dest)
-                sync_dir(dest.parent)
+            for path in folders:
+                sync_dir(path)
             os.rename(temp, folder)
         except BaseException:
             shutil.rmtree(temp, ignore_errors=True)
@@ -546,8 +553,3 @@ class _Harvest:
 
 def _digest(values: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()
-
-
-def _sync_file(path: Path) -> None:
-    with open(path, "rb") as file:
-        os.fsync(file.fileno())
