@@ -137,3 +137,25 @@ def test_filters_and_progress(client, tmp_path, capsys):
     years = [r["publication_published_year"] for r in read_records(out)]
     assert result.records == len(years) > 0 and min(years) >= 2020
     assert "records" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_the_manifest_sits_beside_the_output(sandbox, client, tmp_path, fmt):
+    pd = pytest.importorskip("pandas")
+    out = tmp_path / ("papers" if fmt == "parquet" else "papers.jsonl")
+    sandbox.clear_requests()
+    result = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=200, limit=450)
+    assert result.manifest == harvest_module.manifest_path(out) == tmp_path / f"{out.name}.manifest.json"
+    manifest = json.loads(result.manifest.read_text())
+    assert manifest["call"] == "harvest" and manifest["runs"] == 1 and manifest["finished"]
+    assert manifest["parameters"]["fields"] == FIELDS and manifest["parameters"]["limit"] == 450
+    assert manifest["parameters"]["format"] == fmt and manifest["total_count"] == 600
+    assert manifest["counts"] == {"records": 450, "chunks": 3}
+    assert manifest["request_ids"] == [r.headers["x-request-id"] for r in sandbox.requests()]
+    assert manifest["sandbox"] == {"papers": 600, "seed": 0} and sandbox.token not in result.manifest.read_text()
+    if fmt == "parquet":  # the directory holds part files only, so pandas reads it whole
+        assert len(pd.read_parquet(out)) == 450
+    # The same call continues (here: finds it done); another is refused.
+    assert harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=200, limit=450).resumed
+    with pytest.raises(HarvestError, match="limit=450 then 451"):
+        harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=200, limit=451)
