@@ -313,3 +313,27 @@ def test_a_harvest_killed_at_random_moments_ends_as_an_uninterrupted_one(sandbox
     assert snapshot(out) == expected
     # Each run that found the manifest of an earlier one counts itself.
     assert 2 <= json.loads((out / "manifest.json").read_text())["runs"] <= kills + 1
+
+
+def test_the_command_line_harvests_a_corpus(sandbox, catalogue, tmp_path, monkeypatch, capsys):
+    from paperlens.cli import main
+    from paperlens.cli.exit_codes import EXIT_OTHER, EXIT_USAGE
+
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    listed = tmp_path / "ids.txt"
+    listed.write_text(f"# seeds\n{catalogue[0]['unique_id']}\n\n{catalogue[3]['unique_id']}\nW9999999999\n")
+    out = tmp_path / "corpus"
+    argv = ["harvest", "--ids", str(listed), "--texts", "--figures", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert f"2 records, 2 texts, {len(list(out.rglob('*.png')))} figures written" in printed.out
+    assert "1 ids not found: W9999999999" in printed.err
+    assert list(records(out).unique_id) == [catalogue[0]["unique_id"], catalogue[3]["unique_id"]]
+    capsys.readouterr()
+    assert main([*argv, "--limit", "1"]) == EXIT_OTHER
+    assert "other parameters" in capsys.readouterr().err
+    assert main(["harvest", "--figures", "--out", str(tmp_path / "x")]) == EXIT_USAGE
+    assert main(["harvest", "--texts", "--format", "jsonl", "--out", str(tmp_path / "x")]) == EXIT_USAGE
+    assert "not with --texts" in capsys.readouterr().err

@@ -143,6 +143,8 @@ def relations(args: argparse.Namespace) -> int:
 def harvest(args: argparse.Namespace) -> int:
     from paperlens import harvest as harvesting
 
+    if args.texts or args.figures or args.ids is not None:
+        return _harvest_corpus(args)
     with Session(shared_pacing=args.shared_pacing) as client:
         result = harvesting.harvest(
             client,
@@ -160,6 +162,53 @@ def harvest(args: argparse.Namespace) -> int:
         )
     resumed = " (resumed)" if result.resumed else ""
     print(f"{result.records} records in {result.chunks} chunks written to {result.out}{resumed}")
+    return EXIT_OK
+
+
+def _harvest_corpus(args: argparse.Namespace) -> int:
+    """``harvest --texts [--figures]`` or ``--ids FILE``: a full-text corpus directory."""
+    from pathlib import Path
+
+    from paperlens.harvest import harvest_corpus
+
+    given = [
+        name for name, on in [("--sort", args.sort), ("--fields", args.fields), ("--collection", args.collection)] if on
+    ]
+    if args.format != "parquet":
+        given.append("--format " + args.format)
+    if given:
+        raise UsageError(f"{', '.join(given)}: not with --texts or --ids (a corpus is Parquet of whole records)")
+    if args.figures and not args.texts:
+        raise UsageError("--figures needs --texts")
+    ids = None
+    if args.ids is not None:
+        if args.query is not None:
+            raise UsageError("give a query or --ids, not both")
+        try:
+            text = sys.stdin.read() if args.ids == "-" else Path(args.ids).read_text(encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"--ids: cannot read {args.ids}: {error.strerror or error}") from None
+        ids = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    with Session(shared_pacing=args.shared_pacing) as client:
+        result = harvest_corpus(
+            client,
+            args.out,
+            query=args.query,
+            ids=ids,
+            by=args.by,
+            filters=_filters(args),
+            texts=args.texts,
+            figures=args.figures,
+            limit=args.limit,
+            progress=_show_progress(args),
+        )
+    resumed = " (resumed)" if result.resumed else ""
+    print(
+        f"{result.records} records, {result.texts} texts, {result.figures} figures written to {result.out}{resumed}; "
+        f"{result.missing_texts} without a text"
+    )
+    if result.not_found:
+        print(f"{len(result.not_found)} ids not found: {', '.join(result.not_found[:10])}", file=sys.stderr)
     return EXIT_OK
 
 

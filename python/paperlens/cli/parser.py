@@ -185,6 +185,8 @@ def _relations(parser: argparse.ArgumentParser) -> None:
 
 
 def _harvest(parser: argparse.ArgumentParser) -> None:
+    from paperlens.corpus import BY
+
     parser.add_argument("query", nargs="?", help="keywords (omit to filter only)")
     parser.add_argument("--out", required=True, help="output directory (parquet) or file (jsonl)")
     parser.add_argument(
@@ -199,6 +201,18 @@ def _harvest(parser: argparse.ArgumentParser) -> None:
         help=f"records per request (default {c.PAGE_SIZE_MAX}, the most)",
     )
     parser.add_argument("--limit", type=int, help="stop after this many records")
+    corpus = parser.add_argument_group(
+        "full-text corpora",
+        "--texts or --ids make --out a corpus directory: records/ (Parquet parts), documents/<doc_id>/text.md "
+        "(one Markdown file per document, with its figures) and manifest.json; --chunk-size and --page-size "
+        "do not apply (one page of 200 records per chunk)",
+    )
+    corpus.add_argument("--texts", action="store_true", help="also write the full text of each record")
+    corpus.add_argument("--figures", action="store_true", help="with --texts: also download the figures of each text")
+    corpus.add_argument(
+        "--ids", metavar="FILE", help="harvest these identifiers (one a line; '-' for stdin) instead of a search"
+    )
+    corpus.add_argument("--by", choices=BY, default="unique_id", help="the field --ids names (default unique_id)")
     parser.add_argument(
         "--shared-pacing",
         action=argparse.BooleanOptionalAction,
