@@ -150,3 +150,20 @@ async def test_other_inputs_are_refused(sandbox, records):
         paperlens.dedupe([records[0], "W1"])
     with pytest.raises(TypeError, match="not a MetadataRecord"):
         paperlens.dedupe(records[0])
+
+
+def test_one_generic_title_by_two_first_authors_stays_two_works(records):
+    a = records[12]
+    title, year = "Editorial", 2020
+    first = variant(a, unique_id="W-e1", doi="10.1000/e.1", title=title, publication_published_year=year)
+    other = variant(first, unique_id="W-e2", doi="10.1000/e.2", author=[{"name": "Somebody Else"}])
+    assert paperlens.dedupe([first, other]).merges == []
+    # The same first author written another way is the same work; no authors matches anyone.
+    family = first.author[0]["name"].split()[-1]
+    reordered = variant(other, author=[{"name": f"{family.upper()}, X."}])
+    anonymous = variant(other, unique_id="W-e3", doi=None, author=None)
+    result = paperlens.dedupe([first, reordered, anonymous])
+    assert [(m.dropped_id, m.kept_id, m.rule) for m in result.merges] == [
+        ("W-e2", "W-e1", "title_year"),
+        ("W-e3", "W-e1", "title_year"),
+    ]

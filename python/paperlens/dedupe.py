@@ -10,9 +10,10 @@ Two records are the same work when one rule of ``on`` says so, tried in the orde
 - ``"doi"``: equal DOIs once normalised (case, ``https://doi.org/`` and ``doi:`` prefixes);
 - ``"unique_id"``: equal ``unique_id``;
 - ``"title_year"``: equal titles once normalised (Unicode NFKC, case folded, punctuation
-  and runs of whitespace turned into one space) and the same publication year; this merges
-  a preprint and its journal version even when their DOIs differ (leave the rule out to
-  keep them apart).
+  and runs of whitespace turned into one space), the same publication year, and the same
+  first author's family name when both records name authors (so that two works with a
+  generic title, "Editorial", stay apart); this merges a preprint and its journal version
+  even when their DOIs differ (leave the rule out to keep them apart).
 
 Records are compared one by one, in input order, with the groups found so far: a record
 joins the group of the first rule that matches (the merge reports that rule) and brings its
@@ -132,18 +133,18 @@ def dedupe(items: Any, *, on: Iterable[str] = RULES) -> Deduped:
     owner: dict[tuple[str, Any], _Group] = {}
     joined: list[tuple[int, str, _Group]] = []
     for index, row in enumerate(rows):
-        keys = [(rule, key) for rule in rules if (key := _key(rule, row)) is not None]
-        group = next((owner[k] for k in keys if k in owner), None)
+        sought, held = _keys(rules, row)
+        group = next((owner[k] for k in sought if k in owner), None)
         if group is None:
             group = _Group(first=index, best=index, score=_completeness(row))
             groups.append(group)
         else:
-            rule = next(rule for rule, key in keys if owner.get((rule, key)) is group)
+            rule = next(rule for rule, key in sought if owner.get((rule, key)) is group)
             joined.append((index, rule, group))
             score = _completeness(row)
             if score > group.score:
                 group.best, group.score = index, score
-        for k in keys:
+        for k in held:
             owner.setdefault(k, group)
     merges = [
         Merge(_id(rows[index]), _id(rows[group.best]), rule, index, group.best)
@@ -211,17 +212,48 @@ def _records(items: Any) -> tuple[list[Any], list[dict[str, Any]]]:
     return records, rows
 
 
-def _key(rule: str, row: dict[str, Any]) -> Any:
-    if rule == "doi":
-        doi = row.get("doi")
-        return normalize_doi(doi) or None if isinstance(doi, str) else None
-    if rule == "unique_id":
-        unique_id = row.get("unique_id")
-        return unique_id.strip() or None if isinstance(unique_id, str) else None
+def _keys(rules: tuple[str, ...], row: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+    """The keys a record is looked up by, in rule order, and those it brings to its group."""
+    sought: list[tuple[str, Any]] = []
+    held: list[tuple[str, Any]] = []
+    for rule in rules:
+        if rule == "title_year":
+            looked, kept = _title_keys(row)
+            sought += [(rule, k) for k in looked]
+            held += [(rule, k) for k in kept]
+            continue
+        value = row.get(rule)
+        key = (normalize_doi(value) if rule == "doi" else value.strip()) if isinstance(value, str) else ""
+        if key:
+            sought.append((rule, key))
+            held.append((rule, key))
+    return sought, held
+
+
+_ANYONE, _NOBODY = "*any*", "*none*"
+
+
+def _title_keys(row: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """Title and year, with the first author's family name where there is one: two works of
+    one title and year by different first authors (an "Editorial", a templated title) stay
+    apart, while a record without authors joins any work of its title and year."""
     title, year = row.get("title"), _year(row)
-    if not isinstance(title, str) or year is None:
-        return None
-    return (normalize_title(title), year) if normalize_title(title) else None
+    title = normalize_title(title) if isinstance(title, str) else ""
+    if not title or year is None:
+        return [], []
+    author = _first_author(row)
+    if author is None:
+        return [(title, year, _ANYONE), (title, year, _NOBODY)], [(title, year, _NOBODY), (title, year, _ANYONE)]
+    return [(title, year, author), (title, year, _NOBODY)], [(title, year, author), (title, year, _ANYONE)]
+
+
+def _first_author(row: dict[str, Any]) -> str | None:
+    from paperlens.export import _name
+
+    authors = row.get("author")
+    first = authors[0] if isinstance(authors, list) and authors else None
+    name = _name(first) if first is not None else None
+    return normalize_title(name.family or name.literal) or None if name is not None else None
 
 
 def _year(row: dict[str, Any]) -> int | None:
