@@ -48,7 +48,8 @@ def on_config(config: Any) -> Any:
 @event_priority(100)  # before mkdocs-jupyter wraps the notebooks
 def on_files(files: Files, config: Any) -> Files:
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
-        files.append(File(f"notebooks/{notebook.name}", str(NOTEBOOKS.parent), config["site_dir"], config["use_directory_urls"]))
+        path = f"notebooks/{notebook.name}"
+        files.append(File(path, str(NOTEBOOKS.parent), config["site_dir"], config["use_directory_urls"]))
     return files
 
 
@@ -78,7 +79,7 @@ class _Links(HTMLParser):
                 continue
             if name == "id" or (tag == "a" and name == "name"):
                 self.ids.add(value)
-            elif name in ("href", "src") and not (tag == "link" and name == "href" and "canonical" in str(attrs)):
+            elif name in ("href", "src"):
                 self.links.append(value)
 
 
@@ -108,9 +109,10 @@ def on_post_build(config: Any) -> None:
             problem = None
             if not target.is_file():
                 problem = "no such file"
-            elif parts.fragment and target.suffix == ".html":
-                if unquote(parts.fragment) not in _parse(target, cache).ids:
-                    problem = f"no anchor #{parts.fragment}"
+            elif (
+                parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _parse(target, cache).ids
+            ):
+                problem = f"no anchor #{parts.fragment}"
             if problem:
                 broken += 1
                 log.warning("broken link in %s: %s (%s)", page.relative_to(site), link, problem)
