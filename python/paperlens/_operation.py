@@ -211,18 +211,23 @@ class Workflow(Generic[P, R]):
         if obj is None:
             return self
         define = self._define
+        run: Callable[..., Any]
         if isinstance(obj, AsyncCaller):
 
-            async def run(*args: Any, **kwargs: Any) -> Any:
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
                 return await _run_async(obj, define(obj, *args, **kwargs))
+
+            run = run_async
         else:
 
-            def run(*args: Any, **kwargs: Any) -> Any:
+            def run_sync(*args: Any, **kwargs: Any) -> Any:
                 return _run_sync(obj, define(obj, *args, **kwargs))
+
+            run = run_sync
 
         run.__name__ = run.__qualname__ = define.__name__
         run.__doc__ = define.__doc__
-        run.__signature__ = self._bound_signature  # type: ignore[attr-defined]
+        run.__signature__ = self._bound_signature  # type: ignore[union-attr]
         obj.__dict__[define.__name__] = run
         return run
 
