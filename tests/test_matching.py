@@ -75,6 +75,7 @@ PARSED = [
     ),
     ("Smith et al., Nature 2019, coral bleaching at scale", ["Smith"], 2019, "coral bleaching at scale", "Nature",
      None),
+    ("Smith, Nature 2019, coral bleaching at scale", ["Smith"], 2019, "coral bleaching at scale", "Nature", None),
     ("Coral bleaching at scale", [], None, "Coral bleaching at scale", None, None),
     ("加藤 健一, 山本 恵. 降水量におけるエアロゾルの解析. 日本学術論文誌. 2007.", ["加藤", "健一", "山本", "恵"], 2007,
      "降水量におけるエアロゾルの解析", "日本学術論文誌", None),

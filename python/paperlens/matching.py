@@ -1,25 +1,31 @@
 """Free-text citations matched to records: ``client.match_reference(text)``.
 
 A citation is parsed (:func:`parse_reference`: authors, year, title, venue, DOI) and looked
-for in as few ``/meta-search`` requests as it takes, usually one:
+for in as few requests as it takes, usually one:
 
 1. a DOI, when the text has one: the record holding it (``client.lookup``; for a list of
    citations, all their DOIs in one lookup);
-2. the title words as the full-text query, within the year range ``year - 1 .. year + 1``;
-3. only when neither gave a confident match: every record whose author field ``MATCH``\\es the
-   first author's name within that year range, one page of the largest size, which finds a
-   title too garbled for the full-text query.
+2. the title words as the ``/meta-search`` full-text query, within the year range
+   ``year - 1 .. year + 1``;
+3. only when no confident match yet: every record whose author field ``MATCH``\es the first
+   author's name within that year range, one page of the largest size, which finds a title
+   too garbled for the full-text query;
+4. only when still none: ``/agentic-search`` for the title (its vector recall forgives typos),
+   then the records of the promising papers it names, in one ``/meta-search``.
+
+A citation of a paper the service does not have costs all four (about 3.4 requests).
 
 Each candidate is scored against the citation (title words, first author and other authors,
 year distance, venue) into a :class:`ReferenceMatch` saying why. ``confidence="high"`` needs
-the DOI, or a near-identical title, the first author and the year (within one), and a clear
-lead over every other candidate, so it is almost never wrong (``benches/bench_matching.py``
-measures it); ``"medium"`` is worth a look, ``"low"`` is a guess.
+the DOI, or a near-identical title, the first author and the year (within one), no venue or
+co-authors that the record lacks, and a clear lead over every other candidate, so it is almost
+never wrong (``benches/bench_matching.py`` measures it); ``"medium"`` is worth a look, ``"low"``
+is a guess.
 
->>> matches = client.match_reference("Lindqvist G, Zhang T. Gate fidelity under quantum advantage. 1994.")
->>> best = matches[0]
+>>> text = "Lindqvist G, Zhang T. Gate fidelity under quantum advantage: a large-scale study. 1994."
+>>> best = client.match_reference(text)[0]
 >>> best.confidence, best.record.unique_id, best.reasons
-('high', 'W4000000000', ['title words 7/7', 'first author Lindqvist', 'authors 2/2', 'year 1994 (+0)'])
+('high', 'W4000000000', ['title words 8/8', 'first author Lindqvist', 'authors 2/2', 'year 1994 (+0)'])
 """
 
 from __future__ import annotations
@@ -287,12 +293,19 @@ def _venue(piece: str) -> str | None:
     return venue if re.search(r"[^\W\d_]", venue) else None
 
 
+def _after_names(before: str, year: re.Match[str]) -> bool:
+    """The year follows the author list: ``Smith, J. (2019)``, ``Smith, John. 2019.``, not
+    ``Smith, Nature 2019``."""
+    ended = year.group().startswith("(") or before.rstrip().endswith((".", ","))
+    return ended and bool(before.strip()) and _looks_like_names(before)
+
+
 def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | None, str | None]:
     """(author part, title, venue) of a citation without quotes."""
     et_al = _ET_AL.search(work)
     if et_al is not None and _looks_like_names(work[: et_al.end()]):
         names, rest = work[: et_al.end()], _cut(work[et_al.end() :], year, et_al.end())
-    elif year is not None and year.start() > 0 and _looks_like_names(work[: year.start()]):
+    elif year is not None and _after_names(work[: year.start()], year):
         # Author-year styles: "Smith, J. (2019). Title. Venue."
         names, rest = work[: year.start()], work[year.end() :]
     else:
@@ -307,6 +320,8 @@ def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | N
         # Informal: "Smith et al., Nature 2019, coral bleaching": the longest part is the title.
         parts = [p for p in (_clean(p) for p in pieces[0].split(",")) if p]
         title = max(parts, key=lambda p: len(_words(p)))
+        if not names and parts[0] is not title and _looks_like_names(parts[0]):
+            names = parts.pop(0)  # "Smith, Nature 2019, coral bleaching"
         return names, title, ", ".join(p for p in parts if p is not title) or None
     if not pieces:
         return names, None, None
@@ -425,7 +440,8 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list
     """(0..1, the first author matches, the co-authors clash, reasons): the first author counts
     most; then the candidate's authors found in the citation and the citation's names found in
     the candidate (a list cut short by "et al." only for the names it shows). They clash when
-    the citation lists the authors in full and half the candidate's are missing from it."""
+    half the candidate's are missing from the citation, or the citation lists the authors in
+    full and half its names are missing from the candidate."""
     if not ref.names or not names:
         return 0.3, False, False, []
     first = _has_author(ref, names[0], ref.leading)
@@ -438,7 +454,8 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list
     reasons = [f"first author {surname}" if first else "first author differs"]
     if len(shown) > 1:
         reasons.append(f"authors {found}/{len(shown)}")
-    clash = len(shown) > 1 and found <= len(shown) / 2
+    missing = not ref.citation.et_al and len(ref.names) >= 3 and known < len(ref.names) / 2
+    clash = (len(shown) > 1 and found <= len(shown) / 2) or missing
     return score, first, clash, reasons
 
 
@@ -469,7 +486,7 @@ def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
         venue = sum(any(_abbreviates(v, w) for w in venue_words) for v in ref.venue) / len(ref.venue)
         if venue >= 0.6:
             reasons.append(f"venue {candidate.venue}")
-        elif venue < 0.5:
+        else:
             clash = True
             reasons.append(f"venue differs ({candidate.venue})")
 
@@ -531,7 +548,8 @@ def _settled(matches: list[ReferenceMatch]) -> bool:
 
 
 def _search(ref: _Reference, top: int, known: MetadataRecord | None) -> Plan[list[ReferenceMatch]]:
-    """Steps 2 to 4 of the module's description, after the DOI's record (``known``)."""
+    """Steps 2 to 4 of the module's description, after the DOI's record (``known``); each
+    only while the best candidate is not ``"high"``."""
     c = ref.citation
     candidates = [known] if known is not None else []
     matches = _ranked(ref, candidates, top)
