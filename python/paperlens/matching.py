@@ -7,7 +7,7 @@ for in as few requests as it takes, usually one:
    citations, all their DOIs in one lookup);
 2. the title words as the ``/meta-search`` full-text query, within the year range
    ``year - 1 .. year + 1``;
-3. only when no confident match yet: every record whose author field ``MATCH``\es the first
+3. only when no confident match yet: every record whose author field matches (``MATCH``) the first
    author's name within that year range, one page of the largest size, which finds a title
    too garbled for the full-text query;
 4. only when still none: ``/agentic-search`` for the title (its vector recall forgives typos),
