@@ -4,21 +4,27 @@ pictures drawn only where networkx and matplotlib are installed, terminals keep 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
+from test_contract_answers import OPERATIONS, WITH_COLLIDING_NAMES, draw_answer
 
 import paperlens
 from paperlens import _display
 from paperlens import types as t
 from paperlens.sandbox import Sandbox
 
+from contract_answers import IntText
 from fixtures import agentic_result, meta_search_page
 
 NASTY = """<script>alert("x")</script> & 'quoted' --> </table>"""
@@ -225,6 +231,16 @@ def test_relations_draw_their_entities_and_escape_their_names(monkeypatch):
     assert "<svg" not in page._repr_html_() and body_rows(page._repr_html_()) == 3
 
 
+def test_graph_nodes_and_edges_without_ids_are_left_out_of_the_picture():
+    answer = graph_answer()
+    answer["nodes"].append({"title": "no id"})
+    answer["edges"].append({"source_schema_id": "s1"})
+    graph = t.CitationGraph._from_wire(answer)
+    assert sorted(graph.to_networkx().nodes) == [f"s{i}" for i in range(6)]
+    shown = graph._repr_html_()
+    assert "<svg" in shown and "7 nodes, 6 edges" in shown and body_rows(shown.split("</svg>")[1]) == 7
+
+
 class ListNetwork:
     """A network as ``network_html`` takes it: rows as lists of dicts, and ``to_networkx()``."""
 
@@ -293,6 +309,15 @@ def test_a_network_whose_frames_need_pandas_still_shows_its_picture():
     assert "NeedsPandas</strong> · 4 nodes, 3 edges" in shown and "<svg" in shown and "<tbody>" not in shown
 
 
+def test_a_network_that_cannot_be_drawn_still_shows_its_table():
+    class Broken(ListNetwork):
+        def to_networkx(self) -> Any:
+            raise ValueError("None cannot be a <node>")
+
+    shown = _display.network_html(Broken(3))
+    assert "no picture: ValueError: None cannot be a &lt;node&gt;" in shown and body_rows(shown) == 3
+
+
 def test_a_large_graph_draws_its_first_nodes_only_in_a_small_picture():
     network = ListNetwork(_display.PICTURE_NODES + 50)
     shown = _display.network_html(network)
@@ -333,3 +358,45 @@ def test_repr_html_is_not_hidden_by_a_wire_property():
     record = t.MetadataRecord._from_wire({"unique_id": "W1", "_repr_html_": "<b>gotcha</b>"})
     assert record._repr_html_().startswith('<div class="paperlens-result">')
     assert re.search(r"<th>extra</th><td>_repr_html_</td>", record._repr_html_())
+
+
+# -- every answer the contract allows ----------------------------------------------------------
+
+#: The elements the display writes itself (a picture aside): no text of an answer adds one.
+OWN_ELEMENTS = {"div", "style", "strong", "table", "thead", "tbody", "tr", "th", "td", "p"}
+
+
+class Elements(HTMLParser):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        self.names.add(tag)
+
+
+def marked(value: Any) -> Any:
+    """``value`` with markup before every text (digits of integer fields left as they are)."""
+    if isinstance(value, IntText):
+        return value
+    if isinstance(value, str):
+        return NASTY + value
+    if isinstance(value, list):
+        return [marked(v) for v in value]
+    if isinstance(value, dict):
+        return {k: marked(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda o: o.name)
+@settings(max_examples=15, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_answer_the_contract_allows_displays_escaped(operation, data):
+    wire = marked(draw_answer(data, WITH_COLLIDING_NAMES, operation))
+    result = operation.result._from_wire(json.loads(json.dumps(wire)), "req-1")
+    shown = result._repr_html_()
+    assert "<script" not in shown
+    outside = re.sub(r"<svg.*?</svg>", "", shown, flags=re.S)
+    assert Elements(outside).names <= OWN_ELEMENTS
+    assert outside.count("<table") == outside.count("</table>")

@@ -433,15 +433,17 @@ def _picture(build: Any, *, roots: set[Any]) -> str:
         return ""
     try:
         graph = build()
+        if graph.number_of_nodes() == 0:
+            return ""
+        note = ""
+        if graph.number_of_nodes() > PICTURE_NODES:
+            graph = graph.subgraph(list(graph.nodes)[:PICTURE_NODES])
+            note = f'<p class="pl-note">the picture shows the first {PICTURE_NODES} nodes</p>'
+        return _draw(nx, figure, graph, roots) + note
     except ImportError:
         return ""
-    if graph.number_of_nodes() == 0:
-        return ""
-    note = ""
-    if graph.number_of_nodes() > PICTURE_NODES:
-        graph = graph.subgraph(list(graph.nodes)[:PICTURE_NODES])
-        note = f'<p class="pl-note">the picture shows the first {PICTURE_NODES} nodes</p>'
-    return _draw(nx, figure, graph, roots) + note
+    except Exception as error:  # the table still shows: a picture is a bonus
+        return f'<p class="pl-note">no picture: {html.escape(f"{type(error).__name__}: {error}")}</p>'
 
 
 def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:

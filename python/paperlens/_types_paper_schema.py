@@ -461,15 +461,19 @@ class CitationGraph(SchemaResponse, ListResult):
 
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``: nodes keyed by ``schema_id`` with their wire fields as
-        attributes, edges from citing to cited paper (needs the ``graph`` extra)."""
+        attributes, edges from citing to cited paper (needs the ``graph`` extra). A node or
+        edge without its ids (the contract makes none required) is left out."""
         try:
             import networkx as nx
         except ImportError as e:
             raise ImportError('CitationGraph.to_networkx() needs networkx: pip install "paperlens[graph]"') from e
         graph = nx.DiGraph(root_schema_id=self.root_schema_id, direction=self.direction, truncated=self.truncated)
         for node in self.nodes:
-            graph.add_node(node.schema_id, **node.to_dict())
+            if node.schema_id is not None:
+                graph.add_node(node.schema_id, **node.to_dict())
         for edge in self.edges:
+            if edge.source_schema_id is None or edge.target_schema_id is None:
+                continue
             attributes = {k: v for k, v in edge.to_dict().items() if k not in ("source_schema_id", "target_schema_id")}
             graph.add_edge(edge.source_schema_id, edge.target_schema_id, **attributes)
         return graph
