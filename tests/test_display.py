@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
-from test_contract_answers import OPERATIONS, WITH_COLLIDING_NAMES, draw_answer
+from test_contract_answers import OPERATIONS, PROFILE, WITH_COLLIDING_NAMES, draw_answer
 
 import paperlens
 from paperlens import _display
@@ -390,7 +390,7 @@ def marked(value: Any) -> Any:
 
 
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda o: o.name)
-@settings(max_examples=15, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@settings(PROFILE, max_examples=15)
 @given(data=st.data())
 def test_every_answer_the_contract_allows_displays_escaped(operation, data):
     wire = marked(draw_answer(data, WITH_COLLIDING_NAMES, operation))
