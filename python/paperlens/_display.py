@@ -364,7 +364,7 @@ def _text(value: Any, width: int) -> str:
     elif isinstance(value, dict):
         text = _short(value)
     elif isinstance(value, (list, tuple)):
-        text = _listed(value, width)
+        text = _listed(value)
     else:
         text = str(value)
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -388,7 +388,7 @@ def _short(wire: dict[str, Any]) -> str:
     return json.dumps(wire, ensure_ascii=False, default=str)
 
 
-def _listed(values: Sequence[Any], width: int) -> str:
+def _listed(values: Sequence[Any]) -> str:
     if all(isinstance(v, (str, int, float)) for v in values[:4]) or not values:
         shown = [str(v) for v in values[:4]]
     else:
