@@ -337,3 +337,17 @@ def test_the_command_line_harvests_a_corpus(sandbox, catalogue, tmp_path, monkey
     assert main(["harvest", "--figures", "--out", str(tmp_path / "x")]) == EXIT_USAGE
     assert main(["harvest", "--texts", "--format", "jsonl", "--out", str(tmp_path / "x")]) == EXIT_USAGE
     assert "not with --texts" in capsys.readouterr().err
+
+
+def test_figure_names_and_folder_names_stay_inside_the_document_folder():
+    from paperlens.corpus import figure_names, folder_name
+
+    text = (
+        "![Figure 1: a](figures/W1/fig1.png)\n![again](figures/W1/fig1.png)\n![b](<figures/W1/fig 2.png>)\n"
+        '![c](figures/W1/fig3.png "a title")\n![web](https://example.org/x.png)\n![up](../secret.png)\n'
+        "![abs](/etc/passwd)\n![win](figures\\\\x.png)\n![self](text.md)\n[Table S1](supplementary/W1/table1.csv)\n"
+    )
+    assert figure_names(text) == ["figures/W1/fig1.png", "figures/W1/fig 2.png", "figures/W1/fig3.png"]
+    assert folder_name("66aa2aece45e") == "66aa2aece45e"
+    assert folder_name("a/b") == "a%2Fb" and folder_name(".hidden") == "%2Ehidden"
+    assert folder_name("x" * 300).startswith("sha256-") and len(folder_name("x" * 300)) == 71

@@ -68,8 +68,8 @@ _VERSION = 1
 # The largest page /content serves (its `limit`): most texts come whole in one request.
 _CONTENT_PAGE_MAX = 524_288
 _DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
-# A Markdown image: ![caption](target "optional title")
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+# A Markdown image: ![caption](target "optional title"), the target maybe in <> (then with spaces)
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"\n]*\")?\s*\)")
 
 
 @overload
@@ -227,7 +227,7 @@ def figure_names(text: str) -> list[str]:
     other sites and names that could leave their folder (absolute, ``..``) are left out."""
     names: dict[str, None] = {}
     for match in _IMAGE.finditer(text):
-        name = match.group(1)
+        name = match.group(1) or match.group(2)
         parts = name.split("/")
         if ":" in parts[0] or "\\" in name or any(p in ("", ".", "..") for p in parts) or name == TEXT_NAME:
             continue
