@@ -351,3 +351,10 @@ def test_figure_names_and_folder_names_stay_inside_the_document_folder():
     assert folder_name("66aa2aece45e") == "66aa2aece45e"
     assert folder_name("a/b") == "a%2Fb" and folder_name(".hidden") == "%2Ehidden"
     assert folder_name("x" * 300).startswith("sha256-") and len(folder_name("x" * 300)) == 71
+
+
+def test_progress_counts_documents(client, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    result = harvest_corpus(client, tmp_path / "corpus", limit=7, progress=True)
+    err = capsys.readouterr().err
+    assert result.records == 7 and "7/7" in err and "documents" in err
