@@ -30,12 +30,12 @@ is a guess.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens import _citation as cite
+from paperlens._citation import Citation, parse_reference
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
 from paperlens.errors import ValidationError
@@ -50,306 +50,6 @@ Confidence = Literal["high", "medium", "low"]
 
 #: Records asked for by the title query: enough for every same-titled work to be seen.
 TITLE_PAGE_SIZE = 50
-
-# -- text ---------------------------------------------------------------------------------------
-
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "which",
-        "with",
-        "what",
-        "how",
-        "does",
-        "do",
-        "can",
-        "about",
-        "between",
-        "into",
-        "via",
-    ]
-)
-_CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+")
-_WORD = re.compile(r"[^\W_]+")
-
-
-def _fold(text: str) -> str:
-    """Lower case without accents (``Müller`` as ``muller``); CJK text unchanged."""
-    stripped = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return unicodedata.normalize("NFC", stripped).lower()
-
-
-def _words(text: str) -> list[str]:
-    """The folded words of ``text``, CJK runs as their character pairs."""
-    out: list[str] = []
-    for word in _WORD.findall(_fold(text)):
-        start = 0
-        for run in _CJK.finditer(word):
-            out.extend(filter(None, [word[start : run.start()]]))
-            chars = run.group()
-            out.extend([chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)])
-            start = run.end()
-        out.extend(filter(None, [word[start:]]))
-    return out
-
-
-def _terms(text: str) -> list[str]:
-    """Content words: no stop words, a plural ``s`` dropped, each once in order."""
-    terms = (w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in _words(text))
-    return list(dict.fromkeys(t for t in terms if t not in _STOP))
-
-
-def _near(a: str, b: str) -> bool:
-    """Equal, or one typo apart (two in words of 8 letters or more); a swap of neighbours is one."""
-    if a == b:
-        return True
-    if min(len(a), len(b)) < 4 or abs(len(a) - len(b)) > 2:
-        return False
-    limit = 1 if max(len(a), len(b)) < 8 else 2
-    before: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        row = [i]
-        for j, cb in enumerate(b, 1):
-            cost = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cost = min(cost, before[j - 2] + 1)
-            row.append(cost)
-        if min(row) > limit:
-            return False
-        before, previous = previous, row
-    return previous[-1] <= limit
-
-
-def _found(word: str, pool: Sequence[str], pool_set: frozenset[str]) -> bool:
-    return word in pool_set or any(_near(word, other) for other in pool)
-
-
-def _abbreviates(short: str, word: str) -> bool:
-    """``short`` is ``word`` or an abbreviation of it (``Mar.`` for ``Marine``)."""
-    return (word.startswith(short) and (len(short) >= 3 or short == word)) or _near(short, word)
-
-
-# -- parsing ------------------------------------------------------------------------------------
-
-_DOI = re.compile(r"(?:https?://(?:dx\.|www\.)?doi\.org/|\bdoi:\s*)?(10\.\d{4,9}/[^\s\"'<>]+)", re.IGNORECASE)
-_URL = re.compile(r"https?://\S+|\b(?:Retrieved|Available) from\b:?", re.IGNORECASE)
-_YEAR = re.compile(r"(?<![\w./-])(1[6-9]\d\d|20\d\d)[a-z]?(?![\w/-])")
-_PAREN_YEAR = re.compile(r"\((?:[^()\d]*\s)?(1[6-9]\d\d|20\d\d)[a-z]?\)")
-_QUOTED = re.compile(
-    r"[\"\u201c\u201d\u00ab\u201e]([^\"\u201c\u201d\u00bb]{6,}?)[,.]?[\"\u201c\u201d\u00bb]"  # "Title", “Title”
-    r"|(?<!\w)['\u2018]([^'\u2018\u2019]{6,}?)[,.]?['\u2019](?!\w)"  # 'Title', or in typographic single quotes
-)
-_BIBLIO = re.compile(
-    r"\b(?:vol|no|pp|p|iss|art)\.\s*[\w\u2013-]+|\b\d+\s*\(\d+\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
-    r"|;\s*\d+(?:\s*\(\d+\))?",
-    re.IGNORECASE,
-)
-_ET_AL = re.compile(r"\bet\s*al\b\.?", re.IGNORECASE)
-_PARTICLES = frozenset(
-    ["van", "von", "de", "der", "den", "da", "del", "della", "di", "du", "la", "le", "ter", "dos", "das"]
-)
-_TITLE_WORDS = _STOP - {"and"} | {"under", "towards", "toward", "using", "versus", "without", "through"}
-
-
-def _is_initials(word: str) -> bool:
-    bare = word.strip(".-")
-    return bool(bare) and (len(bare) <= 2 or (bare.isupper() and len(bare) <= 3)) and bare[:1].isupper()
-
-
-def _looks_like_names(piece: str) -> bool:
-    """Author names (``Lindqvist, G.``, ``J. Smith and A. Doe``), not a title in title case."""
-    words = re.findall(r"[^\W\d_][\w'\u2019.-]*", piece)
-    if not words or ":" in piece or re.search(r"[.?!]\s+\w\w", _ET_AL.sub("", piece)):
-        return False  # several sentences, not one list of names
-    for word in words:
-        low = word.lower().strip(".")
-        if low in ("and", "et", "al") or low in _PARTICLES or _is_initials(word):
-            continue
-        cjk = _CJK.match(word)
-        if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 4):
-            return False
-    separated = "," in piece or "&" in piece or " and " in piece or _ET_AL.search(piece) is not None
-    return separated or len(words) <= 3
-
-
-@dataclass(frozen=True)
-class Citation:
-    """What :func:`parse_reference` read from a free-text citation.
-
-    Attributes:
-        text: the citation as given.
-        authors: the author name words in order (surnames and given names; initials left out).
-        first_author: the first author as ``author`` ``MATCH`` filters take it (a surname, or
-            given name and surname), or None.
-        et_al: the author list ends with "et al.".
-        year: the publication year, or None.
-        title: the title, or None when no part of the text looks like one.
-        venue: what follows the title (journal, proceedings...), or None.
-        doi: a DOI found in the text, or None.
-    """
-
-    text: str
-    authors: list[str] = field(default_factory=list)
-    first_author: str | None = None
-    et_al: bool = False
-    year: int | None = None
-    title: str | None = None
-    venue: str | None = None
-    doi: str | None = None
-
-
-def parse_reference(text: str) -> Citation:
-    """Reads authors, year, title, venue and DOI from a citation in any common style (APA,
-    MLA, Chicago, Harvard, IEEE, Vancouver, Nature, or informal ``Smith et al., Nature 2019,
-    coral bleaching``). Quoted text is the title; otherwise the leading run of name-like
-    parts is the author list and the next sentence the title.
-
-    >>> c = parse_reference("Smith, J., & Doe, A. (2019). Coral bleaching at scale. Nature, 12(3), 4-9.")
-    >>> c.authors, c.year, c.title, c.venue
-    (['Smith', 'Doe'], 2019, 'Coral bleaching at scale', 'Nature')
-    """
-    work = " ".join(unicodedata.normalize("NFC", text).split())
-    doi_match = _DOI.search(work)
-    doi = doi_match.group(1).rstrip(".,;)]") if doi_match else None
-    if doi_match:
-        work = work[: doi_match.start()] + " " + work[doi_match.end() :]
-    work = _BIBLIO.sub(" ", _URL.sub(" ", work))
-    year_match = _PAREN_YEAR.search(work) or _last(_YEAR.finditer(work))
-    year = int(year_match.group(1)) if year_match else None
-
-    quoted = _QUOTED.search(work)
-    title: str | None
-    venue: str | None
-    if quoted:
-        title = quoted.group(1) or quoted.group(2) or None
-        names, rest = work[: quoted.start()], _cut(work[quoted.end() :], year_match, quoted.end())
-        venue = next(filter(None, map(_venue, rest.split(","))), None)
-    else:
-        names, title, venue = _split_unquoted(work, year_match)
-    authors, first, et_al = _names(names)
-    return Citation(
-        text=text,
-        authors=authors,
-        first_author=first,
-        et_al=et_al,
-        year=year,
-        title=_clean(title or "") or None,
-        venue=venue or None,
-        doi=doi,
-    )
-
-
-def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
-    found = None
-    for found in matches:  # noqa: B007 - the last one is wanted
-        pass
-    return found
-
-
-def _cut(rest: str, year: re.Match[str] | None, offset: int) -> str:
-    """``rest`` (starting at ``offset`` of the text) without the year."""
-    if year is None or year.end() <= offset:
-        return rest
-    start, end = year.start() - offset, year.end() - offset
-    return rest[:start] + " " + rest[end:]
-
-
-def _clean(piece: str) -> str:
-    piece = re.sub(r"^(?:[Ii]n:?\s+)?(?:[Pp]roc(?:eedings|\.)?(?:\s+of)?\s+)?", "", piece.strip(" .,;:()[]"))
-    return piece.strip(" .,;:()[]")
-
-
-def _venue(piece: str) -> str | None:
-    """The venue, without a trailing volume or page numbers."""
-    venue = _clean(re.sub(r"(?:(?:^|[\s,;:]+)\d[\d\s,;:()\u2013-]*)+$", "", _clean(piece)))
-    return venue if re.search(r"[^\W\d_]", venue) else None
-
-
-def _after_names(before: str, year: re.Match[str]) -> bool:
-    """The year follows the author list: ``Smith, J. (2019)``, ``Smith, John. 2019.``, not
-    ``Smith, Nature 2019``."""
-    ended = year.group().startswith("(") or before.rstrip().endswith((".", ","))
-    return ended and bool(before.strip()) and _looks_like_names(before)
-
-
-def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | None, str | None]:
-    """(author part, title, venue) of a citation without quotes."""
-    et_al = _ET_AL.search(work)
-    if et_al is not None and _looks_like_names(work[: et_al.end()]):
-        names, rest = work[: et_al.end()], _cut(work[et_al.end() :], year, et_al.end())
-    elif year is not None and _after_names(work[: year.start()], year):
-        # Author-year styles: "Smith, J. (2019). Title. Venue."
-        names, rest = work[: year.start()], work[year.end() :]
-    else:
-        names, rest = "", _cut(work, year, 0)
-    pieces = [p for p in (_clean(p) for p in re.split(r"(?<=[.?!])\s+|\s+[.]\s+", rest)) if p]
-    more = not names or _ends_in_initial(names)
-    while more and len(pieces) > 1 and _looks_like_names(pieces[0]):
-        # "Tanaka, D. & Rossi, U. Title": the list goes on after an initial's full stop.
-        names += " " + pieces[0]
-        more = _ends_in_initial(pieces.pop(0))
-    if len(pieces) == 1 and "," in pieces[0]:
-        # Informal: "Smith et al., Nature 2019, coral bleaching": the longest part is the title.
-        parts = [p for p in (_clean(p) for p in pieces[0].split(",")) if p]
-        title = max(parts, key=lambda p: len(_words(p)))
-        if not names and parts[0] is not title and _looks_like_names(parts[0]):
-            names = parts.pop(0)  # "Smith, Nature 2019, coral bleaching"
-        return names, title, ", ".join(p for p in parts if p is not title) or None
-    if not pieces:
-        return names, None, None
-    return names, pieces[0], _venue(". ".join(pieces[1:]))
-
-
-def _ends_in_initial(names: str) -> bool:
-    words = names.split()
-    return (bool(words) and _is_initials(words[-1].rstrip(","))) or _ET_AL.search(names[-8:]) is not None
-
-
-def _names(part: str) -> tuple[list[str], str | None, bool]:
-    """(name words, the first author for a ``MATCH`` filter, et al.) of an author list."""
-    et_al = _ET_AL.search(part) is not None
-    part = _ET_AL.sub(" ", part)
-    people = [p for p in re.split(r"\s*(?:;|,|&|\band\b|\bund\b|\bet\b)\s*", part) if p.strip(" .")]
-    authors: list[str] = []
-    first: str | None = None
-    for person in people:
-        words = [w.strip(".()") for w in person.split() if not _is_initials(w) or _CJK.match(w)]
-        words = [w for w in words if not any(ch.isdigit() for ch in w)]
-        words = [w for w in words if w and w.lower() not in ("and", "et", "al")]
-        if not words:
-            continue
-        if first is None:
-            first = " ".join(words)
-        authors.extend(words)
-    return authors, first, et_al
 
 
 # -- scoring ------------------------------------------------------------------------------------
@@ -392,12 +92,12 @@ class _Reference:
 
     def __init__(self, citation: Citation) -> None:
         self.citation = citation
-        self.title = _terms(citation.title or citation.text)
+        self.title = cite.terms(citation.title or citation.text)
         self.title_set = frozenset(self.title)
-        self.names = [_fold(a) for a in citation.authors]
+        self.names = [cite.fold(a) for a in citation.authors]
         self.leading = self.names[:2]
-        self.venue = _terms(citation.venue) if citation.venue else []
-        self.squeezed = _fold("".join(citation.authors))
+        self.venue = cite.terms(citation.venue) if citation.venue else []
+        self.squeezed = cite.fold("".join(citation.authors))
 
 
 @dataclass(frozen=True)
@@ -423,17 +123,17 @@ class _Candidate:
 
 
 def _surname(name: str) -> str:
-    parts = _fold(name).replace(",", " ").split()
-    if len(parts) > 1 and _CJK.match(parts[0]):
+    parts = cite.fold(name).replace(",", " ").split()
+    if len(parts) > 1 and cite.CJK.match(parts[0]):
         return parts[0]  # family name first
     return parts[-1] if parts else ""
 
 
 def _has_author(ref: _Reference, name: str, pool: Sequence[str]) -> bool:
     surname = _surname(name)
-    if _CJK.match(surname):
+    if cite.CJK.match(surname):
         return surname in ref.squeezed
-    return bool(surname) and any(_near(surname, word) for word in pool)
+    return bool(surname) and any(cite.near(surname, word) for word in pool)
 
 
 def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list[str]]:
@@ -447,10 +147,10 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list
     first = _has_author(ref, names[0], ref.leading)
     shown = names[:1] if ref.citation.et_al else names
     found = sum(_has_author(ref, n, ref.names) for n in shown)
-    words = [w for n in names for w in _words(n)]
-    known = sum(_CJK.match(w) is not None or _found(w, words, frozenset(words)) for w in ref.names)
+    words = [w for n in names for w in cite.words(n)]
+    known = sum(cite.CJK.match(w) is not None or cite.found(w, words, frozenset(words)) for w in ref.names)
     score = (0.6 if first else 0.0) + 0.2 * found / len(shown) + 0.2 * known / len(ref.names)
-    surname = names[0] if _CJK.match(names[0]) else names[0].split()[-1]
+    surname = names[0] if cite.CJK.match(names[0]) else names[0].split()[-1]
     reasons = [f"first author {surname}" if first else "first author differs"]
     if len(shown) > 1:
         reasons.append(f"authors {found}/{len(shown)}")
@@ -464,10 +164,10 @@ def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
     doi = bool(c.doi and candidate.doi and c.doi.lower() == candidate.doi.lower())
     reasons = ["DOI matches"] if doi else []
 
-    words = _terms(candidate.title)
-    found = sum(_found(w, ref.title, ref.title_set) for w in words)
+    words = cite.terms(candidate.title)
+    found = sum(cite.found(w, ref.title, ref.title_set) for w in words)
     recall = found / len(words) if words else 0.0
-    covered = sum(_found(w, words, frozenset(words)) for w in ref.title)
+    covered = sum(cite.found(w, words, frozenset(words)) for w in ref.title)
     precision = covered / len(ref.title) if ref.title else 0.0
     title = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     reasons.append(f"title words {found}/{len(words)}")
@@ -480,10 +180,10 @@ def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
     if year_off is not None:
         reasons.append(f"year {candidate.year} ({year_off:+d})")
 
-    venue_words = _terms(candidate.venue or "")
+    venue_words = cite.terms(candidate.venue or "")
     venue = 0.4
     if ref.venue and venue_words:
-        venue = sum(any(_abbreviates(v, w) for w in venue_words) for v in ref.venue) / len(ref.venue)
+        venue = sum(any(cite.abbreviates(v, w) for w in venue_words) for v in ref.venue) / len(ref.venue)
         if venue >= 0.6:
             reasons.append(f"venue {candidate.venue}")
         else:
@@ -539,7 +239,7 @@ def _year_filters(year: int | None) -> list[Filter]:
 
 def _query(ref: _Reference) -> str | None:
     """The title's words for the full-text query (no stop words: they only cost matches)."""
-    words = [w for w in _WORD.findall(ref.citation.title or "") if w.lower() not in _STOP]
+    words = [w for w in cite.WORD.findall(ref.citation.title or "") if w.lower() not in cite.STOP]
     return " ".join(words) or None
 
 
@@ -559,7 +259,7 @@ def _search(ref: _Reference, top: int, known: MetadataRecord | None) -> Plan[lis
         page = yield Call("meta_search", (query,), {"filters": _year_filters(c.year) or None, "page_size": size})
         candidates.extend(page.results)
         matches = _ranked(ref, candidates, top)
-    if not _settled(matches) and c.first_author is not None and _WORD.search(c.first_author):
+    if not _settled(matches) and c.first_author is not None and cite.WORD.search(c.first_author):
         author = Filter("author", "match", c.first_author)
         page = yield Call("meta_search", (), {"filters": [author, *_year_filters(c.year)], "page_size": PAGE_SIZE_MAX})
         candidates.extend(page.results)
