@@ -25,5 +25,13 @@ async def every_flavour(client: paperlens.Client, aclient: paperlens.AsyncClient
     assert_type(await aclient.schema.iter_search("coral").to_list(), list[t.PaperCard])
     assert_type(aclient.with_options(max_retries=0), paperlens.AsyncClient)
 
+    assert_type(client.lookup(["10.1000/x"]), paperlens.Lookup)
+    assert_type(await aclient.lookup(["W1"], by="unique_id"), paperlens.Lookup)
+    assert_type(client.match_reference("Smith J. Coral bleaching. Nature 2019."), list[paperlens.ReferenceMatch])
+    assert_type(await aclient.match_references(["a citation"]), list[list[paperlens.ReferenceMatch]])
+    assert_type(paperlens.dedupe(client.iter_meta_search("coral")), paperlens.Deduped)
+    assert_type(paperlens.to_bibtex(client.lookup(["10.1000/x"])), str)
+
     client.meta_search(page_sise=5)  # type: ignore[call-arg]
+    client.lookup(["x"], by_field="doi")  # type: ignore[call-arg]
     await aclient.schema.entities(42)  # type: ignore[arg-type]
