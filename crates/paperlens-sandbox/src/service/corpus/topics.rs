@@ -432,3 +432,20 @@ pub static TOPICS: &[Topic] = &[
         ko: &["시냅스 가소성", "해마", "기억 공고화", "뉴런", "장기 강화", "신경 회로"],
     },
 ];
+
+/// The topics next to each topic of [`TOPICS`] (by index, symmetric): fields that cite each
+/// other (quantum computing and language models, climate and coral reefs, cancer
+/// immunotherapy and genome editing...). Citations mostly stay within a topic and its
+/// neighbours, as in real citation graphs.
+pub static NEIGHBOURS: &[&[u8]] = &[
+    &[2],       // Quantum Computing Algorithms: NLP (both computer science)
+    &[8, 4],    // Climate: coral reefs, urban mobility
+    &[0, 9],    // NLP: quantum computing, synaptic plasticity (neural models)
+    &[4, 5],    // Behavioral economics: urban mobility, cardiovascular epidemiology (health behaviour)
+    &[3, 1],    // Urban mobility: behavioral economics, climate
+    &[3, 6],    // Cardiovascular epidemiology: behavioral economics, cancer immunotherapy
+    &[5, 7],    // Cancer immunotherapy: cardiovascular epidemiology, CRISPR
+    &[6, 9, 8], // CRISPR: cancer immunotherapy, synaptic plasticity, coral reefs
+    &[1, 7],    // Coral reefs: climate, CRISPR
+    &[2, 7],    // Synaptic plasticity: NLP, CRISPR
+];

@@ -53,11 +53,13 @@ fn corpus_covers_the_spec() {
     assert!(papers.iter().any(|p| !p.has_full_text()));
     // Authors are shared across papers.
     assert!(corpus.authors.iter().any(|a| a.works.len() >= 5));
-    // Citations are skewed: the most cited paper has many times the median.
+    // Citations are skewed, even in a small corpus (more in larger ones: see citation_graph).
     let mut counts: Vec<u32> = papers.iter().map(|p| p.citation_count()).collect();
     counts.sort_unstable();
     let (median, max) = (counts[counts.len() / 2], counts[counts.len() - 1]);
-    assert!(max >= 10 * median.max(1), "median {median} max {max}");
+    assert!(max >= 4 * median.max(1), "median {median} max {max}");
+    let top_decile: u32 = counts[counts.len() - counts.len() / 10..].iter().sum();
+    assert!(top_decile * 5 >= counts.iter().sum::<u32>(), "top 10% share {top_decile}");
     let cjk = papers.iter().find(|p| p.language == Language::Ja).map(|p| p.title.clone()).unwrap_or_default();
     assert!(
         cjk.chars().any(|c| ('\u{3040}'..='\u{30ff}').contains(&c) || ('\u{4e00}'..='\u{9fff}').contains(&c)),

@@ -1,6 +1,7 @@
 //! Tests of the service through its door: requests in, status and bodies out.
 
 mod agentic_search;
+mod citation_graph;
 mod content_and_resource;
 mod corpus;
 mod meta_catalog;
