@@ -33,6 +33,7 @@ from paperlens.filters import Filter
 from paperlens.lookup import Lookup
 from paperlens.matching import ReferenceMatch
 from paperlens.pandas import to_pandas, to_polars
+from paperlens.snowball import CitationNetwork
 
 __all__ = [
     "APIConnectionError",
@@ -42,6 +43,7 @@ __all__ = [
     "AsyncPaginator",
     "AuthenticationError",
     "BadRequestError",
+    "CitationNetwork",
     "Client",
     "ConfigurationError",
     "Deduped",

@@ -21,6 +21,9 @@ from paperlens.cli.options import (
 )
 from paperlens.cli.schema_commands import add_schema_commands
 from paperlens.cli.serve import serve
+from paperlens.cli.snowball_command import DESCRIPTION as SNOWBALL_DESCRIPTION
+from paperlens.cli.snowball_command import add_arguments as add_snowball_arguments
+from paperlens.cli.snowball_command import run as run_snowball
 
 _EXAMPLES = """\
 examples:
@@ -35,6 +38,7 @@ examples:
   paperlens lookup --by doi < dois.txt --format bibtex > refs.bib
   paperlens match < references.txt       the best record of each reference, with its confidence
   paperlens harvest "quantum error correction" --out qec/ --format parquet
+  paperlens snowball W4000000000 W4000000001 --depth 2 --max-per-paper 100 --out network/ --graphml
   paperlens schema search "diffusion models" --size 5
   paperlens schema citation-graph SCHEMA_ID --depth 2 --format json
   paperlens sandbox --port 8765          serve a sandbox until Ctrl-C
@@ -109,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
                 "is updated after each chunk: run the same command again after an interruption to resume "
                 "with nothing lost or duplicated."
             ),
+        )
+    )
+    add_snowball_arguments(
+        command(
+            "snowball",
+            "the citation network around seed papers, to Parquet (and GraphML)",
+            run_snowball,
+            parents=[],
+            description=SNOWBALL_DESCRIPTION,
         )
     )
     add_schema_commands(subparsers, output)
