@@ -1,0 +1,366 @@
+"""Citation snowballing against the sandbox: the network equals one computed here from the
+relations lists, with no page asked twice or beyond need, and resumes from its checkpoint."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import paperlens
+from paperlens.cli import main
+from paperlens.sandbox import Sandbox
+
+RELATIONS = {"citations": ["CITATIONS"], "references": ["REFERENCES"], "both": ["CITATIONS", "REFERENCES"]}
+PATH = "/meta-paper-relations"
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(papers=600) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def sclient(sandbox):
+    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def seeds(sandbox):
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    records = client.meta_search(None, page_size=40, fields=["unique_id", "citation_count"]).results
+    cited = [r.unique_id for r in records if (r.citation_count or 0) > 0]
+    return cited[:2]
+
+
+def expected_network(client, seeds, direction, depth, max_per_paper=None, limit=None):
+    """Breadth first from the relations lists, written independently of paperlens.snowball:
+    ``(nodes {id: depth} in discovery order, edges {(citing, cited): found by}, pages needed)``."""
+    depths = {seed: 0 for seed in seeds}
+    kinds = {seed: "unique_id" for seed in seeds}
+    edges: dict[tuple[str, str], set[str]] = {}
+    pages = 0
+    frontier = list(seeds)
+    for level in range(depth):
+        for paper in frontier:
+            for relation in RELATIONS[direction]:
+                if limit is not None and len(depths) >= limit:
+                    break
+                items = client.iter_paper_relations(paper, relation, limit=max_per_paper).to_list()
+                total = client.paper_relations(paper, relation, page_size=1).total_count
+                wanted = total if max_per_paper is None else min(total, max_per_paper)
+                pages += max(1, math.ceil(wanted / 200))
+                for item in items:
+                    if item.id not in depths:
+                        if limit is not None and len(depths) >= limit:
+                            continue
+                        depths[item.id] = level + 1
+                        kinds[item.id] = item.id_type
+                    edge = (item.id, paper) if relation == "CITATIONS" else (paper, item.id)
+                    edges.setdefault(edge, set()).add(relation.lower())
+        frontier = [p for p, d in depths.items() if d == level + 1 and kinds[p] == "unique_id"]
+    found_by = {edge: "both" if len(how) == 2 else how.pop() for edge, how in edges.items()}
+    return depths, found_by, pages
+
+
+def relation_requests(sandbox) -> list[tuple[str, str, int, int]]:
+    return [
+        (body["unique_id"], body["relation"], body.get("page", 1), body.get("page_size", 25))
+        for body in (r.json() for r in sandbox.requests() if r.path == PATH)
+    ]
+
+
+def shape(network) -> tuple[dict[str, int], dict[tuple[str, str], str]]:
+    return (
+        {row["id"]: row["depth"] for row in network.node_rows()},
+        {(row["source"], row["target"]): row["direction"] for row in network.edge_rows()},
+    )
+
+
+@pytest.mark.parametrize(("direction", "depth"), [("both", 2), ("citations", 2), ("references", 1)])
+def test_network_equals_the_breadth_first_walk_of_the_relations_lists(sandbox, sclient, seeds, direction, depth):
+    depths, edges, pages = expected_network(sclient, seeds, direction, depth)
+    sandbox.clear_requests()
+    network = sclient.snowball(seeds, direction=direction, depth=depth)
+    assert shape(network) == (depths, edges)
+    assert list(shape(network)[0]) == list(depths)  # discovery order
+    sent = relation_requests(sandbox)
+    assert len(sent) == len(set(sent)) == pages == len(network.request_ids)
+    assert all(size == 200 for _, _, _, size in sent)
+    # Each paper expanded once: one first page per expanded paper and relation.
+    first_pages = [(paper, relation) for paper, relation, page, _ in sent if page == 1]
+    assert len(first_pages) == len(set(first_pages))
+    assert len(network) == len(depths) and network.seeds == seeds
+    assert network.limit is None and not network.limit_reached
+
+
+async def test_async_client_builds_the_same_network(sandbox, sclient, seeds):
+    sandbox.clear_requests()
+    expected = sclient.snowball(seeds, depth=2)
+    sync_requests = relation_requests(sandbox)
+    sandbox.clear_requests()
+    async with paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as client:
+        network = await client.snowball(seeds, depth=2)
+    assert network.node_rows() == expected.node_rows() and network.edge_rows() == expected.edge_rows()
+    assert relation_requests(sandbox) == sync_requests
+
+
+def test_max_per_paper_asks_for_no_more(sandbox, sclient, seeds):
+    depths, edges, pages = expected_network(sclient, seeds, "both", 2, max_per_paper=3)
+    sandbox.clear_requests()
+    network = sclient.snowball(seeds, depth=2, max_per_paper=3)
+    assert shape(network) == (depths, edges)
+    sent = relation_requests(sandbox)
+    assert len(sent) == pages and {(page, size) for _, _, page, size in sent} == {(1, 3)}
+    counts: dict[tuple[str, str], int] = {}
+    for row in network.edge_rows():
+        if row["direction"] in ("references", "both"):
+            counts[(row["source"], "REFERENCES")] = counts.get((row["source"], "REFERENCES"), 0) + 1
+    assert counts and max(counts.values()) <= 3
+
+
+def test_limit_caps_the_nodes_and_stops_the_requests(sandbox, sclient, seeds):
+    depths, _, pages = expected_network(sclient, seeds, "both", 3, limit=40)
+    sandbox.clear_requests()
+    network = sclient.snowball(seeds, depth=3, limit=40)
+    assert list(shape(network)[0].items()) == list(depths.items()) and len(network) == 40
+    assert network.limit_reached
+    # No request after the page that reached the limit.
+    assert len(relation_requests(sandbox)) == pages == len(network.request_ids)
+    alone = sclient.snowball(seeds, depth=0)
+    assert alone.node_rows() == [{"id": s, "depth": 0, "id_type": "unique_id"} for s in seeds]
+
+
+def test_seeds_repeated_are_answered_once(sandbox, sclient, seeds):
+    sandbox.clear_requests()
+    network = sclient.snowball([seeds[0], seeds[0], f" {seeds[0]} "], direction="references")
+    assert network.seeds == [seeds[0]]
+    assert [r[:2] for r in relation_requests(sandbox)] == [(seeds[0], "REFERENCES")]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "param"),
+    [
+        ({"seeds": []}, "seeds"),
+        ({"seeds": ["W1", ""]}, "seeds[1]"),
+        ({"seeds": ["W1", 7]}, "seeds[1]"),
+        ({"direction": "cited"}, "direction"),
+        ({"direction": "CITATIONS"}, "direction"),
+        ({"depth": -1}, "depth"),
+        ({"depth": 1.5}, "depth"),
+        ({"depth": True}, "depth"),
+        ({"max_per_paper": 0}, "max_per_paper"),
+        ({"limit": 0}, "limit"),
+        ({"seeds": ["W1", "W2", "W3"], "limit": 2}, "limit"),
+    ],
+)
+def test_bad_input_is_refused_before_any_request(sandbox, sclient, arguments, param):
+    sandbox.clear_requests()
+    call = {"seeds": ["W1"], **arguments}
+    with pytest.raises(paperlens.ValidationError) as raised:
+        sclient.snowball(call.pop("seeds"), **call)
+    assert raised.value.param == param and raised.value.rule
+    assert param.split("[")[0] in str(raised.value)
+    assert relation_requests(sandbox) == []
+
+
+class FailingClient(paperlens.Client):
+    """A client whose ``at``-th request meets a 500 injected into the sandbox just before."""
+
+    def __init__(self, sandbox: Sandbox, at: int) -> None:
+        super().__init__(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
+        self.sandbox, self.at, self.sent = sandbox, at, 0
+
+    def _call(self, operation: str, model: Any, params: Any, *, stacklevel: int = 4) -> Any:
+        self.sent += 1
+        if self.sent == self.at:
+            self.sandbox.inject_fault(PATH, status=500, times=1)
+        return super()._call(operation, model, params, stacklevel=stacklevel + 1)
+
+
+@pytest.mark.parametrize("interruptions", [[1], [4], [2, 9, 3]])
+def test_checkpoint_resumes_without_repeating_a_request(sandbox, sclient, seeds, tmp_path, interruptions):
+    sandbox.clear_requests()
+    whole = sclient.snowball(seeds, depth=2, max_per_paper=40)
+    whole_requests = relation_requests(sandbox)
+    checkpoint = tmp_path / "snowball.ckpt"
+    sandbox.clear_requests()
+    for at in interruptions:
+        with pytest.raises(paperlens.ServerError):
+            FailingClient(sandbox, at).snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    resumed = sclient.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    assert resumed.node_rows() == whole.node_rows() and resumed.edge_rows() == whole.edge_rows()
+    sent = relation_requests(sandbox)
+    # Every request of the whole run once, plus the one that failed at each interruption.
+    assert len(sent) == len(whole_requests) + len(interruptions)
+    assert sorted(set(sent)) == sorted(whole_requests)
+    assert len(resumed.request_ids) == len(whole.request_ids)
+    # A finished run is returned from the checkpoint, without any request.
+    sandbox.clear_requests()
+    again = sclient.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    assert relation_requests(sandbox) == [] and again.node_rows() == whole.node_rows()
+    assert again.finished == resumed.finished and again.started == resumed.started
+
+
+async def test_async_resume_and_a_line_cut_by_a_crash(sandbox, sclient, seeds, tmp_path):
+    checkpoint = tmp_path / "snowball.ckpt"
+    whole = sclient.snowball(seeds, direction="citations", depth=2, checkpoint=checkpoint)
+    lines = checkpoint.read_bytes().split(b"\n")
+    assert json.loads(lines[0])["parameters"]["seeds"] == seeds and "finished" in json.loads(lines[-2])
+    # A crash while the third page was appended: its line is cut, the rest never written.
+    checkpoint.write_bytes(b"\n".join(lines[:3]) + b"\n" + lines[3][: len(lines[3]) // 2])
+    sandbox.clear_requests()
+    async with paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as client:
+        resumed = await client.snowball(seeds, direction="citations", depth=2, checkpoint=checkpoint)
+    assert resumed.node_rows() == whole.node_rows() and resumed.edge_rows() == whole.edge_rows()
+    assert len(relation_requests(sandbox)) == len(whole.request_ids) - 2
+    assert checkpoint.read_bytes().count(b"\n") == len(lines) - 1
+
+
+def test_a_checkpoint_of_another_call_is_refused(sandbox, sclient, seeds, tmp_path):
+    checkpoint = tmp_path / "snowball.ckpt"
+    sclient.snowball(seeds, direction="references", checkpoint=checkpoint)
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as raised:
+        sclient.snowball(seeds, direction="references", depth=2, checkpoint=checkpoint)
+    assert raised.value.param == "checkpoint" and "another snowball" in str(raised.value)
+    (tmp_path / "other.txt").write_text("not a checkpoint\n")
+    with pytest.raises(paperlens.ValidationError):
+        sclient.snowball(seeds, checkpoint=tmp_path / "other.txt")
+    assert relation_requests(sandbox) == []
+
+
+def test_frames_graph_and_display(sclient, seeds):
+    pytest.importorskip("pandas")
+    nx = pytest.importorskip("networkx")
+    network = sclient.snowball(seeds, depth=1)
+    nodes, edges = network.nodes, network.edges
+    assert list(nodes.columns[:4]) == ["id", "depth", "id_type", "title"]
+    assert str(nodes["depth"].dtype) == "Int64" and str(nodes["publication_published_year"].dtype) == "Int64"
+    assert list(edges.columns) == ["source", "target", "direction"] and len(edges) == len(network.edge_rows())
+    graph = network.to_networkx()
+    assert isinstance(graph, nx.DiGraph) and graph.number_of_nodes() == len(network)
+    for row in network.edge_rows():
+        citing, cited = row["source"], row["target"]
+        assert graph.edges[citing, cited]["direction"] == row["direction"]
+    some_reference = next(r for r in network.edge_rows() if r["source"] == seeds[0])
+    assert graph.nodes[some_reference["target"]]["depth"] == 1 and graph.nodes[seeds[0]]["depth"] == 0
+    assert graph.graph["seeds"] == seeds
+    assert repr(network).startswith(f"CitationNetwork({len(network)} nodes, {len(edges)} edges, seeds=")
+    assert "nodes" in network._repr_html_()
+
+
+def test_citations_are_topical_and_skewed():
+    with Sandbox(papers=3000, seed=3) as sandbox:
+        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+        fields = ["unique_id", "primary_topic", "citation_count"]
+        records = client.iter_meta_search(None, fields=fields, page_size=200).to_list()
+        topic = {r.unique_id: r.primary_topic["display_name"] for r in records}
+        seeds = [r.unique_id for r in records[:5]]
+        network = client.snowball(seeds, direction="references", depth=2)
+    inner = [(row["source"], row["target"]) for row in network.edge_rows() if row["target"] in topic]
+    same = sum(topic[citing] == topic[cited] for citing, cited in inner) / len(inner)
+    assert len(inner) > 200 and 0.6 <= same <= 0.92, same
+    counts = sorted((r.citation_count or 0 for r in records), reverse=True)
+    median, top_decile = statistics.median(counts), sum(counts[: len(counts) // 10])
+    assert counts[0] >= 10 * median and top_decile >= 0.25 * sum(counts)
+
+
+def test_cli_writes_parquet_graphml_and_manifest(sandbox, seeds, tmp_path, monkeypatch, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    nx = pytest.importorskip("networkx")
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
+    out = tmp_path / "network"
+    argv = ["snowball", *seeds, "--depth", "2", "--max-per-paper", "20", "--out", str(out), "--graphml"]
+    sandbox.clear_requests()
+    assert main([*argv, "--checkpoint", str(tmp_path / "ckpt"), "--no-progress"]) == 0
+    sent = relation_requests(sandbox)
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    expected = client.snowball(seeds, depth=2, max_per_paper=20)
+    assert capsys.readouterr().out.startswith(f"{len(expected)} nodes and {len(expected.edge_rows())} edges")
+    nodes = pd.read_parquet(out / "nodes.parquet")
+    assert nodes["id"].tolist() == [row["id"] for row in expected.node_rows()]
+    pd.testing.assert_frame_equal(nodes, expected.nodes)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "edges.parquet"), expected.edges)
+    graph = nx.read_graphml(out / "network.graphml")
+    assert set(graph.edges) == set(expected.to_networkx().edges)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["call"] == "snowball"
+    assert manifest["parameters"] == {
+        "seeds": seeds,
+        "direction": "both",
+        "depth": 2,
+        "max_per_paper": 20,
+        "limit": None,
+    }
+    assert manifest["base_url"].rstrip("/") == sandbox.base_url and manifest["sandbox"] == {"papers": 600, "seed": 0}
+    assert manifest["counts"] == {"nodes": len(expected), "edges": len(expected.edge_rows()), "requests": len(sent)}
+    assert len(manifest["request_ids"]) == len(sent) and all(manifest["request_ids"])
+    assert manifest["started"] <= manifest["finished"] and manifest["sdk"]["name"] == "paperlens"
+    assert sandbox.token not in (out / "manifest.json").read_text()
+    # The same command again: returned from the checkpoint, the files rewritten the same.
+    sandbox.clear_requests()
+    assert main([*argv, "--checkpoint", str(tmp_path / "ckpt"), "--no-progress"]) == 0
+    assert relation_requests(sandbox) == []
+    assert json.loads((out / "manifest.json").read_text())["request_ids"] == manifest["request_ids"]
+    # Another call into the same output is refused (exit 1, the manifest names the conflict).
+    assert main(["snowball", *seeds, "--depth", "1", "--out", str(out), "--no-progress"]) != 0
+    assert "other parameters" in capsys.readouterr().err
+
+
+def test_pages_beyond_the_first_ask_only_for_the_items_missing(httpserver: HTTPServer, make_client):
+    """A list of 450 citations capped at 430: pages of 200, 200, then 40 items from item 400."""
+    citing = [{"id": f"W{i}", "id_type": "unique_id", "title": f"paper {i}"} for i in range(450)]
+
+    def answer(request: Any) -> Any:
+        from werkzeug import Response
+
+        body = json.loads(request.get_data())
+        page, size = body.get("page", 1), body.get("page_size", 25)
+        items = citing[(page - 1) * size : page * size] if body["unique_id"] == "S" else []
+        total = 450 if body["unique_id"] == "S" else 0
+        answer = {
+            "items": items,
+            "total_count": total,
+            "page": page,
+            "page_size": size,
+            "total_pages": math.ceil(total / size),
+            "code": "SUCCESS",
+            "message": "ok",
+            "biz_code": 0,
+        }
+        return Response(json.dumps(answer), content_type="application/json")
+
+    httpserver.expect_request(PATH, method="POST").respond_with_handler(answer)
+    client: paperlens.Client = make_client()
+    network = client.snowball(["S"], direction="citations", max_per_paper=430)
+    asked = [(b["page"], b["page_size"]) for b in (json.loads(r.get_data()) for r, _ in httpserver.log)]
+    assert asked == [(1, 200), (2, 200), (11, 40)]
+    assert [row["source"] for row in network.edge_rows()] == [f"W{i}" for i in range(430)]
+    assert len(network) == 431
+
+
+def test_request_counts_stay_minimal_on_a_wide_snowball(sandbox, sclient):
+    records = sclient.meta_search(None, page_size=12, fields=["unique_id"]).results
+    seeds = [r.unique_id for r in records]
+    _, _, pages = expected_network(sclient, seeds, "both", 1)
+    sandbox.clear_requests()
+    network = sclient.snowball(seeds + seeds[:3], depth=1)
+    assert len(relation_requests(sandbox)) == pages == 2 * len(seeds) == len(network.request_ids)
+
+
+def test_progress_shows_the_frontier(sclient, seeds, capsys):
+    pytest.importorskip("tqdm")
+    network = sclient.snowball(seeds, depth=2, max_per_paper=5, progress=True)
+    shown = capsys.readouterr().err
+    frontier = sum(1 for row in network.node_rows() if row["depth"] == 1 and row.get("id_type") == "unique_id")
+    assert f"depth 1/2, frontier {len(seeds)}" in shown and f"depth 2/2, frontier {frontier}" in shown
+    assert f"{len(network)} nodes" in shown
