@@ -31,6 +31,8 @@ async def every_flavour(client: paperlens.Client, aclient: paperlens.AsyncClient
     assert_type(await aclient.match_references(["a citation"]), list[list[paperlens.ReferenceMatch]])
     assert_type(paperlens.dedupe(client.iter_meta_search("coral")), paperlens.Deduped)
     assert_type(paperlens.to_bibtex(client.lookup(["10.1000/x"])), str)
+    assert_type(client.snowball(["W1"], depth=2), paperlens.CitationNetwork)
+    assert_type(await aclient.snowball(["W1"], direction="references"), paperlens.CitationNetwork)
 
     client.meta_search(page_sise=5)  # type: ignore[call-arg]
     client.lookup(["x"], by_field="doi")  # type: ignore[call-arg]
