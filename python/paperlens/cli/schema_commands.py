@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 import types
 import typing
@@ -60,7 +61,8 @@ def add_schema_commands(commands: Any, output: argparse.ArgumentParser) -> None:
 
 def _add_operation(ops: Any, name: str, output: argparse.ArgumentParser) -> None:
     method = getattr(Schema, name)
-    doc = inspect.getdoc(method) or name
+    # The description is the docstring's prose, without its Args/Returns/Examples sections.
+    doc = re.split(r"\n(?:Args|Returns|Raises|Examples):\n", inspect.getdoc(method) or name)[0]
     summary = doc.split("\n\n")[0].replace("\n", " ")
     sub = ops.add_parser(name.replace("_", "-"), help=summary, description=doc, parents=[output])
     hints = typing.get_type_hints(method, globalns=vars(sys.modules[Schema.__module__]))
