@@ -600,14 +600,58 @@ class _Workflows:
         self, ids: Iterable[str], *, by: str = "doi", fields: list[str] | None = None, progress: bool = False
     ) -> Plan[Lookup]:
         """Records for many identifiers, in as few ``/meta-search`` requests as the contract's
-        bounds allow (see :mod:`paperlens.lookup`)."""
+        bounds allow (see :mod:`paperlens.lookup`).
+
+        Each distinct id is asked for once, in ``IN`` filters of up to 200 values; DOIs are
+        normalised (case, ``https://doi.org/`` and ``doi:`` prefixes, whitespace).
+
+        Args:
+            ids: the identifiers, in the order the answer keeps.
+            by: what they are: ``"doi"``, ``"unique_id"``, ``"doc_id"`` or ``"isbn13"``.
+            fields: the record fields to fetch (the ``by`` field is always added); None: the
+                service's default set (``paperlens.export.CITATION_FIELDS`` for full citations).
+            progress: show a progress bar of the ids answered.
+
+        Returns:
+            A :class:`~paperlens.Lookup`: ``.records`` (one per input id, in order: the record
+            or None), ``.found`` (id to record), ``.not_found`` (the ids with no record).
+
+        Raises:
+            ValidationError: before any request, for an empty id, a DOI that is not one
+                (``ids[3]: ...``) or an unknown ``by``.
+            APIError: what the service answers (after retries), as for any call.
+
+        Examples:
+            >>> found = client.lookup(["10.1038/s41586-020-2649-2", "doi:10.1126/SCIENCE.1259855"])
+            >>> found.not_found, found.records[0].title
+        """
         from paperlens.lookup import lookup_plan
 
         return lookup_plan(ids, by=by, fields=fields, progress=progress)
 
     @workflow
     def match_reference(self, text: str, *, top: int = 5) -> Plan[list[ReferenceMatch]]:
-        """Candidate records for a free-text citation, best first (see :mod:`paperlens.matching`)."""
+        """Candidate records for a free-text citation, best first (see :mod:`paperlens.matching`).
+
+        The citation is parsed (authors, year, title, venue, DOI) and searched for in as few
+        requests as it takes, usually one.
+
+        Args:
+            text: one citation in any common style (APA, MLA, Vancouver, "Smith et al., ...").
+            top: how many candidates to return at most.
+
+        Returns:
+            A list of :class:`~paperlens.ReferenceMatch` (``record``, ``score``, ``confidence``:
+            ``"high"``, ``"medium"`` or ``"low"``, ``reasons``), best first; empty when nothing
+            resembles the citation.
+
+        Raises:
+            ValidationError: before any request, for an empty text or ``top`` below 1.
+
+        Examples:
+            >>> best = client.match_reference("Smith J, Doe A. Coral bleaching at scale. Nature. 2019.")[0]
+            >>> best.confidence, best.reasons
+        """
         from paperlens.matching import match_plan
 
         return match_plan(text, top=top)
@@ -616,7 +660,25 @@ class _Workflows:
     def match_references(
         self, texts: Iterable[str], *, top: int = 5, progress: bool = False
     ) -> Plan[list[list[ReferenceMatch]]]:
-        """:meth:`match_reference` for each text, in order."""
+        """:meth:`match_reference` for each text, in order, paced; repeated texts are matched
+        once, and the DOIs of all texts are looked up together.
+
+        Args:
+            texts: the citations, one per entry.
+            top: how many candidates per citation at most.
+            progress: show a progress bar of the citations matched.
+
+        Returns:
+            One list of candidates per text, in the input order.
+
+        Raises:
+            ValidationError: before any request, naming the position (``texts[2]``) of an
+                empty text.
+
+        Examples:
+            >>> matches = client.match_references(open("references.txt").read().splitlines())
+            >>> unmatched = [m for m in matches if not m or m[0].confidence != "high"]
+        """
         from paperlens.matching import match_many_plan
 
         return match_many_plan(texts, top=top, progress=progress)
@@ -634,7 +696,33 @@ class _Workflows:
         progress: bool = False,
     ) -> Plan[CitationNetwork]:
         """The citation network around ``unique_id`` seeds, breadth first over
-        ``/meta-paper-relations`` (see :mod:`paperlens.snowball`)."""
+        ``/meta-paper-relations`` (see :mod:`paperlens.snowball`).
+
+        Each paper is expanded once, level by level, with pages no larger than needed.
+
+        Args:
+            seeds: ``unique_id`` s of the seed papers (depth 0).
+            direction: ``"citations"`` (papers citing each node), ``"references"`` (papers
+                each node cites) or ``"both"``.
+            depth: how many levels to expand beyond the seeds.
+            max_per_paper: at most this many items per paper and direction (None: all).
+            limit: at most this many nodes in the network (None: no cap).
+            checkpoint: a file where each answered page is saved: a run interrupted and
+                started again with the same call resumes without repeating a request.
+            progress: show a progress bar with the frontier size.
+
+        Returns:
+            A :class:`~paperlens.CitationNetwork`: ``.nodes`` and ``.edges`` (DataFrames),
+            ``.to_networkx()``, ``.write(out_dir)`` (Parquet, GraphML, ``manifest.json``).
+
+        Raises:
+            ValidationError: before any request, for no seeds, an unknown direction, a
+                negative depth or a cap below 1.
+
+        Examples:
+            >>> network = client.snowball(["W2741809807"], depth=2, max_per_paper=50)
+            >>> network.nodes.sort_values("depth").head()
+        """
         from paperlens.snowball import snowball_plan
 
         return snowball_plan(
