@@ -298,9 +298,9 @@ def test_a_harvest_killed_at_random_moments_ends_as_an_uninterrupted_one(sandbox
     while True:
         process = start(sandbox, out)
         try:
-            # Killed at a random moment of its work (after the start, within half a whole run),
+            # Killed at a random moment of its work (after the start, within a quarter of a run),
             # at most 12 times, then left to finish.
-            process.wait(timeout=rng.uniform(startup, startup + (duration - startup) / 2) if kills < 12 else 120)
+            process.wait(timeout=rng.uniform(startup, startup + (duration - startup) / 4) if kills < 12 else 120)
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
@@ -309,7 +309,8 @@ def test_a_harvest_killed_at_random_moments_ends_as_an_uninterrupted_one(sandbox
             continue
         assert process.returncode == 0, process.stderr.read().decode() if process.stderr else ""
         break
-    assert kills >= 2 and len(states) >= 2, (kills, states)  # killed at different points
+    # Killed at different points, once at least with documents written.
+    assert kills >= 2 and len(states) >= 2 and max(states) > 0, (kills, states)
     assert snapshot(out) == expected
     # Each run that found the manifest of an earlier one counts itself.
     assert 2 <= json.loads((out / "manifest.json").read_text())["runs"] <= kills + 1

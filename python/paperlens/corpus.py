@@ -316,6 +316,7 @@ def _harvest(
             "figures": 0,
             "missing_texts": 0,
             "not_found": [],
+            "total_count": None,
         }
         if limit == 0 or ids == []:
             state["next"] = None
@@ -325,9 +326,8 @@ def _harvest(
         parts.rewind(state)
     output.prepare()
     harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit)
-    if ids is not None:
-        harvest.total_count = len(ids)
-        manifest.total(len(ids))
+    if not harvest.done:
+        harvest.save_manifest()  # this run counts in the manifest from its start
     bar = None
     if progress and not harvest.done:
         bar = Progress(total=harvest.expected(), unit="documents", listen=client._listen, initial=state["records"])
@@ -368,7 +368,7 @@ class _Harvest:
         self.texts, self.figures, self.limit = texts, figures, limit
         self.parts = ParquetParts(output.records)
         self.known_requests = set(manifest.manifest["request_ids"])
-        self.total_count: int | None = manifest.manifest.get("total_count")
+        self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
 
     @property
     def done(self) -> bool:
@@ -403,8 +403,8 @@ class _Harvest:
         cursor = page.next_cursor if records else None
         pending: dict[str, Any] = {"request_id": page.request_id, "not_found": []}
         if self.ids is None:
-            self.total_count = page.total_count
-            self.manifest.total(page.total_count)
+            # Kept in the checkpoint: a resumed run may never fetch a page itself.
+            self.total_count = state["total_count"] = page.total_count
             after = {"batch": 0, "cursor": cursor, "found": []} if cursor else None
         else:
             order = {value: index for index, value in enumerate(batch)}
@@ -530,6 +530,7 @@ class _Harvest:
         for name in ("records", "chunks", "texts", "figures", "missing_texts"):
             self.manifest.count(name, state[name])
         self.manifest.count("not_found", len(state["not_found"]))
+        self.manifest.total(self.total_count)
         self.manifest.manifest["not_found"] = list(state["not_found"])
         self.manifest.save(finished=self.done)
 
