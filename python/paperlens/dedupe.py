@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from paperlens.errors import ValidationError
+from paperlens import _checks as checks
 from paperlens.export import Citable, RecordList, _is_data_frame
 from paperlens.lookup import normalize_doi
 
@@ -181,8 +181,7 @@ def _checked_rules(on: Iterable[str]) -> tuple[str, ...]:
     rules = (on,) if isinstance(on, str) else tuple(on)
     unknown = [rule for rule in rules if rule not in RULES]
     if not rules or unknown:
-        rule = f"must name one or more of {', '.join(RULES)}"
-        raise ValidationError(f"on: {rule} (got {rules!r})", param="on", rule=rule, value=repr(rules))
+        raise checks.invalid("on", f"must name one or more of {', '.join(RULES)}", rules)
     return tuple(dict.fromkeys(rules))
 
 

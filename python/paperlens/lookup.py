@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from paperlens import _checks as checks
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
-from paperlens.errors import ValidationError
 from paperlens.export import Citable
 from paperlens.filters import Filter
 
@@ -79,27 +79,19 @@ def normalize_id(value: str, by: str) -> str:
 
 def _checked_id(value: Any, position: int, by: str) -> str:
     param = f"ids[{position}]"
-    if not isinstance(value, str):
-        raise ValidationError(
-            f"{param}: must be a string (got {type(value).__name__})", param=param, rule="must be a string"
-        )
-    normal = normalize_id(value, by)
+    normal = normalize_id(checks.non_empty_text(param, value), by)
     if not normal:
-        raise ValidationError(f"{param}: must not be empty (got {value!r})", param=param, rule="must not be empty")
+        raise checks.invalid(param, "must not be empty", value)
     if by == "doi" and not _DOI_SHAPE.match(normal):
         rule = "must be a DOI: 10.<registrant>/<suffix>, optionally as a doi.org URL or with doi:"
-        raise ValidationError(f"{param}: {rule} (got {value!r})", param=param, rule=rule, value=value)
+        raise checks.invalid(param, rule, value)
     if by == "isbn13" and not _ISBN13_SHAPE.match(normal):
-        rule = "must be an ISBN-13: 13 digits, hyphens and spaces allowed"
-        raise ValidationError(f"{param}: {rule} (got {value!r})", param=param, rule=rule, value=value)
+        raise checks.invalid(param, "must be an ISBN-13: 13 digits, hyphens and spaces allowed", value)
     return normal
 
 
 def _checked_by(by: Any) -> str:
-    if by not in LOOKUP_FIELDS:
-        rule = f"must be one of {', '.join(LOOKUP_FIELDS)}"
-        raise ValidationError(f"by: {rule} (got {by!r})", param="by", rule=rule, value=repr(by))
-    return str(by)
+    return checks.choice("by", by, LOOKUP_FIELDS)
 
 
 def _checked_fields(fields: Any, by: str) -> list[str] | None:
@@ -107,8 +99,7 @@ def _checked_fields(fields: Any, by: str) -> list[str] | None:
     if fields is None:
         return None  # the default field set holds every LOOKUP_FIELDS field
     if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
-        rule = "must be a list of field names"
-        raise ValidationError(f"fields: {rule} (got {fields!r})", param="fields", rule=rule, value=repr(fields))
+        raise checks.invalid("fields", "must be a list of field names", fields)
     fields = list(fields)
     return fields if by in fields else [*fields, by]
 

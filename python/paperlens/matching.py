@@ -32,13 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
+from paperlens import _checks as checks
 from paperlens import _citation as cite
 from paperlens._citation import Citation, parse_reference
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
-from paperlens.errors import ValidationError
 from paperlens.filters import Filter
 
 if TYPE_CHECKING:
@@ -288,23 +288,6 @@ def _semantic(ref: _Reference, seen: set[str | None]) -> Plan[list[MetadataRecor
     return list(page.results)
 
 
-def _checked_text(text: Any, param: str) -> str:
-    if not isinstance(text, str):
-        rule = "must be a string"
-        raise ValidationError(f"{param}: {rule} (got {type(text).__name__})", param=param, rule=rule)
-    if not text.strip():
-        rule = "must not be empty"
-        raise ValidationError(f"{param}: {rule} (got {text!r})", param=param, rule=rule, value=text)
-    return text
-
-
-def _checked_top(top: Any) -> int:
-    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= PAGE_SIZE_MAX:
-        rule = f"must be an integer from 1 to {PAGE_SIZE_MAX}"
-        raise ValidationError(f"top: {rule} (got {top!r})", param="top", rule=rule, value=repr(top))
-    return top
-
-
 def _dois(refs: Iterable[_Reference]) -> Plan[dict[str, MetadataRecord]]:
     """The records of the citations' DOIs, by DOI as written, in one lookup."""
     dois = list(dict.fromkeys(r.citation.doi for r in refs if r.citation.doi))
@@ -321,8 +304,8 @@ def match_plan(text: str, *, top: int) -> Plan[list[ReferenceMatch]]:
         ValidationError: ``text`` is empty or not a string, or ``top`` is not 1..200; before
             any request.
     """
-    ref = _Reference(parse_reference(_checked_text(text, "text")))
-    _checked_top(top)
+    ref = _Reference(parse_reference(checks.non_empty_text("text", text)))
+    checks.count("top", top, 1, maximum=PAGE_SIZE_MAX)
     known = yield from _dois([ref])
     return (yield from _search(ref, top, known.get(ref.citation.doi or "")))
 
@@ -336,11 +319,9 @@ def match_many_plan(texts: Iterable[str], *, top: int, progress: bool) -> Plan[l
         ValidationError: ``texts`` is a string, or one of them is empty or not a string
             (named by position: ``texts[3]``), or ``top`` is not 1..200; before any request.
     """
-    if isinstance(texts, str):
-        rule = "must be a list of citations, not one string"
-        raise ValidationError(f"texts: {rule}", param="texts", rule=rule, value=texts[:80])
-    given = [_checked_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
-    _checked_top(top)
+    checks.not_one_string("texts", texts, "citations")
+    given = [checks.non_empty_text(f"texts[{i}]", t) for i, t in enumerate(texts)]
+    checks.count("top", top, 1, maximum=PAGE_SIZE_MAX)
     refs = {key: _Reference(parse_reference(t)) for key, t in ((" ".join(t.split()), t) for t in given)}
     known = yield from _dois(refs.values())
     bar = None

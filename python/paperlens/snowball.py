@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from paperlens import _checks as checks
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
 from paperlens.errors import ValidationError
@@ -271,49 +272,21 @@ def _graphml_ready(graph: Any) -> Any:
 def _checked_seeds(seeds: Iterable[str] | str) -> list[str]:
     given = [seeds] if isinstance(seeds, str) else list(seeds)
     if not given:
-        raise ValidationError("seeds must name at least one unique_id", param="seeds", rule="non-empty")
-    for i, seed in enumerate(given):
-        if not isinstance(seed, str) or not seed.strip():
-            raise ValidationError(
-                f"seeds[{i}] must be a non-empty unique_id string, got {seed!r}",
-                param=f"seeds[{i}]",
-                rule="non-empty string",
-                value=repr(seed),
-            )
-    return list(dict.fromkeys(seed.strip() for seed in given))
-
-
-def _checked_count(name: str, value: Any, minimum: int, *, optional: bool) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        kind = "None or an integer" if optional else "an integer"
-        raise ValidationError(
-            f"{name} must be {kind} >= {minimum}, got {value!r}", param=name, rule=f">= {minimum}", value=repr(value)
-        )
+        raise checks.invalid("seeds", "must name at least one unique_id", given)
+    return list(dict.fromkeys(checks.non_empty_text(f"seeds[{i}]", seed).strip() for i, seed in enumerate(given)))
 
 
 def _checked(
     seeds: Iterable[str] | str, direction: str, depth: int, max_per_paper: int | None, limit: int | None
 ) -> dict[str, Any]:
     wanted = _checked_seeds(seeds)
-    if direction not in DIRECTIONS:
-        raise ValidationError(
-            f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}",
-            param="direction",
-            rule=f"one of {', '.join(DIRECTIONS)}",
-            value=repr(direction),
-        )
-    _checked_count("depth", depth, 0, optional=False)
-    _checked_count("max_per_paper", max_per_paper, 1, optional=True)
-    _checked_count("limit", limit, 1, optional=True)
+    checks.choice("direction", direction, DIRECTIONS)
+    checks.count("depth", depth, 0)
+    checks.count("max_per_paper", max_per_paper, 1, optional=True)
+    checks.count("limit", limit, 1, optional=True)
     if limit is not None and limit < len(wanted):
-        raise ValidationError(
-            f"limit ({limit}) must be at least the number of distinct seeds ({len(wanted)}): seeds are nodes",
-            param="limit",
-            rule=">= number of seeds",
-            value=repr(limit),
-        )
+        rule = f"must be at least the number of distinct seeds ({len(wanted)}): seeds are nodes"
+        raise checks.invalid("limit", rule, limit)
     return _parameters(wanted, direction, depth, max_per_paper, limit)
 
 
