@@ -627,7 +627,7 @@ class _Workflows:
         """
         from paperlens.lookup import lookup_plan
 
-        return lookup_plan(ids, by=by, fields=fields, progress=progress)
+        return lookup_plan(**params(locals(), "lookup_plan"))
 
     @workflow
     def match_reference(self, text: str, *, top: int = 5) -> Plan[list[ReferenceMatch]]:
@@ -654,7 +654,7 @@ class _Workflows:
         """
         from paperlens.matching import match_plan
 
-        return match_plan(text, top=top)
+        return match_plan(**params(locals(), "match_plan"))
 
     @workflow
     def match_references(
@@ -681,7 +681,7 @@ class _Workflows:
         """
         from paperlens.matching import match_many_plan
 
-        return match_many_plan(texts, top=top, progress=progress)
+        return match_many_plan(**params(locals(), "match_many_plan"))
 
     @workflow
     def snowball(
@@ -725,15 +725,7 @@ class _Workflows:
         """
         from paperlens.snowball import snowball_plan
 
-        return snowball_plan(
-            seeds,
-            direction=direction,
-            depth=depth,
-            max_per_paper=max_per_paper,
-            limit=limit,
-            checkpoint=checkpoint,
-            progress=progress,
-        )
+        return snowball_plan(**params(locals(), "snowball_plan"))
 
 
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
