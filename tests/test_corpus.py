@@ -359,3 +359,12 @@ def test_progress_counts_documents(client, tmp_path, capsys):
     result = harvest_corpus(client, tmp_path / "corpus", limit=7, progress=True)
     err = capsys.readouterr().err
     assert result.records == 7 and "7/7" in err and "documents" in err
+
+
+def test_an_output_that_is_a_file_is_refused(sandbox, client, tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError, match="out: must be a directory") as caught:
+        harvest_corpus(client, taken, limit=3)
+    assert caught.value.param == "out" and sandbox.requests() == [] and taken.read_text() == "mine"

@@ -40,11 +40,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
+from paperlens._checks import choice, count, invalid, non_empty_text, not_one_string
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
 from paperlens._progress import Progress
-from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
+from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 from paperlens.harvest import (
     HarvestResult,
@@ -174,36 +175,18 @@ def _checked(
     query: str | None, ids: Iterable[str] | None, by: str, texts: bool, figures: bool, limit: int | None
 ) -> list[str] | None:
     """The normalised, de-duplicated ids (in input order); raises ValidationError for bad input."""
-    if by not in BY:
-        raise ValidationError(
-            f"by must be one of {', '.join(BY)}, got {by!r}", param="by", rule="one of " + "|".join(BY), value=str(by)
-        )
+    choice("by", by, BY)
     if figures and not texts:
-        raise ValidationError(
-            "figures=True needs texts=True (figures are found in the texts)", param="figures", rule="needs texts"
-        )
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-        raise ValidationError(
-            f"limit must be an integer >= 0, got {limit!r}", param="limit", rule=">= 0", value=str(limit)
-        )
+        raise invalid("figures", "needs texts=True (figures are found in the texts)")
+    count("limit", limit, 0, optional=True)
     if ids is None:
         return None
-    if isinstance(ids, str):
-        raise ValidationError(
-            "ids must be a list of identifiers, not one string", param="ids", rule="a list of strings"
-        )
+    not_one_string("ids", ids, "identifiers")
     if query is not None:
-        raise ValidationError("give query or ids, not both", param="ids", rule="not with query")
+        raise invalid("ids", "give query or ids, not both")
     seen: dict[str, None] = {}
     for index, value in enumerate(ids):
-        if not isinstance(value, str) or not value.strip():
-            raise ValidationError(
-                f"ids[{index}] must be a non-empty string, got {value!r}",
-                param=f"ids[{index}]",
-                rule="a non-empty string",
-                value=str(value),
-            )
-        seen.setdefault(normal_id(by, value), None)
+        seen.setdefault(normal_id(by, non_empty_text(f"ids[{index}]", value)), None)
     return list(seen)
 
 
@@ -289,7 +272,7 @@ def _harvest(
 ) -> Plan[HarvestResult]:
     output = _Output(out)
     if output.out.exists() and not output.out.is_dir():
-        raise ValidationError(f"out must be a directory, {out} is a file", param="out", rule="a directory")
+        raise invalid("out", "must be a directory, not a file", str(out))
     parameters = {
         "query": query,
         "ids": None if ids is None else {"count": len(ids), "sha256": _digest(ids)},
