@@ -110,6 +110,7 @@ def test_page_sizes():
     assert _pagination.MetaSearchPaging.max_size == contract.PAGE_SIZE_MAX
     assert _pagination.PageNumberPaging.max_size == contract.PAGE_SIZE_MAX
     assert _pagination.CursorPaging.max_size == contract.SCHEMA_PAGE_SIZE_MAX
+    assert query_param("/content", "limit")["maximum"] == contract.CONTENT_PAGE_MAX
 
 
 def test_boosts():

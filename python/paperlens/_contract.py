@@ -66,6 +66,8 @@ PAPER_RELATIONS: Final = ("CITATIONS", "REFERENCES", "RELATED_WORKS")
 RETRIEVAL_MODES: Final = ("hybrid", "vector", "es")
 #: ``source_types`` items of ``agentic_search``.
 SOURCE_TYPES: Final = ("web", "pdf")
+#: The largest ``limit`` (code points) of a ``/content`` page: whole texts are read in pages of it.
+CONTENT_PAGE_MAX: Final = 524_288
 
 # -- /paper-schema ---------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paperlens import _types_open_platform as t
+from paperlens._contract import CONTENT_PAGE_MAX
 from paperlens._disposition import download_name
 from paperlens._model import Response
 from paperlens._operation import AsyncCaller, Params, Plan, SyncCaller, operation, pages, params, workflow
@@ -42,7 +43,6 @@ else:
 __all__ = ["AsyncClient", "Client"]
 
 M = TypeVar("M", bound=Response)
-_MAX_PAGE = 524_288
 _USER_AGENT = f"paperlens/{__version__} python/{platform.python_version()}"
 
 
@@ -783,7 +783,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
         Examples:
             >>> text = client.read_text(hit.doc_id)
         """
-        return _joined_text(self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
+        return _joined_text(self.iter_content(doc_id, source=source, limit=CONTENT_PAGE_MAX).to_list())
 
     def resource(self, file_name: str) -> t.Resource:
         """A binary attachment (a figure...) in memory (``GET /resource``).
@@ -877,7 +877,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
         Examples:
             >>> text = await client.read_text(hit.doc_id)
         """
-        return _joined_text(await self.iter_content(doc_id, source=source, limit=_MAX_PAGE).to_list())
+        return _joined_text(await self.iter_content(doc_id, source=source, limit=CONTENT_PAGE_MAX).to_list())
 
     async def resource(self, file_name: str) -> t.Resource:
         """A binary attachment in memory: :meth:`Client.resource`, awaited.

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
 from paperlens._checks import choice, count, invalid, non_empty_text, not_one_string
-from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
 from paperlens._progress import Progress
@@ -67,7 +67,6 @@ BY = ("unique_id", "doc_id", "doi", "isbn13")
 TEXT_NAME = "text.md"
 _VERSION = 1
 # The largest page /content serves (its `limit`): most texts come whole in one request.
-_CONTENT_PAGE_MAX = 524_288
 _DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
 # A Markdown image: ![caption](target "optional title"), the target maybe in <> (then with spaces)
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -148,8 +147,8 @@ def harvest_corpus(
             empty, an unknown ``by``, ``figures`` without ``texts``, ``query`` with ``ids``.
         paperlens.harvest.HarvestError: ``out`` holds something else than this harvest, or
             its manifest records other parameters.
-        What the client raises (a 403 or 404 of a text or figure is recorded instead); call
-        again to resume.
+        paperlens.PaperlensError: what the client raises (a 403 or 404 of a text or figure
+            is recorded instead); call again to resume.
 
     Example:
         >>> result = harvest_corpus(client, "corpus", ids=["W4000000000", "W4000000003"])
@@ -468,7 +467,7 @@ class _Harvest:
         pieces: list[str] = []
         offset, length = 0, 0
         while True:
-            page = yield Call("content", (doc_id,), {"offset": offset, "limit": _CONTENT_PAGE_MAX})
+            page = yield Call("content", (doc_id,), {"offset": offset, "limit": CONTENT_PAGE_MAX})
             self.record_request(page.request_id)
             pieces.append(page.text)
             length += len(page.text)
