@@ -1,15 +1,17 @@
-"""Shared fixtures: clients aimed at a real loopback HTTP server (pytest-httpserver)."""
+"""Shared fixtures: clients aimed at a real loopback HTTP server (pytest-httpserver), and a
+sandbox per test module."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
+from paperlens.sandbox import Sandbox
 
 TOKEN = "sk-test-3f9c1d2e-very-secret"
 
@@ -46,3 +48,11 @@ def sent_json(httpserver: HTTPServer, index: int = -1) -> Any:
 
 def error_body(code: str, message: str = "nope", **extra: Any) -> dict[str, Any]:
     return {"code": code, "message": message, "request_id": "srv-req-1", **extra}
+
+
+@pytest.fixture(scope="module")
+def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """A sandbox for the test module, built from the module's ``SANDBOX`` settings (keyword
+    arguments of :class:`Sandbox`; default: its defaults)."""
+    with Sandbox(**getattr(request.module, "SANDBOX", {})) as running:
+        yield running

@@ -1,8 +1,11 @@
-"""Realistic response bodies of the six Open Platform operations."""
+"""Realistic response bodies of the six Open Platform operations, and clients of a sandbox."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import paperlens
+from paperlens.sandbox import Sandbox
 
 
 def metadata_record(i: int) -> dict[str, Any]:
@@ -130,3 +133,8 @@ RELATIONS = {
     "message": "ok",
     "biz_code": 0,
 }
+
+
+def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
+    """A client of ``sandbox`` with pacing off: tests count requests rather than wait for them."""
+    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)

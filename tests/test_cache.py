@@ -14,11 +14,7 @@ import pytest
 import paperlens
 from paperlens.sandbox import Sandbox
 
-
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=300) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=300)
 
 
 def sent(sandbox: Sandbox, path: str = "/meta-search") -> int:

@@ -12,13 +12,8 @@ import pytest
 
 from paperlens import cli
 from paperlens.cli import SCHEMA_OPERATIONS, main
-from paperlens.sandbox import Sandbox
 
-
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=300) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=300)
 
 
 @pytest.fixture

@@ -15,18 +15,15 @@ import rispy
 import paperlens
 from paperlens.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, main
 from paperlens.export import CITATION_FIELDS
-from paperlens.sandbox import Sandbox
 
+from fixtures import sandbox_client
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=400, seed=2) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=400, seed=2)
 
 
 @pytest.fixture(scope="module")
 def records(sandbox):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     return [r for r in client.iter_meta_search(None, fields=CITATION_FIELDS, limit=60) if r.doi][:40]
 
 

@@ -20,27 +20,26 @@ import paperlens
 from paperlens.harvest import HarvestError, harvest_corpus
 from paperlens.sandbox import Sandbox
 
+from fixtures import sandbox_client
+
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 PAPERS = 300
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=PAPERS) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=PAPERS)
 
 
 @pytest.fixture
 def client(sandbox):
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
+    return sandbox_client(sandbox, max_retries=0)
 
 
 @pytest.fixture(scope="module")
 def catalogue(sandbox):
     """Every record of the sandbox, in search order."""
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     return [r.to_dict() for r in client.iter_meta_search(None, page_size=200)]
 
 

@@ -8,19 +8,16 @@ import pytest
 import paperlens
 from paperlens.dedupe import Merge, normalize_title
 from paperlens.export import RecordList
-from paperlens.sandbox import Sandbox
 from paperlens.types import MetadataRecord
 
+from fixtures import sandbox_client
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=300, seed=5) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=300, seed=5)
 
 
 @pytest.fixture(scope="module")
 def client(sandbox):
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    return sandbox_client(sandbox)
 
 
 @pytest.fixture(scope="module")

@@ -22,25 +22,21 @@ from test_contract_answers import OPERATIONS, PROFILE, WITH_COLLIDING_NAMES, dra
 import paperlens
 from paperlens import _display
 from paperlens import types as t
-from paperlens.sandbox import Sandbox
 
 from contract_answers import IntText
-from fixtures import agentic_result, meta_search_page
+from fixtures import agentic_result, meta_search_page, sandbox_client
 
 NASTY = """<script>alert("x")</script> & 'quoted' --> </table>"""
 ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;quoted&#x27; --&gt; &lt;/table&gt;"
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=600, seed=11) as sb:
-        yield sb
+SANDBOX = dict(papers=600, seed=11)
 
 
 @pytest.fixture
 def sb_client(sandbox):
     sandbox.clear_requests()
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    return sandbox_client(sandbox)
 
 
 def body_rows(html_text: str) -> int:

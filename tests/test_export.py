@@ -19,6 +19,8 @@ from paperlens.export import CITATION_FIELDS, RecordList, latex_escape, works
 from paperlens.sandbox import Sandbox
 from paperlens.types import MetadataRecord
 
+from fixtures import sandbox_client
+
 TRICKY = [
     {
         "unique_id": "W-tricky-1",
@@ -44,7 +46,7 @@ TRICKY = [
 @pytest.fixture(scope="module")
 def records():
     with Sandbox(papers=2000) as sandbox:
-        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+        client = sandbox_client(sandbox)
         sandbox_records = client.iter_meta_search(None, fields=CITATION_FIELDS, limit=150).to_list()
     return sandbox_records + [MetadataRecord._from_wire(dict(wire)) for wire in TRICKY]
 
@@ -250,7 +252,7 @@ def test_what_holds_records_exports_them(records):
 
 def test_paginators_lookups_and_relations_against_a_sandbox():
     with Sandbox(papers=300) as sandbox:
-        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+        client = sandbox_client(sandbox)
         records = client.iter_meta_search(None, fields=CITATION_FIELDS, limit=20).to_list()
         paginator = client.iter_meta_search(None, fields=CITATION_FIELDS, limit=20)
         assert paginator.to_bibtex() == paperlens.to_bibtex(records)

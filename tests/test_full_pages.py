@@ -5,23 +5,20 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 
 import pytest
 
 import paperlens
 from paperlens.sandbox import Sandbox
 
+from fixtures import sandbox_client
 
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(papers=1200) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=1200)
 
 
 @pytest.fixture
 def client(sandbox: Sandbox) -> paperlens.Client:
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    return sandbox_client(sandbox)
 
 
 def _bodies(sandbox: Sandbox, path: str, since: int) -> list[dict]:

@@ -9,27 +9,25 @@ import pytest
 import paperlens
 from paperlens import harvest as harvest_module
 from paperlens.harvest import HarvestError, checkpoint_path, harvest, read_records
-from paperlens.sandbox import Sandbox
+
+from fixtures import sandbox_client
 
 pytest.importorskip("pyarrow")
 
 FIELDS = ["unique_id", "title", "publication_published_year", "citation_count"]
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=600) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=600)
 
 
 @pytest.fixture
 def client(sandbox):
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
+    return sandbox_client(sandbox, max_retries=0)
 
 
 @pytest.fixture(scope="module")
 def expected(sandbox):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     return [r.unique_id for r in client.iter_meta_search(None, fields=FIELDS, page_size=200)]
 
 

@@ -17,20 +17,17 @@ from paperlens._contract import PAGE_SIZE_MAX
 from paperlens.lookup import normalize_doi, normalize_id
 from paperlens.sandbox import Sandbox
 
-from fixtures import metadata_record
+from fixtures import metadata_record, sandbox_client
 
 ID_FIELDS = ["unique_id", "doi", "doc_id", "isbn13", "title"]
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=2000, seed=3) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=2000, seed=3)
 
 
 @pytest.fixture(scope="module")
 def corpus(sandbox):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     return client.iter_meta_search(None, fields=ID_FIELDS).to_list()
 
 
@@ -221,7 +218,7 @@ def test_an_id_matching_more_records_than_a_page_follows_the_cursor(make_client,
 
 def test_repr_and_frame(sandbox, corpus):
     pytest.importorskip("pandas")
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     ids = [corpus[5].unique_id, "W0", corpus[9].unique_id]
     result = client.lookup(ids, by="unique_id")
     assert repr(result) == "Lookup(by='unique_id', ids=3, found=2, not_found=1)"

@@ -12,7 +12,8 @@ import pytest
 
 import paperlens
 from paperlens.matching import ReferenceMatch, parse_reference
-from paperlens.sandbox import Sandbox
+
+from fixtures import sandbox_client
 
 # -- the parser ---------------------------------------------------------------------------------
 
@@ -106,15 +107,12 @@ def test_the_first_author_as_an_author_filter_takes_it():
 # -- against the sandbox ------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=400, seed=5) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=400, seed=5)
 
 
 @pytest.fixture(scope="module")
 def records(sandbox):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     english = client.iter_meta_search(filters=[("language", "==", "en")], page_size=200).to_list()
     titles = Counter(r.title.lower() for r in english)
     # Papers whose title no other paper has, with a DOI: each test may use a different one.
@@ -226,7 +224,7 @@ def test_a_list_looks_dois_up_together_and_answers_duplicates_once(sandbox, reco
 
 
 def test_progress_counts_the_citations(sandbox, records, capsys):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     texts = [apa(records[8]), apa(records[9]), apa(records[8])]
     results = client.match_references(texts, progress=True)
     assert [r[0].record.unique_id for r in results] == [r.unique_id for r in (records[8], records[9], records[8])]

@@ -18,21 +18,20 @@ import paperlens
 from paperlens import types as t
 from paperlens.sandbox import Sandbox
 
+from fixtures import sandbox_client
+
 pd = pytest.importorskip("pandas")
 
 PYTHON_DIR = Path(__file__).resolve().parents[1] / "python"
 LEADING_RECORD_COLUMNS = ["doc_id", "unique_id", "doi", "title"]
 
 
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(papers=2000) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=2000)
 
 
 @pytest.fixture(scope="module")
 def client(sandbox: Sandbox) -> Iterator[paperlens.Client]:
-    with paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as client:
+    with sandbox_client(sandbox) as client:
         yield client
 
 
@@ -170,7 +169,7 @@ def test_facets_tidy_frame(client: paperlens.Client) -> None:
 
 def test_facet_counts_sent_as_strings_are_integers() -> None:
     with Sandbox(papers=300, int64_as_string=True) as sandbox:
-        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+        client = sandbox_client(sandbox)
         frame = client.meta_search(page_size=1, facets=["publication_venue_type"]).facets_to_pandas()
     assert frame.dtypes["doc_count"] == "Int64" and frame["doc_count"].sum() == 300
 

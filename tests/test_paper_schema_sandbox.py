@@ -20,6 +20,8 @@ from paperlens import types as t
 from paperlens._contract import EVIDENCE_GROUPS
 from paperlens.sandbox import RecordedRequest, Sandbox
 
+from fixtures import sandbox_client
+
 PAPERS = 300
 SEED = 5
 
@@ -31,7 +33,7 @@ def sb() -> Iterator[Sandbox]:
 
 
 def _client(sb: Sandbox, **options: Any) -> paperlens.Client:
-    return paperlens.Client(api_token=sb.token, base_url=sb.base_url, rate_limits=None, retry_backoff=0.01, **options)
+    return sandbox_client(sb, retry_backoff=0.01, **options)
 
 
 @pytest.fixture

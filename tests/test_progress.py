@@ -8,7 +8,8 @@ import pytest
 
 import paperlens
 from paperlens import _progress
-from paperlens.sandbox import Sandbox
+
+from fixtures import sandbox_client
 
 pytest.importorskip("tqdm")
 
@@ -40,10 +41,7 @@ def bars(monkeypatch):
     return FakeBar.instances
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=200) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=200)
 
 
 def test_wait_notes():
@@ -56,7 +54,7 @@ def test_wait_notes():
 
 
 def test_paginator_bar_is_sized_and_shows_a_retry_wait(sandbox, bars):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, retry_backoff=0.01)
+    client = sandbox_client(sandbox, retry_backoff=0.01)
     sandbox.inject_fault("/meta-search", status=503, times=1)
     records = list(client.iter_meta_search(None, page_size=50, limit=120, progress=True))
     (bar,) = bars
@@ -66,7 +64,7 @@ def test_paginator_bar_is_sized_and_shows_a_retry_wait(sandbox, bars):
 
 
 def test_listeners_are_removed_when_the_bar_closes(sandbox, bars):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     list(client.iter_meta_search(None, page_size=100, progress=True))
     (bar,) = bars
     seen = len(bar.notes)
@@ -77,7 +75,7 @@ def test_listeners_are_removed_when_the_bar_closes(sandbox, bars):
 def test_download_progress_counts_bytes(sandbox, bars, tmp_path):
     import re
 
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     doc = client.agentic_search("neuron", top_k=1).hits[0].doc_id
     figure = re.search(r"!\[[^\]]*\]\(([^)\s]+)\)", client.read_text(doc)).group(1)
     path = client.download_resource(figure, tmp_path, progress=True)
@@ -97,6 +95,6 @@ async def test_async_download_progress(sandbox, bars, tmp_path):
 
 
 def test_real_tqdm_bar_on_stderr(sandbox, capsys):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     assert len(list(client.iter_meta_search(None, page_size=100, progress=True))) == 200
     assert "200/200" in capsys.readouterr().err

@@ -12,17 +12,15 @@ import paperlens
 from paperlens import types as t
 from paperlens.sandbox import Sandbox
 
+from fixtures import sandbox_client
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=2000, seed=7) as sb:
-        yield sb
+SANDBOX = dict(papers=2000, seed=7)
 
 
 @pytest.fixture
 def client(sandbox):
     sandbox.clear_requests()
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, retry_backoff=0.01)
+    return sandbox_client(sandbox, retry_backoff=0.01)
 
 
 @pytest.fixture
@@ -184,7 +182,7 @@ def test_injected_faults_map_to_errors(client, sandbox):
 
 def test_rate_limited_sandbox_and_client_pacing():
     with Sandbox(papers=200, rate_limits={"meta-search": 2}) as sb:
-        eager = paperlens.Client(api_token=sb.token, base_url=sb.base_url, rate_limits=None, max_retries=0)
+        eager = sandbox_client(sb, max_retries=0)
         eager.meta_search("x")
         eager.meta_search("x")
         with pytest.raises(paperlens.RateLimitError) as caught:
@@ -194,7 +192,7 @@ def test_rate_limited_sandbox_and_client_pacing():
 
 def test_string_counts_and_determinism():
     def snapshot(sb: Sandbox) -> tuple:
-        c = paperlens.Client(api_token=sb.token, base_url=sb.base_url, rate_limits=None)
+        c = sandbox_client(sb)
         page = c.meta_search("coral reef", page_size=20, facets=["language"])
         hits = c.agentic_search("coral bleaching", top_k=5).hits
         return page.total_count, [r.to_dict() for r in page.results], [h.chunk_id for h in hits], page.facets[0]

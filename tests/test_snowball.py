@@ -15,24 +15,23 @@ import paperlens
 from paperlens.cli import main
 from paperlens.sandbox import Sandbox
 
+from fixtures import sandbox_client
+
 RELATIONS = {"citations": ["CITATIONS"], "references": ["REFERENCES"], "both": ["CITATIONS", "REFERENCES"]}
 PATH = "/meta-paper-relations"
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(papers=600) as sandbox:
-        yield sandbox
+SANDBOX = dict(papers=600)
 
 
 @pytest.fixture
 def sclient(sandbox):
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
+    return sandbox_client(sandbox, max_retries=0)
 
 
 @pytest.fixture(scope="module")
 def seeds(sandbox):
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     records = client.meta_search(None, page_size=40, fields=["unique_id", "citation_count"]).results
     cited = [r.unique_id for r in records if (r.citation_count or 0) > 0]
     return cited[:2]
@@ -257,7 +256,7 @@ def test_frames_graph_and_display(sclient, seeds):
 
 def test_citations_are_topical_and_skewed():
     with Sandbox(papers=3000, seed=3) as sandbox:
-        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+        client = sandbox_client(sandbox)
         fields = ["unique_id", "primary_topic", "citation_count"]
         records = client.iter_meta_search(None, fields=fields, page_size=200).to_list()
         topic = {r.unique_id: r.primary_topic["display_name"] for r in records}
@@ -283,7 +282,7 @@ def test_cli_writes_parquet_graphml_and_manifest(sandbox, seeds, tmp_path, monke
     sandbox.clear_requests()
     assert main([*argv, "--checkpoint", str(tmp_path / "ckpt"), "--no-progress"]) == 0
     sent = relation_requests(sandbox)
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    client = sandbox_client(sandbox)
     expected = client.snowball(seeds, depth=2, max_per_paper=20)
     assert capsys.readouterr().out.startswith(f"{len(expected)} nodes and {len(expected.edge_rows())} edges")
     nodes = pd.read_parquet(out / "nodes.parquet")

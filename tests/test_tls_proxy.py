@@ -82,10 +82,7 @@ def clean_network_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(papers=20) as server:
-        yield server
+SANDBOX = dict(papers=20)
 
 
 @pytest.fixture(scope="module")
