@@ -68,7 +68,7 @@ async def _awaited(call: Awaitable[T]) -> T:
 
 
 class _Described(Generic[P, R]):
-    def __init__(self, define: Definition[P], name: str, returns: Any) -> None:
+    def __init__(self, define: Callable[Concatenate[Any, P], Any], name: str, returns: Any) -> None:
         functools.update_wrapper(self, define)
         self._define = define
         self._name = name
@@ -93,15 +93,12 @@ class _Described(Generic[P, R]):
         return run
 
 
-class Operation(_Described[P, R]):
-    """One request, its answer typed as ``model`` (see :func:`operation`)."""
-
-    def __init__(self, define: Definition[P], model: type[R], name: str | None) -> None:
-        super().__init__(define, name or define.__name__, model)
-        self._model = model
+class _Answers(_Described[P, R]):
+    """A method answering ``R`` on a :class:`SyncCaller` and an awaitable of it on an
+    :class:`AsyncCaller`; ``_runner`` makes the method for one caller."""
 
     @overload
-    def __get__(self, obj: None, owner: type[Any]) -> Operation[P, R]: ...
+    def __get__(self, obj: None, owner: type[Any]) -> _Answers[P, R]: ...
     @overload
     def __get__(self, obj: AsyncCaller, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
     @overload
@@ -109,17 +106,24 @@ class Operation(_Described[P, R]):
     def __get__(self, obj: SyncCaller | AsyncCaller | None, owner: type[Any]) -> Any:
         if obj is None:
             return self
+        return self._bind(obj, self._runner(obj))
+
+    def _runner(self, obj: SyncCaller | AsyncCaller) -> Callable[..., Any]:
+        raise NotImplementedError
+
+
+class Operation(_Answers[P, R]):
+    """One request, its answer typed as ``model`` (see :func:`operation`)."""
+
+    def __init__(self, define: Definition[P], model: type[R], name: str | None) -> None:
+        super().__init__(define, name or define.__name__, model)
+        self._model = model
+
+    def _runner(self, obj: SyncCaller | AsyncCaller) -> Callable[..., Any]:
         define, call, name, model = self._define, obj._call, self._name, self._model
         if isinstance(obj, AsyncCaller):
-
-            def run(*args: Any, **kwargs: Any) -> Any:
-                return _awaited(call(name, model, define(obj, *args, **kwargs)))
-        else:
-
-            def run(*args: Any, **kwargs: Any) -> Any:
-                return call(name, model, define(obj, *args, **kwargs))
-
-        return self._bind(obj, run)
+            return lambda *args, **kwargs: _awaited(call(name, model, define(obj, *args, **kwargs)))
+        return lambda *args, **kwargs: call(name, model, define(obj, *args, **kwargs))
 
 
 class Pages(_Described[P, R]):
@@ -192,47 +196,24 @@ Plan = Generator[Call, Any, R]
 PlanDefinition = Callable[Concatenate[Any, P], Plan[R]]
 
 
-class Workflow(Generic[P, R]):
+class Workflow(_Answers[P, R]):
     """A :data:`Plan` run for a sync or an async caller (see :func:`workflow`)."""
 
     def __init__(self, define: PlanDefinition[P, R]) -> None:
-        functools.update_wrapper(self, define)
-        self._define = define
-        signature = inspect.signature(define)
-        self._bound_signature = signature.replace(parameters=list(signature.parameters.values())[1:])
+        returns = inspect.signature(define).return_annotation
+        if isinstance(returns, str) and returns.startswith("Plan[") and returns.endswith("]"):
+            returns = returns[5:-1]  # what the method gives (the definition is lazily annotated)
+        super().__init__(define, define.__name__, returns)
 
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> Workflow[P, R]: ...
-    @overload
-    def __get__(self, obj: AsyncCaller, owner: type[Any]) -> Callable[P, Coroutine[Any, Any, R]]: ...
-    @overload
-    def __get__(self, obj: SyncCaller, owner: type[Any]) -> Callable[P, R]: ...
-    def __get__(self, obj: SyncCaller | AsyncCaller | None, owner: type[Any]) -> Any:
-        if obj is None:
-            return self
+    def _runner(self, obj: SyncCaller | AsyncCaller) -> Callable[..., Any]:
         define = self._define
-        run: Callable[..., Any]
         if isinstance(obj, AsyncCaller):
 
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 return await _run_async(obj, define(obj, *args, **kwargs))
 
-            run = run_async
-        else:
-
-            def run_sync(*args: Any, **kwargs: Any) -> Any:
-                return _run_sync(obj, define(obj, *args, **kwargs))
-
-            run = run_sync
-
-        run.__name__ = run.__qualname__ = define.__name__
-        run.__doc__ = define.__doc__
-        run.__signature__ = self._bound_signature  # type: ignore[union-attr]
-        obj.__dict__[define.__name__] = run
-        return run
-
-    def __call__(self, obj: SyncCaller | AsyncCaller, /, *args: Any, **kwargs: Any) -> Any:
-        return self.__get__(obj, type(obj))(*args, **kwargs)
+            return run_async
+        return lambda *args, **kwargs: _run_sync(obj, define(obj, *args, **kwargs))
 
 
 def _run_sync(obj: Any, plan: Plan[R]) -> R:
