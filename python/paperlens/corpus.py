@@ -56,6 +56,7 @@ from paperlens.harvest import (
     sync_dir,
     write_json_atomically,
 )
+from paperlens.lookup import normalize_id
 
 if TYPE_CHECKING:
     from paperlens.client import AsyncClient, Client
@@ -67,7 +68,6 @@ BY = ("unique_id", "doc_id", "doi", "isbn13")
 TEXT_NAME = "text.md"
 _VERSION = 1
 # The largest page /content serves (its `limit`): most texts come whole in one request.
-_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
 # A Markdown image: ![caption](target "optional title"), the target maybe in <> (then with spaces)
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"\n]*\")?\s*\)")
 
@@ -185,23 +185,8 @@ def _checked(
         raise invalid("ids", "give query or ids, not both")
     seen: dict[str, None] = {}
     for index, value in enumerate(ids):
-        seen.setdefault(normal_id(by, non_empty_text(f"ids[{index}]", value)), None)
+        seen.setdefault(normalize_id(non_empty_text(f"ids[{index}]", value), by), None)
     return list(seen)
-
-
-def normal_id(by: str, value: str) -> str:
-    """``value`` as the service stores ``by``: DOIs lower-cased without a resolver prefix, ISBNs
-    without hyphens or spaces, other ids stripped of surrounding spaces."""
-    value = value.strip()
-    if by == "doi":
-        lowered = value.lower()
-        for prefix in _DOI_PREFIXES:
-            if lowered.startswith(prefix):
-                return lowered[len(prefix) :]
-        return lowered
-    if by == "isbn13":
-        return value.replace("-", "").replace(" ", "")
-    return value
 
 
 def figure_names(text: str) -> list[str]:
@@ -391,8 +376,8 @@ class _Harvest:
         else:
             order = {value: index for index, value in enumerate(batch)}
             position = len(batch)
-            records.sort(key=lambda r: order.get(normal_id(self.by, str(r.get(self.by) or "")), position))
-            found = [*at["found"], *(normal_id(self.by, str(r.get(self.by) or "")) for r in records)]
+            records.sort(key=lambda r: order.get(normalize_id(str(r.get(self.by) or ""), self.by), position))
+            found = [*at["found"], *(normalize_id(str(r.get(self.by) or ""), self.by) for r in records)]
             if cursor:
                 after = {"batch": at["batch"], "cursor": cursor, "found": found}
             else:

@@ -490,12 +490,12 @@ class _Bar:
 def snowball_plan(
     seeds: Iterable[str],
     *,
-    direction: str = "both",
-    depth: int = 1,
-    max_per_paper: int | None = None,
-    limit: int | None = None,
-    checkpoint: str | os.PathLike[str] | None = None,
-    progress: bool = False,
+    direction: str,
+    depth: int,
+    max_per_paper: int | None,
+    limit: int | None,
+    checkpoint: str | os.PathLike[str] | None,
+    progress: bool,
 ) -> Plan[CitationNetwork]:
     """The :data:`~paperlens._operation.Plan` of ``client.snowball``: every argument is checked
     before any request, then the network grows breadth first.

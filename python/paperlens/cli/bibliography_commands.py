@@ -13,7 +13,7 @@ from typing import Any
 from paperlens import _contract as c
 from paperlens.cli.convert import csv_list
 from paperlens.cli.exit_codes import EXIT_NOT_FOUND, EXIT_OK, UsageError
-from paperlens.cli.options import CITATION_FORMATS, add_progress_flag
+from paperlens.cli.options import CITATION_FORMATS, add_progress_flag, show_progress
 from paperlens.cli.output import emit
 from paperlens.cli.session import Session
 from paperlens.export import CITATION_FIELDS
@@ -81,7 +81,7 @@ def lookup(args: argparse.Namespace) -> int:
     ids = _inputs(args.ids, "ids")
     fields = args.fields or (CITATION_FIELDS if args.format in CITATION_FORMATS else None)
     with Session() as client:
-        result = client.lookup(ids, by=args.by, fields=fields, progress=_show_progress(args))
+        result = client.lookup(ids, by=args.by, fields=fields, progress=show_progress(args))
     if args.format in CITATION_FORMATS:
         emit(args.format, result)
     else:
@@ -98,7 +98,7 @@ def match(args: argparse.Namespace) -> int:
     references = _inputs(args.references, "references")
     least = CONFIDENCES.index(args.min_confidence)
     with Session() as client:
-        candidates = client.match_references(references, top=args.top, progress=_show_progress(args))
+        candidates = client.match_references(references, top=args.top, progress=show_progress(args))
     best = [found[0] if found else None for found in candidates]
     matched = [m is not None and CONFIDENCES.index(m.confidence) <= least for m in best]
     if args.format in CITATION_FORMATS:
@@ -169,7 +169,3 @@ def _inputs(given: list[str], what: str) -> list[str]:
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError(f"give the {what} as arguments or on stdin, one a line")
     return [line.strip() for line in sys.stdin if line.strip()]
-
-
-def _show_progress(args: argparse.Namespace) -> bool:
-    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()

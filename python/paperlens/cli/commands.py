@@ -9,7 +9,7 @@ from typing import Any
 
 from paperlens.cli.convert import facet_arg
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
-from paperlens.cli.options import CITATION_FORMATS
+from paperlens.cli.options import CITATION_FORMATS, show_progress
 from paperlens.cli.output import emit, format_table
 from paperlens.cli.session import Session
 from paperlens.export import CITATION_FIELDS
@@ -54,7 +54,7 @@ def read(args: argparse.Namespace) -> int:
 
 def download(args: argparse.Namespace) -> int:
     with Session() as client:
-        path = client.download_resource(args.file_name, args.out, progress=_show_progress(args))
+        path = client.download_resource(args.file_name, args.out, progress=show_progress(args))
         size = path.stat().st_size
         if args.format == "table":
             print(f"{path}  ({size} bytes)")
@@ -158,7 +158,7 @@ def harvest(args: argparse.Namespace) -> int:
             chunk_size=args.chunk_size,
             page_size=args.page_size,
             limit=args.limit,
-            progress=_show_progress(args),
+            progress=show_progress(args),
         )
     resumed = " (resumed)" if result.resumed else ""
     print(f"{result.records} records in {result.chunks} chunks written to {result.out}{resumed}")
@@ -200,7 +200,7 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
             texts=args.texts,
             figures=args.figures,
             limit=args.limit,
-            progress=_show_progress(args),
+            progress=show_progress(args),
         )
     resumed = " (resumed)" if result.resumed else ""
     print(
@@ -218,9 +218,3 @@ def _filters(args: argparse.Namespace) -> Any:
     if args.filters_json is not None:
         return args.filters_json
     return list(args.filters) or None
-
-
-def _show_progress(args: argparse.Namespace) -> bool:
-    if args.progress is not None:
-        return bool(args.progress)
-    return sys.stderr.isatty()

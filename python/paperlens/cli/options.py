@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 FORMATS = ("table", "json", "jsonl", "csv")
@@ -49,3 +50,8 @@ def add_progress_flag(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="a progress bar on stderr (default: when stderr is a terminal)",
     )
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """``--progress`` / ``--no-progress``, else a bar when stderr is a terminal."""
+    return bool(args.progress) if args.progress is not None else sys.stderr.isatty()

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from paperlens.cli.exit_codes import EXIT_OK
-from paperlens.cli.options import add_progress_flag
+from paperlens.cli.options import add_progress_flag, show_progress
 from paperlens.cli.session import Session
 from paperlens.snowball import DIRECTIONS
 
@@ -37,17 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs ``paperlens snowball``; prints one summary line."""
-    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    wanted = {name: getattr(args, name) for name in ("direction", "depth", "max_per_paper", "limit", "checkpoint")}
     with Session() as client:
-        network = client.snowball(
-            args.seeds,
-            direction=args.direction,
-            depth=args.depth,
-            max_per_paper=args.max_per_paper,
-            limit=args.limit,
-            checkpoint=args.checkpoint,
-            progress=progress,
-        )
+        network = client.snowball(args.seeds, progress=show_progress(args), **wanted)
         out = network.write(args.out, graphml=args.graphml, client=client)
     capped = f" (limit {args.limit} reached)" if network.limit_reached else ""
     print(
