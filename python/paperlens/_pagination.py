@@ -288,6 +288,16 @@ class Paginator(_Base[T], Citable):
     _fetch: Callable[[dict[str, Any]], Any]
 
     def pages(self) -> Iterator[Any]:
+        """The pages themselves (typed results: ``MetaSearchPage``...), one request each, from
+        the first to the last; ``limit`` is not applied to pages.
+
+        Raises:
+            APIError: what a page's request answers (the pages already yielded stay yours).
+
+        Examples:
+            >>> for page in client.iter_meta_search("coral").pages():
+            ...     print(page.total_count, len(page.results))
+        """
         params: dict[str, Any] | None = self._paging.first(self._limit)
         while params is not None:
             page = self._fetch(params)
@@ -302,6 +312,11 @@ class Paginator(_Base[T], Citable):
                     return
 
     def to_list(self) -> list[T]:
+        """Every item (up to ``limit``) in a list.
+
+        Examples:
+            >>> records = client.iter_meta_search("coral", limit=500).to_list()
+        """
         return list(self)
 
     def to_pandas(self) -> Any:
@@ -319,6 +334,7 @@ class AsyncPaginator(_Base[T]):
     _fetch: Callable[[dict[str, Any]], Awaitable[Any]]
 
     async def pages(self) -> AsyncIterator[Any]:
+        """The pages themselves, one request each: ``async for page in it.pages()``."""
         params: dict[str, Any] | None = self._paging.first(self._limit)
         while params is not None:
             page = await self._fetch(params)
@@ -334,6 +350,7 @@ class AsyncPaginator(_Base[T]):
                     return
 
     async def to_list(self) -> list[T]:
+        """Every item (up to ``limit``) in a list: ``await it.to_list()``."""
         return [item async for item in self]
 
     async def to_pandas(self) -> Any:
