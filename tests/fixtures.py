@@ -138,3 +138,17 @@ RELATIONS = {
 def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
     """A client of ``sandbox`` with pacing off: tests count requests rather than wait for them."""
     return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)
+
+
+PROVENANCE = [{"marker": 12, "paragraph_id": "p-0012"}]
+#: A ``/paper-schema`` entity, as the entity operations answer it.
+ENTITY = {
+    "entity_id": "e3",
+    "schema_id": "s1",
+    "entity_type": "Component",
+    "entity_subtype": "Method",
+    "name": "U-Net backbone",
+    "text": "We use a U-Net based on a Wide ResNet.",
+    "section": "Experiments",
+    "provenance": PROVENANCE,
+}

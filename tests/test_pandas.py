@@ -18,7 +18,7 @@ import paperlens
 from paperlens import types as t
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from fixtures import ENTITY, PROVENANCE, sandbox_client
 
 pd = pytest.importorskip("pandas")
 
@@ -222,7 +222,6 @@ CARD = {
     "year": 2020,
     "has_code": True,
 }
-PROVENANCE = [{"marker": 12, "paragraph_id": "p-0012"}]
 CITATIONS = {
     "schema_id": "s1",
     "total": 3,
@@ -259,17 +258,7 @@ ENTITIES = {
     "schema_id": "s1",
     "total": {"value": 2, "relation": "eq"},
     "items": [
-        {
-            "entity_id": "e3",
-            "schema_id": "s1",
-            "entity_type": "Component",
-            "entity_subtype": "Method",
-            "name": "U-Net backbone",
-            "text": "We use a U-Net based on a Wide ResNet.",
-            "section": "Experiments",
-            "provenance": PROVENANCE,
-            "schema_paper": CARD,
-        },
+        {**ENTITY, "schema_paper": CARD},
         {"entity_id": "e7", "schema_id": "s1", "entity_type": "Measure", "name": "FID"},
     ],
     "next_cursor": None,

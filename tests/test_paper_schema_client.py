@@ -21,6 +21,9 @@ from werkzeug import Request, Response
 
 import paperlens
 from paperlens import types as t
+from paperlens.schema import Schema
+
+from fixtures import ENTITY, PROVENANCE
 
 TOKEN = "t"
 
@@ -73,18 +76,17 @@ CARD = {
     "has_code": True,
     "has_data": False,
 }
-CARD_2 = {**CARD, "schema_id": "s2", "title": "Improved DDPM", "year": 2021}
-PROVENANCE = [{"marker": 12, "paragraph_id": "p-0012"}]
-ENTITY = {
-    "entity_id": "e3",
-    "schema_id": "s1",
-    "entity_type": "Component",
-    "entity_subtype": "Method",
-    "name": "U-Net backbone",
-    "text": "We use a U-Net based on a Wide ResNet.",
-    "section": "Experiments",
-    "provenance": PROVENANCE,
+#: The keyword arguments of ``search_evidence``, sent as they are.
+EVIDENCE_SEARCH = {
+    "group_operator": "all",
+    "schema_ids": ["s1"],
+    "key": "fid",
+    "value_number_min": 1,
+    "value_number_max": 9.5,
+    "hydrate_schema_papers": False,
+    "size": 10,
 }
+CARD_2 = {**CARD, "schema_id": "s2", "title": "Improved DDPM", "year": 2021}
 RELATION = {
     "relation_id": "r1",
     "relation_type": "evaluates",
@@ -448,29 +450,12 @@ CASES = [
     Case(
         "search_evidence",
         (["table_evidence", "evidence_score"],),
-        {
-            "group_operator": "all",
-            "schema_ids": ["s1"],
-            "key": "fid",
-            "value_number_min": 1,
-            "value_number_max": 9.5,
-            "hydrate_schema_papers": False,
-            "size": 10,
-        },
+        EVIDENCE_SEARCH,
         "POST",
         "/paper-schema/evidence/search",
         {"items": [EVIDENCE], "next_cursor": None},
         lambda page: _is(t.Evidence, value_number=3.17, source_relation_id=None)(page.items[0]),
-        body={
-            "groups": ["table_evidence", "evidence_score"],
-            "group_operator": "all",
-            "schema_ids": ["s1"],
-            "key": "fid",
-            "value_number_min": 1,
-            "value_number_max": 9.5,
-            "hydrate_schema_papers": False,
-            "size": 10,
-        },
+        body={"groups": ["table_evidence", "evidence_score"], **EVIDENCE_SEARCH},
     ),
     Case(
         "evidence",
@@ -587,9 +572,7 @@ CASES = [
 
 
 def test_every_operation_of_api_md_is_covered() -> None:
-    public = {
-        name for name in dir(paperlens.schema.Schema) if not name.startswith("_") and not name.startswith("iter_")
-    }
+    public = {name for name in dir(Schema) if not name.startswith("_") and not name.startswith("iter_")}
     assert public == {case.method for case in CASES}
     assert len(CASES) == 18
 
