@@ -130,18 +130,22 @@ def apa(s: Source) -> str:
     return f"{joined(names, ', & ', s.et_al)} ({s.year}). {s.title}.{venue}{doi}"
 
 
-def mla(s: Source) -> str:
+def first_inverted(s: Source) -> list[str]:
+    """The first author as "Family, Given", the others in full (MLA and Chicago)."""
     first = s.authors[0]
-    names = [f"{first[1]}, {first[0]}".rstrip(", ") if not s.cjk else full(first, True)]
-    names += [full(p, s.cjk) for p in s.authors[1:]]
+    return [f"{first[1]}, {first[0]}".rstrip(", ") if not s.cjk else full(first, True)] + [
+        full(p, s.cjk) for p in s.authors[1:]
+    ]
+
+
+def mla(s: Source) -> str:
+    names = first_inverted(s)
     venue = f" {s.venue}," if s.venue else ""
     return f'{joined(names, ", and ", s.et_al)}. "{title_case(s.title)}."{venue} {s.year}.'
 
 
 def chicago(s: Source) -> str:
-    first = s.authors[0]
-    names = [f"{first[1]}, {first[0]}".rstrip(", ") if not s.cjk else full(first, True)]
-    names += [full(p, s.cjk) for p in s.authors[1:]]
+    names = first_inverted(s)
     venue = f" {s.venue}." if s.venue else ""
     return f'{joined(names, ", and ", s.et_al)}. {s.year}. "{title_case(s.title)}."{venue}'
 
