@@ -76,6 +76,15 @@ CARD = {
     "has_code": True,
     "has_data": False,
 }
+#: The keyword arguments of ``materials``, sent as they are.
+MATERIALS = {
+    "goal": "benchmark",
+    "include_relation_context": True,
+    "per_schema_entity_limit": 10,
+    "per_schema_relation_limit": 5,
+    "per_schema_attribute_limit": 20,
+    "per_schema_term_limit": 0,
+}
 #: The keyword arguments of ``search_evidence``, sent as they are.
 EVIDENCE_SEARCH = {
     "group_operator": "all",
@@ -531,14 +540,7 @@ CASES = [
     Case(
         "materials",
         (["s1", "s2"],),
-        {
-            "goal": "benchmark",
-            "include_relation_context": True,
-            "per_schema_entity_limit": 10,
-            "per_schema_relation_limit": 5,
-            "per_schema_attribute_limit": 20,
-            "per_schema_term_limit": 0,
-        },
+        MATERIALS,
         "POST",
         "/paper-schema/materials",
         {
@@ -558,15 +560,7 @@ CASES = [
             "truncated": True,
         },
         _check_materials,
-        body={
-            "schema_ids": ["s1", "s2"],
-            "goal": "benchmark",
-            "include_relation_context": True,
-            "per_schema_entity_limit": 10,
-            "per_schema_relation_limit": 5,
-            "per_schema_attribute_limit": 20,
-            "per_schema_term_limit": 0,
-        },
+        body={"schema_ids": ["s1", "s2"], **MATERIALS},
     ),
 ]
 
