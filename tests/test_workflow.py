@@ -93,3 +93,24 @@ def test_the_method_keeps_the_definition_signature_without_self() -> None:
     assert list(inspect.signature(client.titles).parameters) == ["queries"]
     assert client.titles.__doc__ == titles_then_fallback.__doc__
     assert list(inspect.signature(paperlens.Client.snowball).parameters)[:2] == ["self", "seeds"]
+
+
+def test_an_interruption_closes_the_plan_so_its_finally_runs() -> None:
+    closed = []
+
+    def interrupted(self: Any) -> Plan[None]:
+        try:
+            yield Call("stop")
+        finally:
+            closed.append(True)
+
+    class Interrupted(paperlens.Client):
+        run = workflow(interrupted)
+
+        def stop(self) -> None:
+            raise KeyboardInterrupt
+
+    client = Interrupted(api_token="t", base_url="http://127.0.0.1:9", rate_limits=None)
+    with pytest.raises(KeyboardInterrupt):
+        client.run()
+    assert closed == [True]

@@ -216,36 +216,62 @@ class Workflow(_Answers[P, R]):
         return lambda *args, **kwargs: _run_sync(obj, define(obj, *args, **kwargs))
 
 
-def _run_sync(obj: Any, plan: Plan[R]) -> R:
+class _Steps(Generic[R]):
+    """Walks a plan: ``call`` is the call it waits on (None once it returned ``value``);
+    ``settle`` gives it the call's result, or raises the call's error at its ``yield``. Leaving
+    the ``with`` block closes the plan, so an interruption (Ctrl-C) runs its ``finally``s."""
+
+    def __init__(self, plan: Plan[R]) -> None:
+        self._plan = plan
+        self.call: Call | None = None
+        self.value: R | None = None
+        self._move(lambda: next(plan))
+
+    def _move(self, step: Callable[[], Call]) -> None:
+        try:
+            self.call = step()
+        except StopIteration as stop:
+            self.call, self.value = None, stop.value
+
+    def __enter__(self) -> _Steps[R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._plan.close()
+
+    def settle(self, result: Any, error: Exception | None) -> None:
+        if error is None:
+            self._move(lambda: self._plan.send(result))
+        else:
+            self._move(lambda: self._plan.throw(error))
+
+
+def _attempt(call: Call, method: Callable[..., Any]) -> tuple[Any, Exception | None]:
     try:
-        call = next(plan)
-        while True:
-            try:
-                result = getattr(obj, call.method)(*call.args, **call.kwargs)
-            except Exception as error:
-                call = plan.throw(error)
-            else:
-                call = plan.send(result)
-    except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
-    finally:
-        plan.close()
+        return method(*call.args, **call.kwargs), None
+    except Exception as error:
+        return None, error
+
+
+async def _attempt_async(call: Call, method: Callable[..., Any]) -> tuple[Any, Exception | None]:
+    try:
+        return await method(*call.args, **call.kwargs), None
+    except Exception as error:
+        return None, error
+
+
+def _run_sync(obj: Any, plan: Plan[R]) -> R:
+    with _Steps(plan) as steps:
+        while (call := steps.call) is not None:
+            steps.settle(*_attempt(call, getattr(obj, call.method)))
+    return steps.value  # type: ignore[return-value]
 
 
 async def _run_async(obj: Any, plan: Plan[R]) -> R:
-    try:
-        call = next(plan)
-        while True:
-            try:
-                result = await getattr(obj, call.method)(*call.args, **call.kwargs)
-            except Exception as error:
-                call = plan.throw(error)
-            else:
-                call = plan.send(result)
-    except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
-    finally:
-        plan.close()
+    with _Steps(plan) as steps:
+        while (call := steps.call) is not None:
+            steps.settle(*await _attempt_async(call, getattr(obj, call.method)))
+    return steps.value  # type: ignore[return-value]
 
 
 def workflow(define: PlanDefinition[P, R]) -> Workflow[P, R]:
