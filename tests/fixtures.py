@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import paperlens
 from paperlens.sandbox import Sandbox
 
@@ -138,6 +140,13 @@ RELATIONS = {
 def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
     """A client of ``sandbox`` with pacing off: tests count requests rather than wait for them."""
     return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)
+
+
+@pytest.fixture(name="client")
+def strict_client(sandbox: Sandbox) -> paperlens.Client:
+    """The ``client`` fixture of a module that imports it: a client of the module's sandbox that
+    neither paces nor retries (a fault shows at once)."""
+    return sandbox_client(sandbox, max_retries=0)
 
 
 PROVENANCE = [{"marker": 12, "paragraph_id": "p-0012"}]

@@ -20,7 +20,7 @@ import paperlens
 from paperlens.harvest import HarvestError, harvest_corpus
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -29,11 +29,6 @@ PAPERS = 300
 
 
 SANDBOX = dict(papers=PAPERS)
-
-
-@pytest.fixture
-def client(sandbox):
-    return sandbox_client(sandbox, max_retries=0)
 
 
 @pytest.fixture(scope="module")

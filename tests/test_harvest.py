@@ -10,7 +10,7 @@ import paperlens
 from paperlens import harvest as harvest_module
 from paperlens.harvest import HarvestError, checkpoint_path, harvest, read_records
 
-from fixtures import sandbox_client
+from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 pytest.importorskip("pyarrow")
 
@@ -18,11 +18,6 @@ FIELDS = ["unique_id", "title", "publication_published_year", "citation_count"]
 
 
 SANDBOX = dict(papers=600)
-
-
-@pytest.fixture
-def client(sandbox):
-    return sandbox_client(sandbox, max_retries=0)
 
 
 @pytest.fixture(scope="module")

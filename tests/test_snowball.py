@@ -15,18 +15,13 @@ import paperlens
 from paperlens.cli import main
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 RELATIONS = {"citations": ["CITATIONS"], "references": ["REFERENCES"], "both": ["CITATIONS", "REFERENCES"]}
 PATH = "/meta-paper-relations"
 
 
 SANDBOX = dict(papers=600)
-
-
-@pytest.fixture
-def sclient(sandbox):
-    return sandbox_client(sandbox, max_retries=0)
 
 
 @pytest.fixture(scope="module")
@@ -82,10 +77,10 @@ def shape(network) -> tuple[dict[str, int], dict[tuple[str, str], str]]:
 
 
 @pytest.mark.parametrize(("direction", "depth"), [("both", 2), ("citations", 2), ("references", 1)])
-def test_network_equals_the_breadth_first_walk_of_the_relations_lists(sandbox, sclient, seeds, direction, depth):
-    depths, edges, pages = expected_network(sclient, seeds, direction, depth)
+def test_network_equals_the_breadth_first_walk_of_the_relations_lists(sandbox, client, seeds, direction, depth):
+    depths, edges, pages = expected_network(client, seeds, direction, depth)
     sandbox.clear_requests()
-    network = sclient.snowball(seeds, direction=direction, depth=depth)
+    network = client.snowball(seeds, direction=direction, depth=depth)
     assert shape(network) == (depths, edges)
     assert list(shape(network)[0]) == list(depths)  # discovery order
     sent = relation_requests(sandbox)
@@ -98,21 +93,21 @@ def test_network_equals_the_breadth_first_walk_of_the_relations_lists(sandbox, s
     assert network.limit is None and not network.limit_reached
 
 
-async def test_async_client_builds_the_same_network(sandbox, sclient, seeds):
+async def test_async_client_builds_the_same_network(sandbox, client, seeds):
     sandbox.clear_requests()
-    expected = sclient.snowball(seeds, depth=2)
+    expected = client.snowball(seeds, depth=2)
     sync_requests = relation_requests(sandbox)
     sandbox.clear_requests()
-    async with paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as client:
-        network = await client.snowball(seeds, depth=2)
+    async with paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as aclient:
+        network = await aclient.snowball(seeds, depth=2)
     assert network.node_rows() == expected.node_rows() and network.edge_rows() == expected.edge_rows()
     assert relation_requests(sandbox) == sync_requests
 
 
-def test_max_per_paper_asks_for_no_more(sandbox, sclient, seeds):
-    depths, edges, pages = expected_network(sclient, seeds, "both", 2, max_per_paper=3)
+def test_max_per_paper_asks_for_no_more(sandbox, client, seeds):
+    depths, edges, pages = expected_network(client, seeds, "both", 2, max_per_paper=3)
     sandbox.clear_requests()
-    network = sclient.snowball(seeds, depth=2, max_per_paper=3)
+    network = client.snowball(seeds, depth=2, max_per_paper=3)
     assert shape(network) == (depths, edges)
     sent = relation_requests(sandbox)
     assert len(sent) == pages and {(page, size) for _, _, page, size in sent} == {(1, 3)}
@@ -123,21 +118,21 @@ def test_max_per_paper_asks_for_no_more(sandbox, sclient, seeds):
     assert counts and max(counts.values()) <= 3
 
 
-def test_limit_caps_the_nodes_and_stops_the_requests(sandbox, sclient, seeds):
-    depths, _, pages = expected_network(sclient, seeds, "both", 3, limit=40)
+def test_limit_caps_the_nodes_and_stops_the_requests(sandbox, client, seeds):
+    depths, _, pages = expected_network(client, seeds, "both", 3, limit=40)
     sandbox.clear_requests()
-    network = sclient.snowball(seeds, depth=3, limit=40)
+    network = client.snowball(seeds, depth=3, limit=40)
     assert list(shape(network)[0].items()) == list(depths.items()) and len(network) == 40
     assert network.limit_reached
     # No request after the page that reached the limit.
     assert len(relation_requests(sandbox)) == pages == len(network.request_ids)
-    alone = sclient.snowball(seeds, depth=0)
+    alone = client.snowball(seeds, depth=0)
     assert alone.node_rows() == [{"id": s, "depth": 0, "id_type": "unique_id"} for s in seeds]
 
 
-def test_seeds_repeated_are_answered_once(sandbox, sclient, seeds):
+def test_seeds_repeated_are_answered_once(sandbox, client, seeds):
     sandbox.clear_requests()
-    network = sclient.snowball([seeds[0], seeds[0], f" {seeds[0]} "], direction="references")
+    network = client.snowball([seeds[0], seeds[0], f" {seeds[0]} "], direction="references")
     assert network.seeds == [seeds[0]]
     assert [r[:2] for r in relation_requests(sandbox)] == [(seeds[0], "REFERENCES")]
 
@@ -158,11 +153,11 @@ def test_seeds_repeated_are_answered_once(sandbox, sclient, seeds):
         ({"seeds": ["W1", "W2", "W3"], "limit": 2}, "limit"),
     ],
 )
-def test_bad_input_is_refused_before_any_request(sandbox, sclient, arguments, param):
+def test_bad_input_is_refused_before_any_request(sandbox, client, arguments, param):
     sandbox.clear_requests()
     call = {"seeds": ["W1"], **arguments}
     with pytest.raises(paperlens.ValidationError) as raised:
-        sclient.snowball(call.pop("seeds"), **call)
+        client.snowball(call.pop("seeds"), **call)
     assert raised.value.param == param and raised.value.rule
     assert param.split("[")[0] in str(raised.value)
     assert relation_requests(sandbox) == []
@@ -183,16 +178,16 @@ class FailingClient(paperlens.Client):
 
 
 @pytest.mark.parametrize("interruptions", [[1], [4], [2, 9, 3]])
-def test_checkpoint_resumes_without_repeating_a_request(sandbox, sclient, seeds, tmp_path, interruptions):
+def test_checkpoint_resumes_without_repeating_a_request(sandbox, client, seeds, tmp_path, interruptions):
     sandbox.clear_requests()
-    whole = sclient.snowball(seeds, depth=2, max_per_paper=40)
+    whole = client.snowball(seeds, depth=2, max_per_paper=40)
     whole_requests = relation_requests(sandbox)
     checkpoint = tmp_path / "snowball.ckpt"
     sandbox.clear_requests()
     for at in interruptions:
         with pytest.raises(paperlens.ServerError):
             FailingClient(sandbox, at).snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
-    resumed = sclient.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    resumed = client.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
     assert resumed.node_rows() == whole.node_rows() and resumed.edge_rows() == whole.edge_rows()
     sent = relation_requests(sandbox)
     # Every request of the whole run once, plus the one that failed at each interruption.
@@ -201,43 +196,43 @@ def test_checkpoint_resumes_without_repeating_a_request(sandbox, sclient, seeds,
     assert len(resumed.request_ids) == len(whole.request_ids)
     # A finished run is returned from the checkpoint, without any request.
     sandbox.clear_requests()
-    again = sclient.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    again = client.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
     assert relation_requests(sandbox) == [] and again.node_rows() == whole.node_rows()
     assert again.finished == resumed.finished and again.started == resumed.started
 
 
-async def test_async_resume_and_a_line_cut_by_a_crash(sandbox, sclient, seeds, tmp_path):
+async def test_async_resume_and_a_line_cut_by_a_crash(sandbox, client, seeds, tmp_path):
     checkpoint = tmp_path / "snowball.ckpt"
-    whole = sclient.snowball(seeds, direction="citations", depth=2, checkpoint=checkpoint)
+    whole = client.snowball(seeds, direction="citations", depth=2, checkpoint=checkpoint)
     lines = checkpoint.read_bytes().split(b"\n")
     assert json.loads(lines[0])["parameters"]["seeds"] == seeds and "finished" in json.loads(lines[-2])
     # A crash while the third page was appended: its line is cut, the rest never written.
     checkpoint.write_bytes(b"\n".join(lines[:3]) + b"\n" + lines[3][: len(lines[3]) // 2])
     sandbox.clear_requests()
-    async with paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as client:
-        resumed = await client.snowball(seeds, direction="citations", depth=2, checkpoint=checkpoint)
+    async with paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None) as aclient:
+        resumed = await aclient.snowball(seeds, direction="citations", depth=2, checkpoint=checkpoint)
     assert resumed.node_rows() == whole.node_rows() and resumed.edge_rows() == whole.edge_rows()
     assert len(relation_requests(sandbox)) == len(whole.request_ids) - 2
     assert checkpoint.read_bytes().count(b"\n") == len(lines) - 1
 
 
-def test_a_checkpoint_of_another_call_is_refused(sandbox, sclient, seeds, tmp_path):
+def test_a_checkpoint_of_another_call_is_refused(sandbox, client, seeds, tmp_path):
     checkpoint = tmp_path / "snowball.ckpt"
-    sclient.snowball(seeds, direction="references", checkpoint=checkpoint)
+    client.snowball(seeds, direction="references", checkpoint=checkpoint)
     sandbox.clear_requests()
     with pytest.raises(paperlens.ValidationError) as raised:
-        sclient.snowball(seeds, direction="references", depth=2, checkpoint=checkpoint)
+        client.snowball(seeds, direction="references", depth=2, checkpoint=checkpoint)
     assert raised.value.param == "checkpoint" and "another snowball" in str(raised.value)
     (tmp_path / "other.txt").write_text("not a checkpoint\n")
     with pytest.raises(paperlens.ValidationError):
-        sclient.snowball(seeds, checkpoint=tmp_path / "other.txt")
+        client.snowball(seeds, checkpoint=tmp_path / "other.txt")
     assert relation_requests(sandbox) == []
 
 
-def test_frames_graph_and_display(sclient, seeds):
+def test_frames_graph_and_display(client, seeds):
     pytest.importorskip("pandas")
     nx = pytest.importorskip("networkx")
-    network = sclient.snowball(seeds, depth=1)
+    network = client.snowball(seeds, depth=1)
     nodes, edges = network.nodes, network.edges
     assert list(nodes.columns[:4]) == ["id", "depth", "id_type", "title"]
     assert str(nodes["depth"].dtype) == "Int64" and str(nodes["publication_published_year"].dtype) == "Int64"
@@ -347,18 +342,18 @@ def test_pages_beyond_the_first_ask_only_for_the_items_missing(httpserver: HTTPS
     assert len(network) == 431
 
 
-def test_request_counts_stay_minimal_on_a_wide_snowball(sandbox, sclient):
-    records = sclient.meta_search(None, page_size=12, fields=["unique_id"]).results
+def test_request_counts_stay_minimal_on_a_wide_snowball(sandbox, client):
+    records = client.meta_search(None, page_size=12, fields=["unique_id"]).results
     seeds = [r.unique_id for r in records]
-    _, _, pages = expected_network(sclient, seeds, "both", 1)
+    _, _, pages = expected_network(client, seeds, "both", 1)
     sandbox.clear_requests()
-    network = sclient.snowball(seeds + seeds[:3], depth=1)
+    network = client.snowball(seeds + seeds[:3], depth=1)
     assert len(relation_requests(sandbox)) == pages == 2 * len(seeds) == len(network.request_ids)
 
 
-def test_progress_shows_the_frontier(sclient, seeds, capsys):
+def test_progress_shows_the_frontier(client, seeds, capsys):
     pytest.importorskip("tqdm")
-    network = sclient.snowball(seeds, depth=2, max_per_paper=5, progress=True)
+    network = client.snowball(seeds, depth=2, max_per_paper=5, progress=True)
     shown = capsys.readouterr().err
     frontier = sum(1 for row in network.node_rows() if row["depth"] == 1 and row.get("id_type") == "unique_id")
     assert f"depth 1/2, frontier {len(seeds)}" in shown and f"depth 2/2, frontier {frontier}" in shown
