@@ -47,6 +47,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class CitationNetwork:
     """The citation network around seed papers, as :meth:`Client.snowball
     <paperlens.Client.snowball>` returns it.
@@ -68,32 +69,17 @@ class CitationNetwork:
     >>> len(network), network.edges["direction"].value_counts()
     """
 
-    def __init__(
-        self,
-        *,
-        seeds: list[str],
-        direction: str,
-        depth: int,
-        max_per_paper: int | None,
-        limit: int | None,
-        nodes: dict[str, dict[str, Any]],
-        edges: dict[tuple[str, str], str],
-        request_ids: list[str],
-        limit_reached: bool,
-        started: str,
-        finished: str,
-    ) -> None:
-        self.seeds = seeds
-        self.direction = direction
-        self.depth = depth
-        self.max_per_paper = max_per_paper
-        self.limit = limit
-        self._nodes = nodes
-        self._edges = edges
-        self.request_ids = request_ids
-        self.limit_reached = limit_reached
-        self.started = started
-        self.finished = finished
+    seeds: list[str]
+    direction: str
+    depth: int
+    max_per_paper: int | None
+    limit: int | None
+    _nodes: dict[str, dict[str, Any]]
+    _edges: dict[tuple[str, str], str]
+    request_ids: list[str]
+    limit_reached: bool
+    started: str
+    finished: str
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -567,8 +553,8 @@ def snowball_plan(
         depth=depth,
         max_per_paper=max_per_paper,
         limit=limit,
-        nodes=growth.nodes,
-        edges=growth.edges,
+        _nodes=growth.nodes,
+        _edges=growth.edges,
         request_ids=growth.request_ids,
         limit_reached=growth.full,
         started=started,
