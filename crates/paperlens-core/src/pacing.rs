@@ -90,8 +90,12 @@ mod tests {
 
     #[test]
     fn operations_by_path() {
-        assert_eq!(operation("/agentic-search"), "agentic-search");
-        assert_eq!(operation("/meta-paper-relations"), "meta-paper-relations");
-        assert_eq!(operation("/somewhere/else"), OTHER);
+        for (path, name) in [
+            ("/agentic-search", "agentic-search"),
+            ("/meta-paper-relations", "meta-paper-relations"),
+            ("/somewhere/else", OTHER),
+        ] {
+            assert_eq!(operation(path), name, "{path}");
+        }
     }
 }

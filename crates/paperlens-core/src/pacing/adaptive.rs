@@ -112,6 +112,14 @@ mod tests {
         from + seconds
     }
 
+    /// Three seconds answered at 20 per second, then a 429 advising `pause` seconds; when it came.
+    fn slowed_once(pause: f64) -> (Adaptive, f64) {
+        let mut a = Adaptive::default();
+        let now = answered(&mut a, 0.0, 3.0, 20.0);
+        a.finish(Outcome::Refused { pause: Some(at(pause)) }, at(now));
+        (a, now)
+    }
+
     #[test]
     fn unthrottled_until_the_first_429() {
         let mut a = Adaptive::default();
@@ -123,9 +131,7 @@ mod tests {
 
     #[test]
     fn a_429_pauses_then_slows_to_below_the_measured_rate() {
-        let mut a = Adaptive::default();
-        let now = answered(&mut a, 0.0, 3.0, 20.0);
-        a.finish(Outcome::Refused { pause: Some(at(0.5)) }, at(now));
+        let (mut a, now) = slowed_once(0.5);
         let rate = a.rate().unwrap();
         assert!((12.0..=15.0).contains(&rate), "{rate}");
         assert_eq!(a.take(at(now + 0.1)), Err(at(now + 0.5)));
@@ -156,9 +162,7 @@ mod tests {
 
     #[test]
     fn the_rate_climbs_back_while_answers_keep_coming() {
-        let mut a = Adaptive::default();
-        let now = answered(&mut a, 0.0, 3.0, 20.0);
-        a.finish(Outcome::Refused { pause: Some(at(0.1)) }, at(now));
+        let (mut a, now) = slowed_once(0.1);
         let low = a.rate().unwrap();
         let later = answered(&mut a, now, 6.0, low);
         assert!(a.rate().unwrap() > low, "{} <= {low}", a.rate().unwrap());

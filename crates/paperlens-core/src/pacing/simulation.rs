@@ -183,15 +183,7 @@ async fn a_paced_harvest_of_two_minutes_quota_takes_one_minute_and_no_429() {
 async fn concurrent_pages_stay_within_the_quota() {
     for kind in KINDS {
         let world = World::new(kind, 50, 50);
-        let calls: Vec<_> = (0..200)
-            .map(|_| {
-                let world = Arc::clone(&world);
-                tokio::spawn(async move { world.call(0).await })
-            })
-            .collect();
-        for call in calls {
-            assert!(call.await.unwrap(), "{kind:?}");
-        }
+        assert_eq!(burst(&world, 200, 0, false).await, 200, "{kind:?}");
         assert_eq!(world.counts(), (200, 0), "{kind:?}");
     }
 }
@@ -200,15 +192,7 @@ async fn concurrent_pages_stay_within_the_quota() {
 async fn thirty_calls_against_a_gateway_of_ten_send_at_most_fifty_requests() {
     for kind in KINDS {
         let world = World::new(kind, 30, 10);
-        let calls: Vec<_> = (0..30)
-            .map(|_| {
-                let world = Arc::clone(&world);
-                tokio::spawn(async move { world.call(3).await })
-            })
-            .collect();
-        for call in calls {
-            assert!(call.await.unwrap(), "{kind:?}: a call failed");
-        }
+        assert_eq!(burst(&world, 30, 3, false).await, 30, "{kind:?}: a call failed");
         let (requests, refusals) = world.counts();
         // The first burst: 10 admitted and 20 refused; after it, none refused again.
         assert_eq!((requests, refusals), (50, 20), "{kind:?}");
@@ -273,16 +257,16 @@ async fn a_request_waiting_for_a_place_in_flight_meets_the_pause_begun_meanwhile
     assert!(second.await.unwrap() >= Duration::from_secs(11));
 }
 
-/// `calls` concurrent calls; how many succeeded.
-async fn burst(world: &Arc<World>, calls: usize, alone: bool) -> usize {
+/// `calls` concurrent calls of up to `max_retries` retries each; how many succeeded.
+async fn burst(world: &Arc<World>, calls: usize, max_retries: u32, alone: bool) -> usize {
     let tasks: Vec<_> = (0..calls)
         .map(|_| {
             let world = Arc::clone(world);
             tokio::spawn(async move {
                 if alone {
-                    world.call_alone(3).await
+                    world.call_alone(max_retries).await
                 } else {
-                    world.call(3).await
+                    world.call(max_retries).await
                 }
             })
         })
@@ -298,9 +282,9 @@ async fn burst(world: &Arc<World>, calls: usize, alone: bool) -> usize {
 async fn an_operation_without_a_quota_slows_down_on_429_instead_of_each_call_retrying_alone() {
     let gateway = || Gateway::bucket(10, 20.0);
     let alone = World::with(Gate::new("content", Box::new(LocalAdaptive::new())), gateway());
-    let succeeded_alone = burst(&alone, 200, true).await;
+    let succeeded_alone = burst(&alone, 200, 3, true).await;
     let adaptive = World::with(Gate::new("content", Box::new(LocalAdaptive::new())), gateway());
-    assert_eq!(burst(&adaptive, 200, false).await, 200, "every call succeeds");
+    assert_eq!(burst(&adaptive, 200, 3, false).await, 200, "every call succeeds");
     let ((requests_alone, _), (requests, refusals)) = (alone.counts(), adaptive.counts());
     assert!(succeeded_alone < 100, "alone, {succeeded_alone} calls of 200 succeed in {requests_alone} requests");
     // The first burst meets a bucket of 10: 190 refused. After it, next to none.

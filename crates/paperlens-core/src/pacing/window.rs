@@ -171,6 +171,15 @@ mod tests {
         Outcome::Refused { pause: Some(S * seconds as u32) }
     }
 
+    /// Requests `0..n`, all taken at once under `limit`.
+    fn taken_at_once(n: u64, limit: Option<u32>) -> Window {
+        let mut w = Window::default();
+        for id in 0..n {
+            assert_eq!(w.take(id, limit, Duration::ZERO), Ok(()));
+        }
+        w
+    }
+
     #[test]
     fn a_slot_counts_a_window_from_its_answer() {
         let mut w = Window::default();
@@ -205,11 +214,8 @@ mod tests {
 
     #[test]
     fn the_limit_learned_is_what_the_gateway_admitted_in_the_window() {
-        let mut w = Window::default();
         let limit = Some(30);
-        for id in 0..30 {
-            assert_eq!(w.take(id, limit, Duration::ZERO), Ok(()));
-        }
+        let mut w = taken_at_once(30, limit);
         // Answers come back in any order: 4 admitted, a refusal, 6 more admitted, 20 refused.
         for id in 0..4 {
             w.finish(id, Outcome::Counted, limit, MS * 10);
@@ -230,10 +236,9 @@ mod tests {
 
     #[test]
     fn the_first_request_at_the_advised_time_goes_whatever_was_learned() {
-        let mut w = Window::default();
         let limit = Some(30);
+        let mut w = taken_at_once(5, limit);
         for id in 0..5 {
-            assert_eq!(w.take(id, limit, Duration::ZERO), Ok(()));
             w.finish(id, Outcome::Counted, limit, MS);
         }
         assert_eq!(w.take(5, limit, S), Ok(()));
