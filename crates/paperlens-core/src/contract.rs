@@ -61,9 +61,9 @@ impl Count {
 pub const AGENTIC_QUERY_CHARS: Count = Count::between(1, 4096);
 pub const TOP_K: Bound = Bound::new(1, 100, 10);
 pub const SUB_QUERIES: Bound = Bound::new(0, 4, 0);
+pub const SOURCE_TYPES: [&str; 2] = ["web", "pdf"];
 /// The first is the default.
 pub const RETRIEVAL_MODES: [&str; 3] = ["hybrid", "vector", "es"];
-pub const SOURCE_TYPES: [&str; 2] = ["web", "pdf"];
 /// The properties of the `filters` object.
 pub const AGENTIC_FILTER_KEYS: [&str; 11] = [
     "lang",

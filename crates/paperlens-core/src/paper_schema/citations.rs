@@ -61,7 +61,7 @@ impl Operation for CitationGraph {
 mod tests {
     use serde_json::json;
 
-    use crate::paper_schema::testing::{assert_rules, pairs, prepare};
+    use crate::paper_schema::testing::{assert_get, assert_rules, prepare};
 
     #[test]
     fn summary_and_list() {
@@ -70,9 +70,12 @@ mod tests {
             (summary.method.as_str(), summary.path.as_str()),
             ("GET", "/paper-schema/schemas/s1/citation-summary")
         );
-        let list = prepare("schema.citations", json!({"schema_id": "s1", "size": 100, "cursor": "abc=="}));
-        assert_eq!(list.path, "/paper-schema/schemas/s1/citations");
-        assert_eq!(pairs(&list), [("size", "100"), ("cursor", "abc==")]);
+        assert_get(
+            "schema.citations",
+            json!({"schema_id": "s1", "size": 100, "cursor": "abc=="}),
+            "/paper-schema/schemas/s1/citations",
+            &[("size", "100"), ("cursor", "abc==")],
+        );
         assert_rules("schema.citation_summary", &[(json!({"schema_id": ""}), "schema_id")]);
         assert_rules(
             "schema.citations",
@@ -86,14 +89,11 @@ mod tests {
 
     #[test]
     fn graph() {
-        let request = prepare(
+        assert_get(
             "schema.citation_graph",
             json!({"schema_id": "s1", "direction": "inbound", "depth": 3, "max_nodes": 2, "max_edges": 500}),
-        );
-        assert_eq!(request.path, "/paper-schema/schemas/s1/citation-graph");
-        assert_eq!(
-            pairs(&request),
-            [("direction", "inbound"), ("depth", "3"), ("max_nodes", "2"), ("max_edges", "500")]
+            "/paper-schema/schemas/s1/citation-graph",
+            &[("direction", "inbound"), ("depth", "3"), ("max_nodes", "2"), ("max_edges", "500")],
         );
         assert_rules(
             "schema.citation_graph",

@@ -89,21 +89,16 @@ impl Operation for Entity {
 mod tests {
     use serde_json::json;
 
-    use crate::paper_schema::testing::{assert_rules, body, pairs, prepare};
+    use crate::paper_schema::testing::{assert_get, assert_post, assert_rules, many, prepare};
 
     #[test]
     fn search_entities() {
-        let request = prepare(
+        assert_post(
             "schema.search_entities",
             json!({"filters": {"schema_ids": ["s1"], "sections": ["Method"]}, "hydrate_schema_papers": true}),
-        );
-        assert_eq!(request.path, "/paper-schema/entities/search");
-        assert_eq!(
-            body(&request),
-            json!({"filters": {"schema_ids": ["s1"], "sections": ["Method"]}, "hydrate_schema_papers": true})
+            "/paper-schema/entities/search",
         );
         prepare("schema.search_entities", json!({"query": "dataset"}));
-        let many = |n: usize| (0..n).map(|i| format!("x{i}")).collect::<Vec<_>>();
         assert_rules(
             "schema.search_entities",
             &[
@@ -122,27 +117,23 @@ mod tests {
 
     #[test]
     fn entity_list_repeats_array_parameters() {
-        let request = prepare(
+        assert_get(
             "schema.entities",
             json!({"schema_id": "s 1", "entity_types": ["Problem", "Component"], "sections": ["Intro"], "size": 100, "cursor": "c/2"}),
-        );
-        assert_eq!((request.method.as_str(), request.path.as_str()), ("GET", "/paper-schema/schemas/s%201/entities"));
-        assert_eq!(
-            pairs(&request),
-            [
+            "/paper-schema/schemas/s%201/entities",
+            &[
                 ("entity_types", "Problem"),
                 ("entity_types", "Component"),
                 ("sections", "Intro"),
                 ("size", "100"),
-                ("cursor", "c/2")
-            ]
+                ("cursor", "c/2"),
+            ],
         );
-        let many: Vec<String> = (0..51).map(|i| format!("x{i}")).collect();
         assert_rules(
             "schema.entities",
             &[
                 (json!({"schema_id": ""}), "schema_id"),
-                (json!({"schema_id": "s", "sections": many}), "sections"),
+                (json!({"schema_id": "s", "sections": many(51)}), "sections"),
                 (json!({"schema_id": "s", "size": 0}), "size"),
                 (json!({"schema_id": "s", "size": 101}), "size"),
             ],
@@ -151,12 +142,12 @@ mod tests {
 
     #[test]
     fn one_entity() {
-        let request = prepare(
+        assert_get(
             "schema.entity",
             json!({"schema_id": "s1", "entity_id": "e/7", "include_relations": true, "relation_limit": 100}),
+            "/paper-schema/schemas/s1/entities/e%2F7",
+            &[("include_relations", "true"), ("relation_limit", "100")],
         );
-        assert_eq!(request.path, "/paper-schema/schemas/s1/entities/e%2F7");
-        assert_eq!(pairs(&request), [("include_relations", "true"), ("relation_limit", "100")]);
         assert!(prepare("schema.entity", json!({"schema_id": "s1", "entity_id": "e1"})).query.is_empty());
         assert_rules(
             "schema.entity",

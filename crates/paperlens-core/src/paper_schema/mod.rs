@@ -113,8 +113,27 @@ mod testing {
         serde_json::from_slice(request.body.as_ref().expect("a POST body")).unwrap()
     }
 
+    /// A POST to `path` whose body is `params` as given.
+    pub fn assert_post(op: &str, params: Value, path: &str) {
+        let request = prepare(op, params.clone());
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", path), "{op}");
+        assert_eq!(body(&request), params, "{op}");
+    }
+
     pub fn pairs(request: &ApiRequest) -> Vec<(&str, &str)> {
         request.query.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+    }
+
+    /// A GET of `path` with the query `expected`.
+    pub fn assert_get(op: &str, params: Value, path: &str, expected: &[(&str, &str)]) {
+        let request = prepare(op, params);
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("GET", path), "{op}");
+        assert_eq!(pairs(&request), expected, "{op}");
+    }
+
+    /// `n` distinct ids, for lists over their bound.
+    pub fn many(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("x{i}")).collect()
     }
 
     /// The parameter a rejected request names.

@@ -3,15 +3,15 @@
 use super::{get, given_list, path_id, post, schema_path, segment, Query, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::{request, Operation, Rules};
+use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
 use crate::validate::rule::{items, nested, one_of, text, within};
 use crate::validate::Check;
 
 request! {
     /// `POST /paper-schema/relations/search`: relations narrowed by at least one structural filter.
-    body SearchRelations {
-        filters: Option<RelationFilters> [nested()],
+    body SearchRelations => post(format!("{BASE}/relations/search")) {
+        filters: Option<RelationFilters> [structural(), nested()],
         evidence_query: Option<String> [text(c::QUERY_CHARS)],
         include_context: Option<String> [one_of(&c::INCLUDE_CONTEXT)],
         size: Option<i64> [within(c::SEARCH_SIZE)],
@@ -37,21 +37,16 @@ impl RelationFilters {
     }
 }
 
-impl Operation for SearchRelations {
-    fn validate(&self) -> Check {
-        if !self.filters.as_ref().is_some_and(RelationFilters::structural) {
-            return Err(Error::validation(
-                "filters",
-                "needs at least one structural filter: schema_ids, source_entity_ids, target_entity_ids or relation_types",
-                self.filters.as_ref().map(|_| "no structural filter").unwrap_or("None"),
-            ));
-        }
-        self.rules("")
+/// The rule on `filters`, checked before any other: at least one structural filter.
+fn structural(param: &str, filters: &Option<RelationFilters>) -> Check {
+    if filters.as_ref().is_some_and(RelationFilters::structural) {
+        return Ok(());
     }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/relations/search"), self)
-    }
+    Err(Error::validation(
+        param,
+        "needs at least one structural filter: schema_ids, source_entity_ids, target_entity_ids or relation_types",
+        filters.as_ref().map(|_| "no structural filter").unwrap_or("None"),
+    ))
 }
 
 request! {
@@ -74,20 +69,15 @@ impl Operation for Relation {
 mod tests {
     use serde_json::json;
 
-    use crate::paper_schema::testing::{assert_rules, body, pairs, prepare};
+    use crate::paper_schema::testing::{assert_get, assert_post, assert_rules, many};
 
     #[test]
     fn search_relations() {
-        let request = prepare(
+        assert_post(
             "schema.search_relations",
             json!({"filters": {"relation_types": ["evaluates"]}, "evidence_query": "accuracy", "include_context": "entities", "size": 1}),
+            "/paper-schema/relations/search",
         );
-        assert_eq!(request.path, "/paper-schema/relations/search");
-        assert_eq!(
-            body(&request),
-            json!({"filters": {"relation_types": ["evaluates"]}, "evidence_query": "accuracy", "include_context": "entities", "size": 1})
-        );
-        let many = |n: usize| (0..n).map(|i| format!("x{i}")).collect::<Vec<_>>();
         assert_rules(
             "schema.search_relations",
             &[
@@ -109,10 +99,12 @@ mod tests {
 
     #[test]
     fn one_relation() {
-        let request =
-            prepare("schema.relation", json!({"schema_id": "s1", "relation_id": "r#1", "include_context": false}));
-        assert_eq!(request.path, "/paper-schema/schemas/s1/relations/r%231");
-        assert_eq!(pairs(&request), [("include_context", "false")]);
+        assert_get(
+            "schema.relation",
+            json!({"schema_id": "s1", "relation_id": "r#1", "include_context": false}),
+            "/paper-schema/schemas/s1/relations/r%231",
+            &[("include_context", "false")],
+        );
         assert_rules(
             "schema.relation",
             &[
