@@ -61,22 +61,16 @@ impl Operation for CitationGraph {
 mod tests {
     use serde_json::json;
 
-    use crate::paper_schema::testing::{assert_get, assert_rules, prepare};
+    use crate::paper_schema::testing::{assert_get, assert_rules};
 
     #[test]
-    fn summary_and_list() {
-        let summary = prepare("schema.citation_summary", json!({"schema_id": "s1"}));
-        assert_eq!(
-            (summary.method.as_str(), summary.path.as_str()),
-            ("GET", "/paper-schema/schemas/s1/citation-summary")
-        );
+    fn list_and_summary() {
         assert_get(
             "schema.citations",
             json!({"schema_id": "s1", "size": 100, "cursor": "abc=="}),
             "/paper-schema/schemas/s1/citations",
             &[("size", "100"), ("cursor", "abc==")],
         );
-        assert_rules("schema.citation_summary", &[(json!({"schema_id": ""}), "schema_id")]);
         assert_rules(
             "schema.citations",
             &[
@@ -85,6 +79,13 @@ mod tests {
                 (json!({"schema_id": "s", "size": 101}), "size"),
             ],
         );
+        assert_get(
+            "schema.citation_summary",
+            json!({"schema_id": "s1"}),
+            "/paper-schema/schemas/s1/citation-summary",
+            &[],
+        );
+        assert_rules("schema.citation_summary", &[(json!({"schema_id": ""}), "schema_id")]);
     }
 
     #[test]

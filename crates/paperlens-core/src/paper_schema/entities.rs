@@ -142,13 +142,13 @@ mod tests {
 
     #[test]
     fn one_entity() {
+        assert!(prepare("schema.entity", json!({"schema_id": "s1", "entity_id": "e1"})).query.is_empty());
         assert_get(
             "schema.entity",
             json!({"schema_id": "s1", "entity_id": "e/7", "include_relations": true, "relation_limit": 100}),
             "/paper-schema/schemas/s1/entities/e%2F7",
             &[("include_relations", "true"), ("relation_limit", "100")],
         );
-        assert!(prepare("schema.entity", json!({"schema_id": "s1", "entity_id": "e1"})).query.is_empty());
         assert_rules(
             "schema.entity",
             &[
