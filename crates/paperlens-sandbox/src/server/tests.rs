@@ -75,6 +75,17 @@ fn parse_reply(raw: &[u8]) -> Reply {
     Reply { status, headers, body: raw[split + 4..].to_vec() }
 }
 
+/// The operations of an OpenAPI document: its paths' methods.
+pub(super) fn operation_count(document: &Value) -> usize {
+    let methods = ["get", "post", "put", "patch", "delete", "head"];
+    document["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|item| methods.iter().filter(|m| item.get(**m).is_some()).count())
+        .sum()
+}
+
 pub(super) fn bearer(sandbox: &Sandbox) -> String {
     format!("Bearer {}", sandbox.token())
 }
@@ -327,14 +338,7 @@ async fn openapi_document_is_served_without_auth_and_lists_24_operations() {
     assert_eq!(reply.header("content-type"), Some("application/json"));
     let document = reply.json();
     assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
-    let methods = ["get", "post", "put", "patch", "delete"];
-    let operations: usize = document["paths"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|item| methods.iter().filter(|m| item.get(**m).is_some()).count())
-        .sum();
-    assert_eq!(operations, 24);
+    assert_eq!(operation_count(&document), 24);
 }
 
 #[tokio::test]

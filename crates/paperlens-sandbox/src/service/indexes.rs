@@ -84,24 +84,10 @@ impl Indexes {
                 }
             }
         }
-        let mut authors = Bm25Builder::default();
-        for author in &corpus.authors {
-            scratch.clear();
-            tokens(&author.name, &mut scratch);
-            tokens(author.affiliation, &mut scratch);
-            authors.add(&scratch);
-        }
-        let mut sources = Bm25Builder::default();
-        for source in &corpus.sources {
-            scratch.clear();
-            tokens(&source.name, &mut scratch);
-            tokens(source.publisher, &mut scratch);
-            sources.add(&scratch);
-        }
         Indexes {
             papers: papers.build(),
-            authors: authors.build(),
-            sources: sources.build(),
+            authors: index_fields(&corpus.authors, |a| [&a.name, a.affiliation], &mut scratch),
+            sources: index_fields(&corpus.sources, |s| [&s.name, s.publisher], &mut scratch),
             chunks,
             chunk_terms: chunk_terms.build(),
             chunk_vectors,
@@ -123,6 +109,19 @@ impl Indexes {
             }
         }
     }
+}
+
+/// An index of `records`, each searched by the text of its `fields`.
+fn index_fields<T>(records: &[T], fields: impl Fn(&T) -> [&str; 2], scratch: &mut Vec<String>) -> Bm25 {
+    let mut index = Bm25Builder::default();
+    for record in records {
+        scratch.clear();
+        for field in fields(record) {
+            tokens(field, scratch);
+        }
+        index.add(scratch);
+    }
+    index.build()
 }
 
 /// A rough token count: one per CJK character, one per four other characters.

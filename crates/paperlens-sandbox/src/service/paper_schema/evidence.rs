@@ -13,20 +13,7 @@ use crate::service::{ServiceRequest, ServiceResponse};
 pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<ServiceResponse> {
     let map = params::body(&request.body)?;
     let body = params::fields(&map);
-    body.allow_only(&[
-        "groups",
-        "group_operator",
-        "schema_ids",
-        "query",
-        "key",
-        "path_bucket",
-        "value_number_min",
-        "value_number_max",
-        "value_bool",
-        "hydrate_schema_papers",
-        "size",
-        "cursor",
-    ])?;
+    body.allow_only(&SEARCH_MEMBERS)?;
     let groups = strings(&body, "groups", usize::MAX)?
         .ok_or_else(|| body.invalid("groups", "is required: 1-5 evidence groups"))?;
     check_groups(&body, &groups)?;
@@ -91,6 +78,22 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         item
     }))
 }
+
+/// The members a search request body may have.
+const SEARCH_MEMBERS: [&str; 12] = [
+    "groups",
+    "group_operator",
+    "schema_ids",
+    "query",
+    "key",
+    "path_bucket",
+    "value_number_min",
+    "value_number_max",
+    "value_bool",
+    "hydrate_schema_papers",
+    "size",
+    "cursor",
+];
 
 pub fn detail(ctx: &Ctx<'_>, request: &ServiceRequest, ids: &[String]) -> Result<ServiceResponse> {
     allow_query(&request.query, &[])?;

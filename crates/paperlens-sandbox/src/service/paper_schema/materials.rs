@@ -64,15 +64,7 @@ fn counts(total: usize, returned: usize) -> Value {
 pub fn handle(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<ServiceResponse> {
     let map = params::body(&request.body)?;
     let body = params::fields(&map);
-    body.allow_only(&[
-        "schema_ids",
-        "goal",
-        "include_relation_context",
-        "per_schema_entity_limit",
-        "per_schema_relation_limit",
-        "per_schema_attribute_limit",
-        "per_schema_term_limit",
-    ])?;
+    body.allow_only(&MEMBERS)?;
     let papers = lists::MATERIALS_PAPERS;
     let schema_ids = strings(&body, "schema_ids", papers.max)?
         .ok_or_else(|| body.invalid("schema_ids", format!("is required: {}-{} papers", papers.min, papers.max)))?;
@@ -154,6 +146,17 @@ pub fn handle(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         "warnings": warnings,
     }))
 }
+
+/// The members a request body may have.
+const MEMBERS: [&str; 7] = [
+    "schema_ids",
+    "goal",
+    "include_relation_context",
+    "per_schema_entity_limit",
+    "per_schema_relation_limit",
+    "per_schema_attribute_limit",
+    "per_schema_term_limit",
+];
 
 /// The internal keywords of a paper: its keywords and the names of its own entities,
 /// each with the number of paragraphs mentioning it, most mentioned first.

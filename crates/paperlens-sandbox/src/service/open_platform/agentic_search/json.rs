@@ -15,24 +15,29 @@ impl JsonOut {
     }
 
     pub fn begin_object(&mut self) {
-        self.separate();
-        self.bytes.push(b'{');
-        self.comma = false;
+        self.open(b'{');
     }
 
     pub fn end_object(&mut self) {
-        self.bytes.push(b'}');
-        self.comma = true;
+        self.close(b'}');
     }
 
     pub fn begin_array(&mut self) {
-        self.separate();
-        self.bytes.push(b'[');
-        self.comma = false;
+        self.open(b'[');
     }
 
     pub fn end_array(&mut self) {
-        self.bytes.push(b']');
+        self.close(b']');
+    }
+
+    fn open(&mut self, bracket: u8) {
+        self.separate();
+        self.bytes.push(bracket);
+        self.comma = false;
+    }
+
+    fn close(&mut self, bracket: u8) {
+        self.bytes.push(bracket);
         self.comma = true;
     }
 

@@ -27,25 +27,33 @@ pub trait Collection: 'static {
     fn citations(record: &Self::Record) -> u32;
 }
 
+/// A collection's records, index and record JSON are the members of its name in the
+/// corpus, the indexes and the service's record JSON.
+macro_rules! members_named {
+    ($name:ident, $record:ty, $fields:expr) => {
+        type Record = $record;
+        const NAME: &'static str = stringify!($name);
+        fn fields() -> &'static [FieldDef<$record>] {
+            $fields
+        }
+        fn records(corpus: &Corpus) -> &[$record] {
+            &corpus.$name
+        }
+        fn index(indexes: &Indexes) -> &Bm25 {
+            &indexes.$name
+        }
+        fn record_json(service: &Service) -> &RecordJson<$record> {
+            &service.record_json().$name
+        }
+    };
+}
+
 pub struct Papers;
 pub struct Authors;
 pub struct Sources;
 
 impl Collection for Papers {
-    type Record = Paper;
-    const NAME: &'static str = "papers";
-    fn fields() -> &'static [FieldDef<Paper>] {
-        PAPER_FIELDS
-    }
-    fn records(corpus: &Corpus) -> &[Paper] {
-        &corpus.papers
-    }
-    fn index(indexes: &Indexes) -> &Bm25 {
-        &indexes.papers
-    }
-    fn record_json(service: &Service) -> &RecordJson<Paper> {
-        &service.record_json().papers
-    }
+    members_named!(papers, Paper, PAPER_FIELDS);
     fn always_returned() -> Option<&'static str> {
         Some("doc_id")
     }
@@ -61,40 +69,14 @@ impl Collection for Papers {
 }
 
 impl Collection for Authors {
-    type Record = Author;
-    const NAME: &'static str = "authors";
-    fn fields() -> &'static [FieldDef<Author>] {
-        AUTHOR_FIELDS
-    }
-    fn records(corpus: &Corpus) -> &[Author] {
-        &corpus.authors
-    }
-    fn index(indexes: &Indexes) -> &Bm25 {
-        &indexes.authors
-    }
-    fn record_json(service: &Service) -> &RecordJson<Author> {
-        &service.record_json().authors
-    }
+    members_named!(authors, Author, AUTHOR_FIELDS);
     fn citations(record: &Author) -> u32 {
         record.cited_by_count
     }
 }
 
 impl Collection for Sources {
-    type Record = Source;
-    const NAME: &'static str = "sources";
-    fn fields() -> &'static [FieldDef<Source>] {
-        SOURCE_FIELDS
-    }
-    fn records(corpus: &Corpus) -> &[Source] {
-        &corpus.sources
-    }
-    fn index(indexes: &Indexes) -> &Bm25 {
-        &indexes.sources
-    }
-    fn record_json(service: &Service) -> &RecordJson<Source> {
-        &service.record_json().sources
-    }
+    members_named!(sources, Source, SOURCE_FIELDS);
     fn citations(record: &Source) -> u32 {
         record.cited_by_count
     }
