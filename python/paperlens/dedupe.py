@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperlens import _checks as checks
-from paperlens.export import Citable, RecordList, _is_data_frame
+from paperlens.export import Citable, RecordList, is_data_frame
 from paperlens.lookup import normalize_doi
 
 __all__ = ["RULES", "Deduped", "Merge", "dedupe", "normalize_title"]
@@ -127,7 +127,7 @@ def dedupe(items: Any, *, on: Iterable[str] = RULES) -> Deduped:
     'doi'
     """
     rules = _checked_rules(on)
-    frame = items if _is_data_frame(items) else None
+    frame = items if is_data_frame(items) else None
     records, rows = _records(items)
     groups: list[_Group] = []
     owner: dict[tuple[str, Any], _Group] = {}
@@ -190,10 +190,10 @@ def _records(items: Any) -> tuple[list[Any], list[dict[str, Any]]]:
     from paperlens._model import Model
     from paperlens._pagination import AsyncPaginator
 
-    if _is_data_frame(items):
-        from paperlens.export import _frame_row
+    if is_data_frame(items):
+        from paperlens.export import frame_row
 
-        rows = [_frame_row(row) for row in items.to_dict("records")]
+        rows = [frame_row(row) for row in items.to_dict("records")]
         return rows, rows
     if isinstance(items, AsyncPaginator):
         raise TypeError("an AsyncPaginator needs awaiting first: paperlens.dedupe(await paginator.to_list())")
@@ -247,11 +247,11 @@ def _title_keys(row: dict[str, Any]) -> tuple[list[Any], list[Any]]:
 
 
 def _first_author(row: dict[str, Any]) -> str | None:
-    from paperlens.export import _name
+    from paperlens.export import author_name
 
     authors = row.get("author")
     first = authors[0] if isinstance(authors, list) and authors else None
-    name = _name(first) if first is not None else None
+    name = author_name(first) if first is not None else None
     return normalize_title(name.family or name.literal) or None if name is not None else None
 
 

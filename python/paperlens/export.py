@@ -276,8 +276,8 @@ def _rows(obj: Any) -> list[dict[str, Any]]:
         return _rows(citable_rows(obj))
     if isinstance(obj, AsyncPaginator):
         raise TypeError("an AsyncPaginator needs awaiting first: paperlens.to_bibtex(await paginator.to_list())")
-    if _is_data_frame(obj):
-        return [_frame_row(row) for row in obj.to_dict("records")]
+    if is_data_frame(obj):
+        return [frame_row(row) for row in obj.to_dict("records")]
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
         rows: list[dict[str, Any]] = []
         for item in obj:
@@ -296,11 +296,11 @@ def _item_dict(item: Any) -> dict[str, Any]:
     return row
 
 
-def _is_data_frame(obj: Any) -> bool:
+def is_data_frame(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 
 
-def _frame_row(row: dict[str, Any]) -> dict[str, Any]:
+def frame_row(row: dict[str, Any]) -> dict[str, Any]:
     return {name: _frame_value(value) for name, value in row.items()}
 
 
@@ -346,7 +346,7 @@ def _work(row: dict[str, Any]) -> Work:
         key="",
         kind=_kind(row),
         title=_text(row.get("title")),
-        authors=[name for name in map(_name, _list(row.get("author"))) if name is not None],
+        authors=[name for name in map(author_name, _list(row.get("author"))) if name is not None],
         year=year,
         month=month,
         day=day,
@@ -394,10 +394,10 @@ def _date(row: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
 
 
 def _doi(value: Any) -> str | None:
-    from paperlens.lookup import _strip_doi
+    from paperlens.lookup import strip_doi
 
     text = _text(value)
-    return _strip_doi(text) if text else None
+    return strip_doi(text) if text else None
 
 
 def _url(row: dict[str, Any]) -> str | None:
@@ -407,7 +407,7 @@ def _url(row: dict[str, Any]) -> str | None:
     return _text(row.get("access_oa_url"))
 
 
-def _name(author: Any) -> Name | None:
+def author_name(author: Any) -> Name | None:
     """A person from an ``author`` item (``{"name": ...}`` or a plain name). A name with "&"
     is an organisation's, kept literal; "Family, Given" is read as such; CJK names as family
     name first (without a space: one literal name); other names as given names then family

@@ -53,10 +53,10 @@ def normalize_doi(doi: str) -> str:
     >>> normalize_doi(" https://doi.org/10.1000/ABC%2F1 ")
     '10.1000/abc/1'
     """
-    return _strip_doi(doi).lower()
+    return strip_doi(doi).lower()
 
 
-def _strip_doi(doi: str) -> str:
+def strip_doi(doi: str) -> str:
     text = doi.strip()
     bare = _DOI_PREFIX.sub("", text, count=1)
     if bare != text and "/" in text[: len(text) - len(bare)]:
@@ -235,7 +235,7 @@ def _filter_values(chunk: list[str], given: list[str], normal: list[str], by: st
         wanted = set(chunk)
         for value, key in zip(given, normal, strict=True):
             if key in wanted:
-                values.setdefault(_strip_doi(value))
+                values.setdefault(strip_doi(value))
     return list(values)
 
 
