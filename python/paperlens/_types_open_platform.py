@@ -37,7 +37,37 @@ def _list() -> Any:
 
 @_frozen
 class Hit(Model):
-    """One chunk found by ``agentic_search``; ``doc_id``/``source`` and ``offset`` lead to ``content``."""
+    """One chunk found by ``agentic_search``; ``doc_id``/``source`` and ``offset`` lead to ``content``.
+
+    Attributes:
+        chunk_id: Identifier of the chunk.
+        chunk: Text of the chunk.
+        doc_id: Document id of the full text; can be passed to ``content``.
+        title: Title of the document.
+        abstract: Abstract of the document.
+        score: Relevance score of the hit.
+        recall_source: Which recall found the chunk: ``vector``, ``es`` (keyword) or ``vector|es`` (both).
+        origin_es_score: Score of the keyword recall path; ``None`` when that path did not score the chunk.
+        origin_vector_score: Score of the vector recall path; ``None`` when that path did not score the chunk.
+        source_type: Kind of source, ``pdf`` or ``web``.
+        source: Source address; can be passed as ``source`` to ``content``.
+        offset: Start of the chunk in the logical full text, in Unicode code points (>= 0).
+        chunk_no: Chunk number.
+        page_no: Page number of the chunk.
+        model_name: Model name, as sent.
+        model_version: Model version, as sent.
+        lang: Language code of the chunk, such as ``en`` or ``zh``.
+        metadata_type: ``paper`` or ``ebook``.
+        author: Author names.
+        publication_venue_name_unified: Normalised venue name.
+        publication_venue_type: Venue type, such as ``journal`` or ``conference``.
+        publication_published_date: Publication date, as a string.
+        publication_published_year: Publication year.
+        citation_count: Number of times the work is cited.
+        influential_citation_count: Number of influential citations.
+        primary_topic: Main topic of the work.
+        primary_topic_domain: Domain of the main topic, such as ``Life Sciences``.
+    """
 
     chunk_id: str | None = None
     chunk: str | None = None
@@ -70,6 +100,14 @@ class Hit(Model):
 
 @_frozen
 class AgenticSearchResult(Response, ListResult):
+    """The answer of ``agentic_search``: the chunks found, at most ``top_k`` of them.
+
+    Attributes:
+        hits: The chunks found, best first.
+        request_tokens: Estimated token count of the request side (>= 0); ``None`` when the upstream omits it.
+        response_tokens: Estimated token count of the response side (>= 0); ``None`` when the upstream omits it.
+    """
+
     _rows = "hits"
 
     hits: list[Hit] = _list()
@@ -79,7 +117,15 @@ class AgenticSearchResult(Response, ListResult):
 
 @_frozen
 class Content(Response):
-    """A document's full text, or one page of it (offsets count Unicode code points)."""
+    """A document's full text, or one page of it (offsets count Unicode code points).
+
+    Attributes:
+        text: The full text, or the requested page of it.
+        bytes_returned: UTF-8 byte length of ``text``.
+        text_length: Length of the whole text in Unicode code points.
+        next_offset: Paged mode: the ``offset`` of the next page; full-text mode: equals ``text_length``.
+        more: Paged mode: ``True`` when more text follows; full-text mode: always ``False``.
+    """
 
     text: str = ""
     bytes_returned: int | None = None
@@ -90,7 +136,16 @@ class Content(Response):
 
 @_frozen
 class Resource(Response):
-    """A binary attachment, as ``resource()`` returns it."""
+    """A binary attachment, as ``resource()`` returns it.
+
+    Attributes:
+        data: The file's bytes.
+        content_type: MIME type from the ``Content-Type`` header (``application/octet-stream`` when the type is
+            unknown); ``None`` when the header is absent.
+        filename: Safe file name: the ``Content-Disposition`` one, else the last segment of ``file_name``,
+            else ``resource``.
+        content_disposition: The raw ``Content-Disposition`` header; ``None`` when absent.
+    """
 
     data: bytes = b""
     content_type: str | None = None
@@ -100,6 +155,25 @@ class Resource(Response):
 
 @_frozen
 class CatalogField(Model):
+    """One metadata field of ``meta_catalog``, with what it can be used for.
+
+    Attributes:
+        name: Field name, as used in ``filters``, ``sort`` and ``fields`` of ``meta_search``.
+        type: One of ``String``, ``Integer``, ``Boolean``, ``Float``, ``Date``, ``List[string]``,
+            ``List[object]``, ``Object``.
+        filterable: Whether the field can be used in ``filters``.
+        sortable: Whether the field can be used in ``sort``.
+        searchable: Whether the field is full-text searchable by ``query``.
+        default_returned: Whether the field is returned when no ``fields`` projection is passed.
+        projectable: Whether the field can be named in the ``fields`` projection.
+        description: Description of the field.
+        operators: Filter operators the field accepts, as short names (``EQ``, ``IN``, ``MATCH``...).
+        sample_values: Sample values; only with ``include_sample_values=True`` for enum-like fields, else ``None``.
+        cardinality_estimate: Estimated distinct values; only with ``include_field_stats=True``, else ``None``.
+        numeric_stats: ``min``, ``max``, ``avg``, ``p50``, ``p95`` of a numeric field; only with
+            ``include_field_stats=True``, else ``None``.
+    """
+
     name: str | None = None
     type: str | None = None
     filterable: bool | None = None
@@ -116,6 +190,15 @@ class CatalogField(Model):
 
 @_frozen
 class Catalog(Response, ListResult):
+    """The answer of ``meta_catalog``: the metadata fields the token may use in one collection.
+
+    Attributes:
+        fields: The fields, each with its type and abilities.
+        default_fields: Fields ``meta_search`` returns when no ``fields`` projection is passed.
+        filter_operators: Filter operator short names (``EQ``, ``NE``, ``GT``, ``GTE``, ``LT``, ``LTE``, ``IN``,
+            ``NIN``, ``CONTAINS``, ``MATCH``, ``MATCH_PHRASE``); requests use them with the ``FILTER_OP_`` prefix.
+    """
+
     _rows = "fields"
 
     fields: list[CatalogField] = _list()
@@ -126,7 +209,56 @@ class Catalog(Response, ListResult):
 @_frozen
 class MetadataRecord(Model, Citable):
     """One bibliographic record of ``meta_search``; which fields are present depends on the
-    projection, the default field set and the token's permissions."""
+    projection, the default field set and the token's permissions; zero-valued fields are omitted (``None``).
+
+    Attributes:
+        doc_id: Content hash (sha256) of the full-text artifact; ``None`` when the document has no full text.
+            Required for ``content``.
+        unique_id: Global unique id of the record; use it for citing, de-duplication and ``paper_relations``.
+        metadata_type: ``paper`` for papers, ``ebook`` for books.
+        title: Title.
+        abstract: Abstract or summary.
+        language: Language.
+        doi: DOI.
+        isbns: ISBN list.
+        isbn13: 13-digit ISBN.
+        type: Resource or document type.
+        author: Author list, objects with ``name`` and ``orcid``.
+        contributors: Editors, translators and similar (not returned by default).
+        locations: Access locations, links, holdings or open-access locations.
+        access_is_oa: Open access or not (a string).
+        access_oa_status: Open access status.
+        access_oa_url: Open access URL.
+        access_license: License.
+        publication_published_date: Publication date, ISO ``yyyy-MM-dd``; about 19.6% carry January 1 as a
+            placeholder for year-only precision (not returned by default).
+        publication_published_year: Publication year.
+        publication_published_place: Places of publication (not returned by default).
+        publication_published_country: Countries or regions of publication (not returned by default).
+        publication_venue_name_unified: Normalised venue name; preferred for exact matching and grouping.
+        publication_venue_type: Venue type.
+        publication_venue_issn: ISSN list.
+        publication_publisher: Publishers.
+        publication_venue_biblio_volume: Volume (not returned by default).
+        publication_venue_biblio_issue: Issue (not returned by default).
+        publication_venue_biblio_pages: Page range (not returned by default).
+        publication_pages: Total number of pages (not returned by default).
+        keywords: Keywords.
+        primary_topic: Main topic (``id``, ``display_name``, ``score`` 0-1, ``domain``); only when projected.
+        topics: Topic list; only when projected.
+        subjects: Subject terms (books); only when projected.
+        genre: Carrier/type list (books); only when projected.
+        reference_count: Number of works this paper cites.
+        citation_count: Number of times this paper is cited.
+        influential_citation_count: Number of influential citations.
+        fwci: Field-weighted citation impact.
+        references: Works cited by this paper (may be truncated; ``paper_relations`` serves them whole).
+        related_works: Related works (may be truncated; ``paper_relations`` serves them whole).
+        citation_normalized_percentile: Citation percentile among works of the same type, year and sub-field
+            (``value`` 0-1, ``is_in_top_10_percent``, ``is_in_top_1_percent``).
+        cited_by_percentile_year: Citation percentile within the same year (``min``/``max``, 0-100).
+        citations: Works citing this paper; only when projected (may be truncated).
+    """
 
     doc_id: str | None = None
     unique_id: str | None = None
@@ -175,12 +307,26 @@ class MetadataRecord(Model, Citable):
 
 @_frozen
 class FacetBucket(Model):
+    """One bucket of a facet: a field value and how many matching records carry it.
+
+    Attributes:
+        key: The field value.
+        doc_count: Number of matching records with that value (a string on the wire is read as an integer).
+    """
+
     key: str | int | float | bool | None = None
     doc_count: int | None = None
 
 
 @_frozen
 class FacetResult(Model, ListResult):
+    """The aggregation of one requested facet of ``meta_search``.
+
+    Attributes:
+        field: The field aggregated.
+        buckets: Its most frequent values with their counts.
+    """
+
     _rows = "buckets"
 
     field: str | None = None
@@ -190,7 +336,18 @@ class FacetResult(Model, ListResult):
 @_frozen
 class MetaSearchPage(Response, ListResult, Citable):
     """One page of ``meta_search``; ``total_count`` is capped at 10000 (a value at the cap
-    means 10000 or more); ``next_cursor`` is ``""`` when nothing follows."""
+    means 10000 or more); ``next_cursor`` is ``""`` when nothing follows.
+
+    Attributes:
+        results: The metadata records of this page.
+        total_count: Number of matches, capped at 10000 (a string on the wire is read as an integer).
+        page: Page number (>= 1).
+        page_size: Records per page (1-200).
+        total_pages: Number of pages (>= 0).
+        search_time_ms: Search time in milliseconds.
+        next_cursor: Deep-paging token for the next request's ``cursor``; ``""`` when no more results.
+        facets: One aggregation per requested facet; empty when none was requested.
+    """
 
     _rows = "results"
 
@@ -212,6 +369,14 @@ class MetaSearchPage(Response, ListResult, Citable):
 
 @_frozen
 class RelationItem(Model):
+    """One related paper of ``paper_relations``.
+
+    Attributes:
+        id: Identifier of the related paper (a DOI, an external id or an internal id).
+        id_type: Type of ``id``.
+        title: Title of the related paper.
+    """
+
     id: str | None = None
     id_type: str | None = None
     title: str | None = None
@@ -221,7 +386,18 @@ class RelationItem(Model):
 class RelationsPage(Response, ListResult):
     """One page of ``paper_relations``. The service answers 200 with ``code``/``biz_code`` even
     when it fails: a page whose ``code`` is not ``SUCCESS`` or whose ``biz_code`` is not 0
-    raises :class:`~paperlens.APIError` instead of reading as an empty page."""
+    raises :class:`~paperlens.APIError` instead of reading as an empty page.
+
+    Attributes:
+        items: The related papers of this page.
+        total_count: Number of related papers (>= 0).
+        page: Page number (>= 1).
+        page_size: Items per page (1-200).
+        total_pages: Number of pages (>= 0).
+        code: Status code of the answer; ``SUCCESS`` on success.
+        message: Status message.
+        biz_code: Business status code; 0 on success.
+    """
 
     _rows = "items"
 

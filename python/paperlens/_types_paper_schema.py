@@ -93,7 +93,23 @@ def _depth(key: str) -> Any:
 
 @_frozen
 class PaperCard(Model):
-    """A paper in compact form; ``schema_id`` is its key in every ``client.schema`` call."""
+    """A paper in compact form; ``schema_id`` is its key in every ``client.schema`` call.
+
+    Attributes:
+        schema_id: Public key of the paper in every ``client.schema`` call.
+        title: Title.
+        abstract: Abstract.
+        authors: Authors, as sent.
+        venue: Venue name.
+        year: Publication year.
+        topics: Topics of the paper, as sent.
+        tasks: Tasks the paper addresses, as sent.
+        research_problem: Research problem (extracted, normalised).
+        central_contribution: Central contribution.
+        headline_result: Headline result.
+        has_code: Whether code is available for the paper.
+        has_data: Whether data is available for the paper.
+    """
 
     schema_id: str | None = None
     title: str | None = None
@@ -113,7 +129,12 @@ class PaperCard(Model):
 @_frozen
 class ProvenanceElement(Model):
     """A location in the source: pass ``marker`` (with the paper's ``schema_id``) or
-    ``paragraph_id`` back unchanged to ``resolve_provenance`` or ``hydrate_items``."""
+    ``paragraph_id`` back unchanged to ``resolve_provenance`` or ``hydrate_items``.
+
+    Attributes:
+        marker: Opaque in-paper locator number; pass it back unchanged with the paper's ``schema_id``.
+        paragraph_id: Global paragraph id.
+    """
 
     marker: int | None = None
     paragraph_id: str | None = None
@@ -124,7 +145,20 @@ class Entity(Model):
     """A structured object of one paper (Problem, Component, Finding, Measure, Resource,
     Reference...). ``entity_id`` is stable only inside its paper. ``schema_paper`` (the
     paper card, which the contract shows in entity search only) is kept as sent when it is
-    not an object."""
+    not an object.
+
+    Attributes:
+        entity_id: Id of the entity, stable only inside its paper.
+        schema_id: Key of the paper the entity belongs to.
+        entity_type: Type: ``Problem``, ``Component``, ``Finding``, ``Measure``, ``Resource``, ``Reference``...; the
+            capability operation returns the public taxonomy.
+        entity_subtype: Subtype, such as ``Dataset`` or ``Method``.
+        name: Name of the entity.
+        text: Text of the entity.
+        section: Section of the paper the entity comes from.
+        provenance: Locations of the entity in the source paragraphs.
+        schema_paper: Card of the paper (entity search with ``hydrate_schema_papers=True``); ``None`` when not sent.
+    """
 
     entity_id: str | None = None
     schema_id: str | None = None
@@ -139,7 +173,19 @@ class Entity(Model):
 
 @_frozen
 class Relation(Model):
-    """A relation between two entities of one paper (``uses_component``, ``evaluates``...)."""
+    """A relation between two entities of one paper (``uses_component``, ``evaluates``...).
+
+    Attributes:
+        relation_id: Id of the relation, stable only inside its paper.
+        relation_type: Relation type, such as ``uses_component``, ``evaluates``, ``reports_metric``, ``supports``,
+            ``resolves``.
+        schema_id: Key of the paper the relation belongs to.
+        source_entity_id: Id of the source entity.
+        target_entity_id: Id of the target entity.
+        source_entity: Summary of the source entity; ``None`` unless context was requested.
+        target_entity: Summary of the target entity; ``None`` unless context was requested.
+        provenance: Locations of the relation in the source paragraphs.
+    """
 
     relation_id: str | None = None
     relation_type: str | None = None
@@ -154,7 +200,23 @@ class Relation(Model):
 @_frozen
 class Evidence(Model):
     """A retained, normalised piece of evidence with its locations. ``schema_paper`` (a paper
-    card, which the contract does not show here) is kept as sent when it is not an object."""
+    card, which the contract does not show here) is kept as sent when it is not an object.
+
+    Attributes:
+        evidence_id: Id of the evidence, stable only inside its paper.
+        schema_id: Key of the paper the evidence belongs to.
+        groups: Evidence groups (``evidence_score``, ``schema_unit``, ``core_claim_result``, ``table_evidence``,
+            ``formula``, ``resource``...).
+        group: Evidence group, as the evidence detail sends it (search sends ``groups``).
+        key: Attribute key.
+        value_text: Normalised text value, or ``None``.
+        value_number: Normalised numeric value, or ``None``.
+        value_bool: Normalised boolean value, or ``None``.
+        source_entity_id: Id of the entity the evidence comes from, or ``None``.
+        source_relation_id: Id of the relation the evidence comes from, or ``None``.
+        provenance: Locations of the evidence in the source paragraphs.
+        schema_paper: Card of the paper, when sent (``hydrate_schema_papers=True``); else ``None``.
+    """
 
     evidence_id: str | None = None
     schema_id: str | None = None
@@ -172,7 +234,16 @@ class Evidence(Model):
 
 @_frozen
 class ParagraphSegment(Model):
-    """A source paragraph; ``score`` (in-paper search only) ranks within that paper only."""
+    """A source paragraph; ``score`` (in-paper search only) ranks within that paper only.
+
+    Attributes:
+        paragraph_id: Global paragraph id.
+        schema_id: Key of the paper.
+        section: Section of the paragraph.
+        text: Text of the paragraph.
+        marker: Opaque in-paper locator number.
+        score: Relevance inside that paper only (in-paper search); ``None`` elsewhere.
+    """
 
     paragraph_id: str | None = None
     schema_id: str | None = None
@@ -184,7 +255,12 @@ class ParagraphSegment(Model):
 
 @_frozen
 class Total(Model):
-    """A result count; ``relation`` tells whether ``value`` is exact (``eq``) or a bound."""
+    """A result count; ``relation`` tells whether ``value`` is exact (``eq``) or a bound.
+
+    Attributes:
+        value: The count.
+        relation: ``eq`` when ``value`` is exact, otherwise the kind of bound ``value`` is.
+    """
 
     value: int | None = None
     relation: str | None = None
@@ -195,7 +271,15 @@ class Total(Model):
 
 @_frozen
 class SchemaResponse(Response):
-    """Fields every ``/paper-schema`` response may carry."""
+    """Fields every ``/paper-schema`` response may carry.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+    """
 
     partial: bool = False
     truncated: bool = False
@@ -215,7 +299,20 @@ class SchemaResponse(Response):
 @_frozen
 class Capabilities(SchemaResponse):
     """The capability contract: taxonomies, evidence groups and limits. Cached per client;
-    never a health check."""
+    never a health check.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        resources: Resource names of the API.
+        entity_taxonomy: Public entity types and subtypes.
+        relation_taxonomy: Public relation categories.
+        evidence_groups: Evidence groups allowed in evidence search.
+        limits: Paging, batch and graph-expansion limits.
+    """
 
     resources: list[str] | None = None
     entity_taxonomy: dict[str, Any] | None = None
@@ -226,7 +323,18 @@ class Capabilities(SchemaResponse):
 
 @_frozen
 class PaperSearchPage(SchemaResponse, ListResult):
-    """One page of ``schema.search``."""
+    """One page of ``schema.search``.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        total: Number of matching papers; large queries may give a bound (see ``Total.relation``).
+        items: Paper cards of this page.
+        next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
+    """
 
     _rows = "items"
     total: Total | None = None
@@ -236,7 +344,14 @@ class PaperSearchPage(SchemaResponse, ListResult):
 
 @_frozen
 class EntityRelatedPaper(Model):
-    """A paper found through entities similar to the query (similarity, not identity)."""
+    """A paper found through entities similar to the query (similarity, not identity).
+
+    Attributes:
+        schema_id: Key of the paper.
+        schema_paper: Card of the paper.
+        matched_entities: Summaries of the paper's entities similar to the query.
+        match_reasons: Why the paper matched.
+    """
 
     schema_id: str | None = None
     schema_paper: PaperCard | None = None
@@ -246,6 +361,18 @@ class EntityRelatedPaper(Model):
 
 @_frozen
 class EntityRelatedPapersPage(SchemaResponse, ListResult):
+    """One page of papers found through entities similar to the query.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        items: The papers of this page, each with its matched entities.
+        next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
+    """
+
     _rows = "items"
 
     items: list[EntityRelatedPaper] = _list()
@@ -254,7 +381,15 @@ class EntityRelatedPapersPage(SchemaResponse, ListResult):
 
 @_frozen
 class RelatedPaper(Model):
-    """A candidate related to the seed, with the contribution of each signal."""
+    """A candidate related to the seed, with the contribution of each signal.
+
+    Attributes:
+        schema_id: Key of the candidate paper.
+        schema_paper: Card of the candidate, when sent; else ``None``.
+        score: Overall score of the candidate, when sent.
+        score_components: Contribution of each signal: ``term``, ``entity``, ``citation``.
+        reasons: Why the candidate is related.
+    """
 
     schema_id: str | None = None
     schema_paper: PaperCard | None = None
@@ -265,6 +400,18 @@ class RelatedPaper(Model):
 
 @_frozen
 class RelatedPapers(SchemaResponse, ListResult):
+    """Related-paper candidates of a seed paper, from term, entity and resolved-citation signals.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        seed: Summary of the seed paper.
+        items: The candidates, each with its score components.
+    """
+
     _rows = "items"
 
     seed: PaperCard | None = None
@@ -273,6 +420,18 @@ class RelatedPapers(SchemaResponse, ListResult):
 
 @_frozen
 class EntitySearchPage(SchemaResponse, ListResult):
+    """One page of entity search; the result unit is the entity.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        items: The entities of this page.
+        next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
+    """
+
     _rows = "items"
 
     items: list[Entity] = _list()
@@ -281,7 +440,19 @@ class EntitySearchPage(SchemaResponse, ListResult):
 
 @_frozen
 class EntityPage(SchemaResponse, ListResult):
-    """One page of the entity set of a paper; ``total`` counts it after filtering."""
+    """One page of the entity set of a paper; ``total`` counts it after filtering.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        schema_id: Key of the paper.
+        total: Number of entities after filtering.
+        items: The entities of this page.
+        next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
+    """
 
     _rows = "items"
     schema_id: str | None = None
@@ -292,6 +463,19 @@ class EntityPage(SchemaResponse, ListResult):
 
 @_frozen
 class EntityDetail(SchemaResponse, ListResult):
+    """One entity of a paper, with its adjacent internal relations when requested.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        entity: The entity (type, name, text, section, provenance).
+        relations: Adjacent internal relations; empty unless ``include_relations=True``.
+        relations_truncated: ``True`` when ``relation_limit`` was reached; ``None`` when not sent.
+    """
+
     _rows = "relations"
 
     entity: Entity | None = None
@@ -310,7 +494,18 @@ class EntityDetail(SchemaResponse, ListResult):
 class RelationSearchPage(SchemaResponse, ListResult):
     """One page of ``schema.search_relations``. The contract shows neither ``total`` nor
     ``next_cursor`` here; when sent, ``total`` reads as in the other pages (a :class:`Total`
-    when it is an object, else as sent)."""
+    when it is an object, else as sent).
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        total: Number of matching relations, when sent; else ``None``.
+        items: The relations of this page.
+        next_cursor: Opaque cursor of the next page, when sent; ``None`` or ``""`` when no page follows.
+    """
 
     _rows = "items"
     total: Total | None = None
@@ -327,6 +522,20 @@ class RelationSearchPage(SchemaResponse, ListResult):
 
 @_frozen
 class RelationDetail(SchemaResponse):
+    """One internal relation of a paper, with its endpoint entities (never a citation edge).
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        relation: The relation.
+        source_entity: The source entity, or ``None``.
+        target_entity: The target entity, or ``None``.
+        provenance: Deduplicated, merged locations of the relation.
+    """
+
     relation: Relation | None = None
     source_entity: Entity | None = None
     target_entity: Entity | None = None
@@ -335,6 +544,16 @@ class RelationDetail(SchemaResponse):
 
 @_frozen
 class OutboundCitations(Model):
+    """The references a paper makes, and how many of them are resolved.
+
+    Attributes:
+        reference_count_total: Complete number of Reference entities.
+        resolved_reference_count: References resolved to a corpus paper.
+        unresolved_reference_count: References not resolved.
+        resolution_coverage: Resolution coverage of the references.
+        resolved_target_schema_count: Number of target papers that can be followed.
+    """
+
     reference_count_total: int | None = None
     resolved_reference_count: int | None = None
     unresolved_reference_count: int | None = None
@@ -344,6 +563,13 @@ class OutboundCitations(Model):
 
 @_frozen
 class InboundCitations(Model):
+    """The citations a paper receives.
+
+    Attributes:
+        external_citation_count: Total citations from external metadata; ``None`` when unknown.
+        resolved_corpus_edge_count: Resolvable incoming edges within the corpus.
+    """
+
     external_citation_count: int | None = None
     resolved_corpus_edge_count: int | None = None
 
@@ -351,7 +577,18 @@ class InboundCitations(Model):
 @_frozen
 class CitationSummary(SchemaResponse):
     """Citation counts of a paper; a resolved count below the total reflects resolution
-    coverage, not lost data."""
+    coverage, not lost data.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        schema_id: Key of the paper.
+        outbound: Counts of the paper's references.
+        inbound: Counts of the citations the paper receives.
+    """
 
     schema_id: str | None = None
     outbound: OutboundCitations | None = None
@@ -360,7 +597,12 @@ class CitationSummary(SchemaResponse):
 
 @_frozen
 class CitationResolution(Model):
-    """``status``: ``resolved``, ``unresolved`` or ``target_unavailable``."""
+    """``status``: ``resolved``, ``unresolved`` or ``target_unavailable``.
+
+    Attributes:
+        status: ``resolved``, ``unresolved`` or ``target_unavailable``.
+        target_schema_id: Key of the cited corpus paper; ``None`` when not resolved.
+    """
 
     status: str | None = None
     target_schema_id: str | None = None
@@ -370,7 +612,14 @@ class CitationResolution(Model):
 class CitationReference(Model):
     """The Reference entity behind a citation. The contract names its ``title``, ``authors``
     and ``year`` without giving their types: ``year`` is the JSON value as sent (digits in
-    a string stay a string)."""
+    a string stay a string).
+
+    Attributes:
+        entity_id: Id of the Reference entity, stable only inside its paper.
+        title: Title of the cited work.
+        authors: Authors of the cited work, as sent.
+        year: Year of the cited work, as sent.
+    """
 
     entity_id: str | None = None
     title: str | None = None
@@ -382,7 +631,14 @@ class CitationReference(Model):
 class CitationItem(Model):
     """One original reference of the paper, resolved to a corpus paper or not. The contract
     gives ``relation`` no shape: it is the JSON value as sent (``typed_relation`` reads an
-    object as a :class:`Relation`)."""
+    object as a :class:`Relation`).
+
+    Attributes:
+        relation: The original citation relation, as sent.
+        reference: The Reference entity (title, authors, year), or ``None``.
+        resolution: Resolution status and target key.
+        target_schema: Card of the cited corpus paper; ``None`` when not resolved.
+    """
 
     relation: Any = None
     reference: CitationReference | None = None
@@ -397,7 +653,19 @@ class CitationItem(Model):
 
 @_frozen
 class CitationsPage(SchemaResponse, ListResult):
-    """One page of the complete citation list; ``total`` is the complete citation count."""
+    """One page of the complete citation list; ``total`` is the complete citation count.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        schema_id: Key of the paper.
+        total: Complete number of citation relations (not the number of resolved items).
+        items: The citations of this page, resolved or not.
+        next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
+    """
 
     _rows = "items"
     schema_id: str | None = None
@@ -408,7 +676,25 @@ class CitationsPage(SchemaResponse, ListResult):
 
 @_frozen
 class GraphNode(PaperCard):
-    """A paper of the citation graph, with its availability status."""
+    """A paper of the citation graph, with its availability status.
+
+    Attributes:
+        schema_id: Public key of the paper in every ``client.schema`` call.
+        title: Title.
+        abstract: Abstract.
+        authors: Authors, as sent.
+        venue: Venue name.
+        year: Publication year.
+        topics: Topics of the paper, as sent.
+        tasks: Tasks the paper addresses, as sent.
+        research_problem: Research problem (extracted, normalised).
+        central_contribution: Central contribution.
+        headline_result: Headline result.
+        has_code: Whether code is available for the paper.
+        has_data: Whether data is available for the paper.
+        schema_paper: Card of the paper, when sent nested; else ``None``.
+        availability: Availability status of the paper.
+    """
 
     schema_paper: PaperCard | None = None
     availability: str | None = None
@@ -416,7 +702,13 @@ class GraphNode(PaperCard):
 
 @_frozen
 class GraphEdge(Model):
-    """A resolved citation: ``source_schema_id`` cites ``target_schema_id``."""
+    """A resolved citation: ``source_schema_id`` cites ``target_schema_id``.
+
+    Attributes:
+        source_schema_id: Key of the citing paper.
+        target_schema_id: Key of the cited paper.
+        citation_count: Citation count carried by the edge.
+    """
 
     source_schema_id: str | None = None
     target_schema_id: str | None = None
@@ -425,7 +717,13 @@ class GraphEdge(Model):
 
 @_frozen
 class GraphLevel(Model):
-    """Statistics of one expansion level (counts, or the ids themselves, as sent)."""
+    """Statistics of one expansion level (counts, or the ids themselves, as sent).
+
+    Attributes:
+        depth: Expansion level, as sent (``typed_levels`` takes it from the key of ``levels`` when absent).
+        frontier: Frontier of the level: a count, or the ids, as sent.
+        new_edges: Edges new at the level: a count, or the edges, as sent.
+    """
 
     depth: int | None = None
     frontier: int | list[Any] | None = None
@@ -435,7 +733,20 @@ class GraphLevel(Model):
 @_frozen
 class CitationGraph(SchemaResponse, ListResult):
     """Resolved paper-level citations expanded from ``root_schema_id``. ``truncated``: the
-    node or edge cap was reached (narrow the depth or expand around chosen nodes)."""
+    node or edge cap was reached (narrow the depth or expand around chosen nodes).
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        root_schema_id: Key of the root paper.
+        direction: ``outbound`` (papers the root cites) or ``inbound`` (papers citing it).
+        nodes: Papers of the graph, each with its card and availability status.
+        edges: Resolved citations between the nodes.
+        levels: Per-level frontier and new-edge statistics, as sent (``typed_levels`` reads them).
+    """
 
     _rows = "nodes"
     root_schema_id: str | None = None
@@ -494,6 +805,18 @@ class CitationGraph(SchemaResponse, ListResult):
 
 @_frozen
 class EvidenceSearchPage(SchemaResponse, ListResult):
+    """One page of evidence search: normalised fields and locations only.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        items: The evidence of this page.
+        next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
+    """
+
     _rows = "items"
 
     items: list[Evidence] = _list()
@@ -502,7 +825,18 @@ class EvidenceSearchPage(SchemaResponse, ListResult):
 
 @_frozen
 class EvidenceDetail(SchemaResponse):
-    """One evidence; ``source`` identifies its source entity or relation."""
+    """One evidence; ``source`` identifies its source entity or relation.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        evidence: The evidence (group, key, normalised values).
+        source: Identifier of the source entity or relation, as sent.
+        provenance: Locations of the evidence (``marker``, ``paragraph_id``).
+    """
 
     evidence: Evidence | None = None
     source: Any = None
@@ -512,7 +846,13 @@ class EvidenceDetail(SchemaResponse):
 @_frozen
 class SegmentTrace(Model):
     """How segments were found: ``mode`` (``marker`` / ``paragraph_id``) for provenance, the
-    query method and elapsed time for in-paper search."""
+    query method and elapsed time for in-paper search.
+
+    Attributes:
+        mode: Provenance locator mode: ``marker`` or ``paragraph_id``.
+        method: Query method (in-paper search).
+        elapsed_ms: Elapsed time in milliseconds (in-paper search).
+    """
 
     mode: str | None = None
     method: str | None = None
@@ -522,7 +862,18 @@ class SegmentTrace(Model):
 @_frozen
 class ResolvedProvenance(SchemaResponse, ListResult):
     """Paragraphs of the given locators (limited context, never the whole paper);
-    ``missing`` lists the locators that could not be resolved."""
+    ``missing`` lists the locators that could not be resolved.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        segments: The paragraphs, with up to ``window`` neighbours each.
+        trace: Locator mode used.
+        missing: Locators that could not be resolved.
+    """
 
     _rows = "segments"
     segments: list[ParagraphSegment] = _list()
@@ -534,7 +885,17 @@ class ResolvedProvenance(SchemaResponse, ListResult):
 class InPaperSearchResult(SchemaResponse, ListResult):
     """Paragraphs of one paper ranked for the query. The contract gives ``trace`` (query
     method and elapsed time) no shape: it is the JSON value as sent (``typed_trace`` reads
-    an object as a :class:`SegmentTrace`)."""
+    an object as a :class:`SegmentTrace`).
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        segments: Paragraphs of the paper, each with its in-paper ``score``.
+        trace: Query method and elapsed time, as sent.
+    """
 
     _rows = "segments"
 
@@ -550,7 +911,14 @@ class InPaperSearchResult(SchemaResponse, ListResult):
 @_frozen
 class HydratedItem(Model, ListResult):
     """One item of ``hydrate_items``: ``hydration_method`` is ``paragraph_id``, ``marker``,
-    ``schema_local_search`` or ``none``; ``reason`` says why nothing was filled."""
+    ``schema_local_search`` or ``none``; ``reason`` says why nothing was filled.
+
+    Attributes:
+        schema_id: Key of the paper of the item.
+        hydration_method: ``paragraph_id``, ``marker``, ``schema_local_search`` or ``none``.
+        segments: Source paragraphs filled in; empty when nothing was found.
+        reason: Why nothing was filled; ``None`` otherwise.
+    """
 
     _rows = "segments"
     schema_id: str | None = None
@@ -561,7 +929,16 @@ class HydratedItem(Model, ListResult):
 
 @_frozen
 class HydratedItems(SchemaResponse, ListResult):
-    """Every requested item, in order; one failure does not discard the others."""
+    """Every requested item, in order; one failure does not discard the others.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        items: One result per requested item, in request order.
+    """
 
     _rows = "items"
     items: list[HydratedItem] = _list()
@@ -574,7 +951,13 @@ class HydratedItems(SchemaResponse, ListResult):
 
 @_frozen
 class ResourceCount(Model):
-    """``returned`` of ``total``; ``truncated`` when a limit cut the list."""
+    """``returned`` of ``total``; ``truncated`` when a limit cut the list.
+
+    Attributes:
+        total: Full count for the paper.
+        returned: Count returned.
+        truncated: ``True`` when a limit cut the list.
+    """
 
     total: int | None = None
     returned: int | None = None
@@ -584,7 +967,17 @@ class ResourceCount(Model):
 @_frozen
 class PaperMaterials(Model):
     """The trimmed bundle of one paper. A list whose ``counts`` entry is truncated is not
-    the complete set (use the list operations for that)."""
+    the complete set (use the list operations for that).
+
+    Attributes:
+        schema_id: Key of the paper.
+        schema_paper: Card of the paper.
+        entities: Entities chosen for the goal.
+        relations: Relations chosen for the goal.
+        evidence: Evidence chosen for the goal.
+        terms: Internal keywords of the paper, as sent.
+        counts: Per resource (``entities``, ``relations``...): ``total``, ``returned``, ``truncated``.
+    """
 
     schema_id: str | None = None
     schema_paper: PaperCard | None = None
@@ -606,6 +999,17 @@ class PaperMaterials(Model):
 
 @_frozen
 class Materials(SchemaResponse, ListResult):
+    """Trimmed, goal-oriented bundles of known papers; not the complete lists.
+
+    Attributes:
+        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
+            ``warnings``); not a complete success. ``False`` when not sent.
+        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
+        warnings: Notes on degradation, partial results or other matters the caller must handle.
+        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
+        items: One bundle per paper.
+    """
+
     _rows = "items"
 
     items: list[PaperMaterials] = _list()
