@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from paperlens._paperlens import Completions, NativeClient
@@ -86,9 +87,9 @@ async def fetch(core: NativeClient, params: dict[str, Any]) -> tuple[bytes, str 
 
 async def download(
     core: NativeClient, params: dict[str, Any], dest: str, progress: Callable[[int, int | None], None] | None = None
-) -> tuple[str, str]:
+) -> tuple[Path, str]:
     bridge = _bridge()
     if bridge is None:
         return await core.download_async(params, dest, progress)
-    answer: tuple[str, str] = await bridge.submit(core, "download", "resource", params, dest, progress)
+    answer: tuple[Path, str] = await bridge.submit(core, "download", "resource", params, dest, progress)
     return answer
