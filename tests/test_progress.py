@@ -30,6 +30,12 @@ class FakeBar:
     def refresh(self):
         pass
 
+    def reset(self, total=None):
+        self.total, self.n = total, 0
+
+    def set_description(self, text):
+        pass
+
     def close(self):
         self.closed = True
 
@@ -61,6 +67,33 @@ def test_paginator_bar_is_sized_and_shows_a_retry_wait(sandbox, bars):
     assert len(records) == bar.n == 120 and bar.total == 120 and bar.closed
     assert any(note.startswith("waiting 0 s (retry 1/3)") for note in bar.notes)
     assert bar.notes[-1] == ""  # cleared when the retried request went out
+
+
+@pytest.mark.parametrize(
+    ("path", "run"),
+    [
+        ("/meta-search", lambda client, ids: client.lookup(ids, by="unique_id", progress=True)),
+        (
+            "/meta-search",
+            lambda client, ids: client.match_references(["Coral reefs under heat stress. 2019."], progress=True),
+        ),
+        ("/meta-paper-relations", lambda client, ids: client.snowball(ids[:1], depth=1, progress=True)),
+    ],
+    ids=["lookup", "match_references", "snowball"],
+)
+async def test_workflow_bars_show_the_transports_waits(sandbox, bars, path, run):
+    ids = [r.unique_id for r in sandbox_client(sandbox).meta_search(None, page_size=3).results]
+    for client in (
+        sandbox_client(sandbox, retry_backoff=0.01),
+        paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, retry_backoff=0.01),
+    ):
+        bars.clear()
+        sandbox.inject_fault(path, status=503, times=1)
+        result = run(client, ids)
+        if isinstance(client, paperlens.AsyncClient):
+            await result
+        (bar,) = bars
+        assert bar.closed and any(note.startswith("waiting 0 s (retry 1/3)") for note in bar.notes)
 
 
 def test_listeners_are_removed_when_the_bar_closes(sandbox, bars):

@@ -595,6 +595,8 @@ class _Workflows:
     """The research workflows of many requests, paced and cached like every call (each plan
     lives in its own module)."""
 
+    _listen: Callable[..., Any]  # the client's transport events, for the plans' progress bars
+
     @workflow
     def lookup(
         self, ids: Iterable[str], *, by: str = "doi", fields: list[str] | None = None, progress: bool = False
@@ -627,7 +629,7 @@ class _Workflows:
         """
         from paperlens.lookup import lookup_plan
 
-        return lookup_plan(**params(locals(), "lookup_plan"))
+        return lookup_plan(**params(locals(), "lookup_plan"), listen=self._listen)
 
     @workflow
     def match_reference(self, text: str, *, top: int = 5) -> Plan[list[ReferenceMatch]]:
@@ -681,7 +683,7 @@ class _Workflows:
         """
         from paperlens.matching import match_many_plan
 
-        return match_many_plan(**params(locals(), "match_many_plan"))
+        return match_many_plan(**params(locals(), "match_many_plan"), listen=self._listen)
 
     @workflow
     def snowball(
@@ -725,7 +727,7 @@ class _Workflows:
         """
         from paperlens.snowball import snowball_plan
 
-        return snowball_plan(**params(locals(), "snowball_plan"))
+        return snowball_plan(**params(locals(), "snowball_plan"), listen=self._listen)
 
 
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):

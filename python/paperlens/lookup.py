@@ -27,6 +27,7 @@ from urllib.parse import unquote
 from paperlens import _checks as checks
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
+from paperlens._progress import Listen
 from paperlens.export import Citable
 from paperlens.filters import Filter
 
@@ -160,7 +161,12 @@ class Lookup(Citable):
 
 
 def lookup_plan(
-    ids: Iterable[str], *, by: str = "doi", fields: list[str] | None = None, progress: bool = False
+    ids: Iterable[str],
+    *,
+    by: str = "doi",
+    fields: list[str] | None = None,
+    progress: bool = False,
+    listen: Listen | None = None,
 ) -> Plan[Lookup]:
     """The :data:`~paperlens._operation.Plan` of ``client.lookup``: checks every id before any
     request, then asks for the distinct ones in chunks of :data:`PAGE_SIZE_MAX`.
@@ -170,6 +176,7 @@ def lookup_plan(
         by: the field to look them up by: ``"doi"``, ``"unique_id"``, ``"doc_id"`` or ``"isbn13"``.
         fields: the projection (``by`` is added to it); ``None`` for the service's default set.
         progress: a progress bar of the ids answered (needs the ``progress`` extra).
+        listen: the client's transport events, so the bar shows pacing and retry waits.
 
     Returns:
         A :class:`Lookup`.
@@ -185,7 +192,7 @@ def lookup_plan(
     normal = [_checked_id(value, i, by) for i, value in enumerate(given)]
     wanted = list(dict.fromkeys(normal))
     answers: dict[str, MetadataRecord] = {}
-    bar = _progress_bar(progress, len(wanted))
+    bar = _progress_bar(progress, len(wanted), listen)
     try:
         for start in range(0, len(wanted), PAGE_SIZE_MAX):
             chunk = wanted[start : start + PAGE_SIZE_MAX]
@@ -239,9 +246,9 @@ def _filter_values(chunk: list[str], given: list[str], normal: list[str], by: st
     return list(values)
 
 
-def _progress_bar(progress: bool, total: int) -> Any:
+def _progress_bar(progress: bool, total: int, listen: Listen | None) -> Any:
     if not progress:
         return None
     from paperlens._progress import Progress
 
-    return Progress(total=total, unit="ids")
+    return Progress(total=total, unit="ids", listen=listen)

@@ -39,6 +39,7 @@ from paperlens import _citation as cite
 from paperlens._citation import Citation, parse_reference
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
+from paperlens._progress import Listen
 from paperlens.filters import Filter
 
 if TYPE_CHECKING:
@@ -310,10 +311,13 @@ def match_plan(text: str, *, top: int) -> Plan[list[ReferenceMatch]]:
     return (yield from _search(ref, top, known.get(ref.citation.doi or "")))
 
 
-def match_many_plan(texts: Iterable[str], *, top: int, progress: bool) -> Plan[list[list[ReferenceMatch]]]:
+def match_many_plan(
+    texts: Iterable[str], *, top: int, progress: bool, listen: Listen | None = None
+) -> Plan[list[list[ReferenceMatch]]]:
     """The plan of ``client.match_references``: :func:`match_plan` for each text, in order.
     A text given twice (up to whitespace) is matched once; the DOIs of all texts are looked
-    up together first. ``progress=True`` shows a bar of the citations matched.
+    up together first. ``progress=True`` shows a bar of the citations matched, with the pacing
+    and retry waits of the client's transport (``listen``).
 
     Raises:
         ValidationError: ``texts`` is a string, or one of them is empty or not a string
@@ -328,7 +332,7 @@ def match_many_plan(texts: Iterable[str], *, top: int, progress: bool) -> Plan[l
     if progress:
         from paperlens._progress import Progress
 
-        bar = Progress(total=len(refs), unit="references", desc="matching")
+        bar = Progress(total=len(refs), unit="references", desc="matching", listen=listen)
     answers: dict[str, list[ReferenceMatch]] = {}
     try:
         for key, ref in refs.items():

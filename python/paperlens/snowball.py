@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 from paperlens import _checks as checks
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
+from paperlens._progress import Listen
 from paperlens.errors import ValidationError
 
 __all__ = ["DIRECTIONS", "CitationNetwork", "snowball_plan"]
@@ -454,11 +455,11 @@ def _relation_plan(
 class _Bar:
     """The progress bar: papers expanded at the current depth, out of its frontier."""
 
-    def __init__(self, depth: int) -> None:
+    def __init__(self, depth: int, listen: Listen | None) -> None:
         from paperlens._progress import Progress
 
         self.depth = depth
-        self.progress = Progress(total=None, unit="papers", desc="snowball")
+        self.progress = Progress(total=None, unit="papers", desc="snowball", listen=listen)
 
     def level(self, level: int, frontier: int, nodes: int) -> None:
         self.progress.bar.reset(total=frontier)
@@ -482,6 +483,7 @@ def snowball_plan(
     limit: int | None,
     checkpoint: str | os.PathLike[str] | None,
     progress: bool,
+    listen: Listen | None = None,
 ) -> Plan[CitationNetwork]:
     """The :data:`~paperlens._operation.Plan` of ``client.snowball``: every argument is checked
     before any request, then the network grows breadth first.
@@ -500,6 +502,7 @@ def snowball_plan(
             without repeating a request (see :mod:`paperlens.snowball`).
         progress: a progress bar of the papers expanded and the frontier of each depth
             (needs the ``progress`` extra).
+        listen: the client's transport events, so the bar shows pacing and retry waits.
 
     Returns:
         A :class:`CitationNetwork`.
@@ -519,7 +522,7 @@ def snowball_plan(
     growth = _Growth(limit)
     for seed in parameters["seeds"]:
         growth.nodes[seed] = {"id": seed, "id_type": "unique_id", "depth": 0}
-    bar = _Bar(depth) if progress and depth > 0 else None
+    bar = _Bar(depth, listen) if progress and depth > 0 else None
     started = journal.started if journal is not None else _now()
     try:
         frontier = list(parameters["seeds"])
