@@ -6,9 +6,14 @@
 ...     print(record.title)
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
+
+# Not imported lazily: the module's name is the function's, and importing it would hide the function.
 from paperlens.dedupe import Deduped, dedupe
 from paperlens.errors import (
     APIConnectionError,
@@ -28,12 +33,14 @@ from paperlens.errors import (
     ServerError,
     ValidationError,
 )
-from paperlens.export import to_bibtex, to_csl_json, to_ris
 from paperlens.filters import Filter
-from paperlens.lookup import Lookup
-from paperlens.matching import ReferenceMatch
-from paperlens.pandas import to_pandas, to_polars
-from paperlens.snowball import CitationNetwork
+
+if TYPE_CHECKING:
+    from paperlens.export import to_bibtex, to_csl_json, to_ris
+    from paperlens.lookup import Lookup
+    from paperlens.matching import ReferenceMatch
+    from paperlens.pandas import to_pandas, to_polars
+    from paperlens.snowball import CitationNetwork
 
 __all__ = [
     "APIConnectionError",
@@ -73,10 +80,32 @@ __all__ = [
 ]
 
 
+#: The workflows' names, imported on first use so that ``import paperlens`` stays light.
+_LAZY = {
+    "CitationNetwork": "paperlens.snowball",
+    "Lookup": "paperlens.lookup",
+    "ReferenceMatch": "paperlens.matching",
+    "to_bibtex": "paperlens.export",
+    "to_csl_json": "paperlens.export",
+    "to_pandas": "paperlens.pandas",
+    "to_polars": "paperlens.pandas",
+    "to_ris": "paperlens.export",
+}
+
+
 def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
     # The result types of the 18 paper-schema operations are defined on first use.
     if name == "types":
         import paperlens.types
 
         return paperlens.types
     raise AttributeError(f"module 'paperlens' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

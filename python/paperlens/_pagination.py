@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from paperlens._citable import Citable
 from paperlens._contract import (
     BOOSTS,
     NO_BOOST,
@@ -19,7 +20,6 @@ from paperlens._contract import (
     SCHEMA_PAGE_SIZE_MAX,
 )
 from paperlens._progress import Listen, Progress
-from paperlens.export import Citable
 
 T = TypeVar("T")
 P = TypeVar("P")

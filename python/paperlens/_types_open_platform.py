@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from paperlens._citable import Citable
 from paperlens._model import ListResult, Model, Response
 from paperlens.errors import APIError
-from paperlens.export import Citable
 
 __all__ = [
     "AgenticSearchResult",

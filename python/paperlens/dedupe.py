@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperlens import _checks as checks
-from paperlens.export import Citable, RecordList, is_data_frame
+from paperlens._citable import Citable, RecordList, is_data_frame
 from paperlens.lookup import normalize_doi
 
 __all__ = ["RULES", "Deduped", "Merge", "dedupe", "normalize_title"]

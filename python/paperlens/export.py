@@ -21,7 +21,8 @@ keys. The entry type follows the record's ``type`` and, for types the mapping do
 its venue type (see :data:`KINDS`). Values keep their Unicode (CJK, emoji); BibTeX escapes
 LaTeX's special characters (``{ } % & $ # _ ~ ^ \\``) and braces literal (one-word) names.
 
-This module imports no result type at module level: those types inherit :class:`Citable`.
+This module imports no result type at module level: those types inherit :class:`Citable`
+(from :mod:`paperlens._citable`, so that defining them does not import this module).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from paperlens._citable import Citable, RecordList, is_data_frame
 
 __all__ = ["CITATION_FIELDS", "KINDS", "Citable", "RecordList", "to_bibtex", "to_csl_json", "to_ris"]
 
@@ -122,30 +125,6 @@ _LATEX = {
 }
 _LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]")
 _PAGE_RANGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)\s*[-\u2010-\u2015]+\s*([^-\u2010-\u2015\s]+)\s*$")
-
-
-class Citable:
-    """``to_bibtex()``, ``to_ris()`` and ``to_csl_json()`` for a result that holds records."""
-
-    __slots__ = ()
-
-    def to_bibtex(self) -> str:
-        """The records as BibTeX entries (see :func:`paperlens.to_bibtex`)."""
-        return to_bibtex(self)
-
-    def to_ris(self) -> str:
-        """The records as RIS references (see :func:`paperlens.to_ris`)."""
-        return to_ris(self)
-
-    def to_csl_json(self) -> list[dict[str, Any]]:
-        """The records as CSL-JSON items (see :func:`paperlens.to_csl_json`)."""
-        return to_csl_json(self)
-
-
-class RecordList(list[Any], Citable):
-    """A plain list of records (``Deduped.kept``) that also exports itself."""
-
-    __slots__ = ()
 
 
 # -- the three formats -------------------------------------------------------------------------
@@ -294,10 +273,6 @@ def _item_dict(item: Any) -> dict[str, Any]:
     if isinstance(id_type, str) and isinstance(ident, str) and id_type not in row:
         row = {**row, id_type: ident}
     return row
-
-
-def is_data_frame(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 
 
 def frame_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from paperlens import _checks as checks
+from paperlens._citable import Citable
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
 from paperlens._progress import Listen
-from paperlens.export import Citable
 from paperlens.filters import Filter
 
 if TYPE_CHECKING:
