@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::to_py_err;
+use crate::rows::{scan_row, RowSpan};
 
 const PARSER: PythonParse = PythonParse {
     allow_inf_nan: false,
@@ -20,10 +21,10 @@ const PARSER: PythonParse = PythonParse {
 /// A successful JSON answer: decoded into `(object, request_id)` when it reaches Python.
 ///
 /// For a page (`meta_search`), the rows of the top-level list `results` are left
-/// undecoded: each reaches Python as the `bytes` of its JSON text, and the result types
-/// decode one when it is first read. The body is checked and cut into its parts here,
-/// on the thread that received it and without the GIL; only building the Python objects
-/// waits for the GIL.
+/// undecoded: each reaches Python as a [`Row`](crate::rows::Row) (its JSON text and where each property is),
+/// and the result types decode a field when it is first read. The body is checked and cut
+/// into its parts here, on the thread that received it and without the GIL; only building
+/// the Python objects waits for the GIL.
 pub struct JsonAnswer {
     response: ApiResponse,
     page: Option<Page>,
@@ -34,8 +35,8 @@ type Page = Vec<(String, Member)>;
 
 enum Member {
     Value(Range<usize>),
-    /// The undecoded rows: the span of each element of the list.
-    Rows(Vec<Range<usize>>),
+    /// The undecoded rows: each element of the list.
+    Rows(Vec<RowSpan>),
 }
 
 /// The name of the list whose rows `operation`'s answer leaves undecoded, if any.
@@ -86,7 +87,7 @@ fn scan_page(body: &[u8], rows_key: &str) -> Option<Page> {
     while let Some(name) = key {
         let start = jiter.current_index();
         let member = if name == rows_key && jiter.peek().ok()? == Peek::Array {
-            Member::Rows(row_spans(&mut jiter).ok()?)
+            Member::Rows(row_spans(&mut jiter, body).ok()?)
         } else {
             jiter.next_skip().ok()?;
             Member::Value(start..jiter.current_index())
@@ -98,31 +99,28 @@ fn scan_page(body: &[u8], rows_key: &str) -> Option<Page> {
     Some(page)
 }
 
-fn row_spans(jiter: &mut Jiter) -> JiterResult<Vec<Range<usize>>> {
-    let mut spans = Vec::new();
+fn row_spans(jiter: &mut Jiter, body: &[u8]) -> JiterResult<Vec<RowSpan>> {
+    let mut rows = Vec::new();
     let mut next = jiter.known_array()?;
     while let Some(peek) = next {
-        let start = jiter.current_index();
-        jiter.known_skip(peek)?;
-        spans.push(start..jiter.current_index());
+        rows.push(scan_row(jiter, body, peek)?);
         next = jiter.array_step()?;
     }
-    Ok(spans)
+    Ok(rows)
 }
 
-/// The page as a dict; its rows are objects' JSON text as `bytes` (anything else decoded).
+/// The page as a dict; its rows that are objects are [`Row`](crate::rows::Row)s (anything else decoded).
 fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'py, PyAny>> {
     let object = PyDict::new(py);
     for (name, member) in page {
         match member {
             Member::Value(span) => object.set_item(name, loads(py, &body[span])?)?,
-            Member::Rows(spans) => {
+            Member::Rows(rows) => {
                 let list = PyList::empty(py);
-                for span in spans {
-                    let text = &body[span];
-                    match text.first() {
-                        Some(b'{') => list.append(PyBytes::new(py, text))?,
-                        _ => list.append(loads(py, text)?)?,
+                for row in rows {
+                    match row {
+                        RowSpan::Object(row) => list.append(row)?,
+                        RowSpan::Other(span) => list.append(loads(py, &body[span])?)?,
                     }
                 }
                 object.set_item(name, list)?;
@@ -132,8 +130,7 @@ fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'
     Ok(object.into_any())
 }
 
-/// Decodes JSON text (a row that [`JsonAnswer`] left undecoded).
-#[pyfunction]
+/// Decodes JSON text (a row, or a value of a row, that [`JsonAnswer`] left undecoded).
 pub fn loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     PARSER.python_parse(py, data).map_err(|e| jiter::map_json_error(data, &e))
 }

@@ -6,6 +6,7 @@ mod decode;
 mod errors;
 mod events;
 mod operation;
+mod rows;
 mod runtime;
 mod sandbox;
 
@@ -17,7 +18,8 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::NativeClient>()?;
     m.add_class::<completions::Completions>()?;
     m.add_class::<sandbox::NativeSandbox>()?;
-    m.add_function(wrap_pyfunction!(decode::loads, m)?)?;
+    m.add_class::<rows::Row>()?;
+    m.add_class::<rows::LazyField>()?;
     Ok(())
 }
 

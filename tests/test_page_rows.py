@@ -1,5 +1,6 @@
-"""The rows of a `meta_search` page are decoded when first read: before that they hold their
-JSON text. Whatever a user does with a row, it behaves exactly as an eagerly built one."""
+"""The rows of a `meta_search` page are decoded when read: a field read decodes that value
+alone, and what needs the whole object decodes the rest. Whatever a user does with a row, it
+behaves exactly as an eagerly built one."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pytest_httpserver import HTTPServer
 
 import paperlens
 from paperlens import types as t
+from paperlens._paperlens import Row
 
 from fixtures import meta_search_page
 
@@ -36,12 +38,59 @@ def page(client, httpserver: HTTPServer, body: dict) -> t.MetaSearchPage:
     return client.meta_search("q")
 
 
-def test_rows_stay_undecoded_until_read_then_become_plain_instances(page):
+def test_a_field_read_decodes_that_value_and_the_whole_object_decodes_the_rest(page):
     row = page.results[1]
     assert isinstance(row, t.MetadataRecord) and type(row) is not t.MetadataRecord
     assert row.citation_count == 9007199254740993
+    keywords = row.keywords
+    assert type(row) is not t.MetadataRecord and set(row._raw.get("title") or "") == set(row.title or "")
+    assert row.extra == {"brand_new_field": {"nested": ["ü", "数据", "🧬"]}}
     assert type(row) is t.MetadataRecord
+    assert row.keywords is keywords  # the values read before are kept
     assert type(page.results[0]) is not t.MetadataRecord  # reading one row leaves the others alone
+
+
+@pytest.mark.parametrize(
+    "text, field, expected",
+    [
+        (b'{"title": "first", "title": "last"}', "title", "last"),  # as a decoder keeps it
+        (b'{"ti\\u0074le": "escaped name"}', "title", "escaped name"),  # decoded whole
+        (b'{"citation_count": "42"}', "citation_count", 42),
+        (b'{"citation_count": null, "title": "x"}', "citation_count", None),
+        (b'{ "title" :  "spaced" , "doi":"10.1/x" }', "doi", "10.1/x"),
+        (b'{"author": [{"name": "\\u00e9mile"}]}', "author", [{"name": "émile"}]),
+    ],
+)
+def test_a_field_read_alone_is_what_the_whole_object_says(text: bytes, field: str, expected: object):
+    lazy = t.MetadataRecord._from_wire(Row(text))
+    assert getattr(lazy, field) == expected
+    assert getattr(t.MetadataRecord._from_wire(Row(text)), field) == expected
+    assert lazy == t.MetadataRecord._from_wire(json.loads(text))
+    assert lazy.to_dict() == {**json.loads(text), **({field: expected} if field == "citation_count" else {})}
+
+
+def test_list_and_nested_fields_read_alone_are_typed():
+    facet = t.FacetResult._from_wire(Row(b'{"field": "year", "buckets": [{"key": 2020, "doc_count": "3"}]}'))
+    assert facet.buckets[0].doc_count == 3 and type(facet.buckets[0]) is t.FacetBucket
+    assert t.FacetResult._from_wire(Row(b'{"field": "year"}')).buckets == []
+    assert t.FacetResult._from_wire(Row(b'{"buckets": null}')).to_dict() == {"buckets": None}
+
+
+def test_a_bad_integer_string_fails_the_read_that_meets_it():
+    row = t.MetadataRecord._from_wire(Row(b'{"citation_count": "many", "title": "x"}'), "req-9")
+    assert row.title == "x"
+    with pytest.raises(paperlens.ResponseDecodeError, match="expected an integer, got 'many'") as caught:
+        _ = row.citation_count
+    assert caught.value.request_id == "req-9"
+
+
+def test_a_row_is_its_json_text_and_pickles_as_it():
+    row = Row(b'{"title": "x", "n": [1, 2]}')
+    assert bytes(row) == b'{"title": "x", "n": [1, 2]}' and row.loads() == {"title": "x", "n": [1, 2]}
+    assert row.get("n") == [1, 2] and row.get("missing") is None and row.get("missing", 0) == 0
+    assert bytes(pickle.loads(pickle.dumps(row))) == bytes(row)
+    with pytest.raises(ValueError, match="object"):
+        Row(b"[1]")
 
 
 def test_an_undecoded_row_behaves_like_an_eager_one(page, body):
@@ -66,7 +115,7 @@ def _fresh_rows(page, body, copies: int = 12):
     """Undecoded copies of the page's rows, one list per check (reading decodes a row)."""
     raw = json.dumps(body["results"][0]), json.dumps(body["results"][1]), json.dumps(body["results"][2])
     for _ in range(copies):
-        yield [t.MetadataRecord._from_wire(text.encode(), page.request_id) for text in raw]
+        yield [t.MetadataRecord._from_wire(Row(text.encode()), page.request_id) for text in raw]
 
 
 def test_class_attributes_and_dataclass_fields_are_those_of_the_plain_class(page):
@@ -82,13 +131,14 @@ def test_rows_decode_once_when_many_threads_read_them(client, httpserver: HTTPSe
 
     def read() -> None:
         seen.append([row.doi for row in page.results])
+        seen.append([vars(row)["doi"] for row in page.results])
 
     threads = [threading.Thread(target=read) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(seen) == 8 and all(dois == seen[0] for dois in seen)
+    assert len(seen) == 16 and all(dois == seen[0] for dois in seen)
     assert seen[0] == [f"10.1234/plens.{i}" for i in range(200)]
     assert {type(row) for row in page.results} == {t.MetadataRecord}
 

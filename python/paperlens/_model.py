@@ -18,11 +18,14 @@ answers, and elsewhere they are extra properties of any shape; a list of resourc
 strict), and ``to_dict()`` gives back exactly the wire JSON (those digit strings as ints,
 explicit nulls and extra properties included).
 
-The rows of a large page arrive from the Rust core as the ``bytes`` of their JSON text
-(see ``src/decode.rs``) and stay that way until first read: such an instance belongs to
-a hidden subclass whose field descriptors decode the row, fill ``__dict__`` and turn the
-instance into its plain class, so every later read is an ordinary attribute lookup. The
-text is kept: ``to_dict()`` of such a row decodes it afresh instead of copying objects.
+The rows of a large page arrive from the Rust core undecoded, as a ``Row`` (their JSON
+text and where each property is in it, see ``src/rows.rs``): such an instance belongs to a
+hidden subclass whose fields are ``LazyField`` descriptors. Reading a field decodes that
+value alone and keeps it in the instance ``__dict__``, where every later read finds it as an
+ordinary attribute; anything that needs the whole object (``__dict__``, ``extra``, ``==``,
+pickling) decodes the rest and turns the instance into its plain class, keeping the values
+already read. The text is kept: ``to_dict()`` of such a row decodes it afresh instead of
+copying objects.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from paperlens._paperlens import loads
+from paperlens._paperlens import LazyField, Row
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
@@ -132,7 +135,7 @@ class _State:
     #: The wire properties moved out of ``__dict__`` (see the module's docstring), or ``None``.
     _moved: dict[str, Any] | None
     #: The JSON text of a row not decoded yet (or kept for ``to_dict()``), else ``None``.
-    _raw: bytes | None
+    _raw: Row | None
     _request_id: str | None
 
 
@@ -162,7 +165,7 @@ class Model(_State):
         raw = self._raw
         if raw is not None:
             # Only JSON objects are left undecoded (see ``src/decode.rs``).
-            return typing.cast(dict[str, Any], _plan(type(self)).normalised(loads(raw), self._request_id))
+            return typing.cast(dict[str, Any], _plan(type(self)).normalised(raw.loads(), self._request_id))
         wire = {k: plain(v) for k, v in self.__dict__.items()}
         for name, was_null in self._absent:
             if was_null:
@@ -205,7 +208,7 @@ class Model(_State):
 
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
-        if type(raw) is bytes:
+        if type(raw) is Row:
             return _undecoded(cls, raw, request_id)
         absent, moved = _typed(cls, raw, request_id)
         obj = object.__new__(cls)
@@ -219,7 +222,7 @@ class Model(_State):
 _set_slot = object.__setattr__
 
 
-def _set_state(obj: Model, raw: bytes | None, absent: tuple[tuple[str, bool], ...], request_id: str | None) -> None:
+def _set_state(obj: Model, raw: Row | None, absent: tuple[tuple[str, bool], ...], request_id: str | None) -> None:
     _set_slot(obj, "_raw", raw)
     _set_slot(obj, "_absent", absent)
     _set_slot(obj, "_request_id", request_id)
@@ -230,7 +233,7 @@ def _restore(
     cls: type[M],
     state: dict[str, Any],
     absent: tuple[tuple[str, bool], ...],
-    raw: bytes | None,
+    raw: Row | None,
     request_id: str | None,
     moved: dict[str, Any] | None = None,
 ) -> M:
@@ -297,7 +300,7 @@ class Response(Model):
 _DICT = _State.__dict__["__dict__"]
 
 
-def _undecoded(cls: type[M], raw: bytes, request_id: str | None) -> M:
+def _undecoded(cls: type[M], raw: Row, request_id: str | None) -> M:
     # The hidden subclass of cls: an M.
     obj = typing.cast(M, object.__new__(_plan(cls).undecoded()))
     _set_state(obj, raw, _NOTHING, request_id)
@@ -305,37 +308,30 @@ def _undecoded(cls: type[M], raw: bytes, request_id: str | None) -> M:
 
 
 def _decode(obj: Model) -> None:
-    """Turns an undecoded row into a plain instance of its class (once; a no-op after)."""
+    """Turns an undecoded row into a plain instance of its class (once; a no-op after),
+    keeping the values of the fields read already."""
     cls = type(obj)
     plan = cls.__dict__.get("_plan")
     if plan is None or not plan.is_hidden(cls):
         return
     plain = cls.__mro__[1]
-    raw, request_id = typing.cast(bytes, obj._raw), obj._request_id
-    try:
-        data = loads(raw)
-    except ValueError as error:
-        raise ResponseDecodeError(f"a row of the answer is not valid JSON: {error}", request_id=request_id) from None
+    raw, request_id = typing.cast(Row, obj._raw), obj._request_id
+    data = raw.loads()
     absent, moved = _typed(plain, data, request_id)
+    data.update(_DICT.__get__(obj))
     _DICT.__set__(obj, data)
     _set_slot(obj, "_absent", absent)
     _set_slot(obj, "_moved", moved)
     _set_slot(obj, "__class__", plain)
 
 
-class _DecodingField:
-    """A field of an undecoded row: reading it decodes the row."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Model | None, owner: type[Model]) -> Any:
-        if obj is None:
-            return getattr(owner.__mro__[1], self.name)
-        _decode(obj)
-        return getattr(obj, self.name)
+def _read_whole(obj: Model | None, owner: type[Model], name: str) -> Any:
+    """A field of an undecoded row read by decoding the whole row (see ``LazyField``), or
+    read on the class."""
+    if obj is None:
+        return getattr(owner.__mro__[1], name)
+    _decode(obj)
+    return getattr(obj, name)
 
 
 def _decoded_dict(self: Model) -> dict[str, Any]:
@@ -354,8 +350,14 @@ def _decoded_reduce_ex(self: Model, protocol: typing.SupportsIndex) -> Any:
 
 
 def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
-    namespace: dict[str, Any] = {name: _DecodingField(name) for name in plan.names}
+    converters = {**dict(plan.nested_convert), **dict.fromkeys(plan.ints, _int)}
+    namespace: dict[str, Any] = {
+        name: LazyField(name, name in plan.lists, converters.get(name), name in plan.ints, _read_whole)
+        for name in plan.names
+    }
     namespace.update(
+        # Built anew (``dataclasses.replace``, ``copy.replace``): a plain instance.
+        __new__=lambda _cls, *args, **kwargs: cls(*args, **kwargs),
         __slots__=(),
         __dict__=property(_decoded_dict),
         __eq__=_decoded_eq,
@@ -489,7 +491,7 @@ def _converter(hint: Any, name: str, owner: str) -> Any:
             undecoded, new, set_slot = _plan(item).undecoded(), object.__new__, _set_slot
             rows = []
             for v in value:
-                if type(v) is bytes:
+                if type(v) is Row:
                     row = new(undecoded)
                     set_slot(row, "_raw", v)
                     set_slot(row, "_absent", _NOTHING)

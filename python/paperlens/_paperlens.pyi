@@ -6,13 +6,36 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, final
 
-__all__ = ["Completions", "NativeClient", "NativeSandbox", "__version__", "loads"]
+__all__ = ["Completions", "LazyField", "NativeClient", "NativeSandbox", "Row", "__version__"]
 __version__: str
 
-# -- client (src/client.rs) -----------------------------------------------------------------
+# -- rows (src/rows.rs) ---------------------------------------------------------------------
 
-def loads(data: bytes) -> Any:
-    """Decodes JSON text: a page row that the core left undecoded."""
+@final
+class Row:
+    """A page row left undecoded (src/rows.rs): its JSON text, decoded when read."""
+
+    def __new__(cls, text: bytes) -> Row: ...
+    def loads(self) -> dict[str, Any]: ...
+    def get(self, name: str, default: Any = None) -> Any: ...
+    def __bytes__(self) -> bytes: ...
+    def __reduce__(self) -> tuple[type[Row], tuple[bytes]]: ...
+
+@final
+class LazyField:
+    """A field of the result type of undecoded rows: reading it decodes that value alone."""
+
+    def __new__(
+        cls,
+        name: str,
+        empty_list: bool,
+        convert: Callable[[Any, str | None], Any] | None,
+        int_only: bool,
+        whole: Callable[[Any, type[Any], str], Any],
+    ) -> LazyField: ...
+    def __get__(self, instance: Any, owner: type[Any] | None = None, /) -> Any: ...
+
+# -- client (src/client.rs) -----------------------------------------------------------------
 
 @final
 class NativeClient:

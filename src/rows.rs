@@ -1,0 +1,197 @@
+//! The rows of a large page, left undecoded until read: each holds its JSON text and where
+//! each property's value is in it, so that reading a field decodes that value alone.
+
+use std::ops::Range;
+
+use jiter::{Jiter, JiterResult, Peek};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::{ffi, intern};
+
+use crate::decode::loads;
+
+/// One property of a row: the bytes of its name (between the quotes) and of its value.
+#[derive(Clone, Copy)]
+struct Property {
+    name: (u32, u32),
+    value: (u32, u32),
+}
+
+/// An element of a page's list of rows: an object (left undecoded) or any other value.
+pub enum RowSpan {
+    Object(Row),
+    Other(Range<usize>),
+}
+
+/// Scans one element of an array (the jiter stands at it, `peek` its kind): an object becomes
+/// a [`Row`] (its text copied, its properties found on the way), anything else says where it is.
+pub fn scan_row(jiter: &mut Jiter, body: &[u8], peek: Peek) -> JiterResult<RowSpan> {
+    let start = jiter.current_index();
+    if peek != Peek::Object {
+        jiter.known_skip(peek)?;
+        return Ok(RowSpan::Other(start..jiter.current_index()));
+    }
+    let mut properties = Some(Vec::new());
+    let mut name = jiter.next_object_bytes()?.map(|name| span_in(body, name));
+    while let Some((name_start, name_end)) = name {
+        let value_start = jiter.current_index();
+        jiter.next_skip()?;
+        let value_end = jiter.current_index();
+        let plain = !body[name_start..name_end].contains(&b'\\');
+        properties = properties.filter(|_| plain).map(|mut list| {
+            list.push(Property {
+                name: relative(start, name_start, name_end),
+                value: relative(start, value_start, value_end),
+            });
+            list
+        });
+        name = jiter.next_key_bytes()?.map(|name| span_in(body, name));
+    }
+    let text: Box<[u8]> = body[start..jiter.current_index()].into();
+    let fits = u32::try_from(text.len()).is_ok();
+    Ok(RowSpan::Object(Row { text, properties: properties.filter(|_| fits) }))
+}
+
+/// Where `part` (a slice of `body`) is in `body`.
+fn span_in(body: &[u8], part: &[u8]) -> (usize, usize) {
+    let start = part.as_ptr() as usize - body.as_ptr() as usize;
+    (start, start + part.len())
+}
+
+fn relative(row_start: usize, start: usize, end: usize) -> (u32, u32) {
+    ((start - row_start) as u32, (end - row_start) as u32)
+}
+
+/// A row of a page whose JSON text is decoded when it is read: the whole object
+/// ([`Row::loads`]), or one property ([`Row::get`], and [`LazyField`] for the fields of a
+/// result type). Immutable; pickled as its text.
+#[pyclass(frozen, module = "paperlens._paperlens")]
+pub struct Row {
+    text: Box<[u8]>,
+    properties: Option<Vec<Property>>,
+}
+
+impl Row {
+    /// The JSON text of the value of property `name` (the last one of that name, as a
+    /// decoder keeps); `None` when absent; `Err` when this row can only be decoded whole.
+    fn value(&self, name: &[u8]) -> Result<Option<&[u8]>, ()> {
+        let properties = self.properties.as_deref().ok_or(())?;
+        let text = &self.text[..];
+        let found = properties.iter().rev().find(|p| &text[p.name.0 as usize..p.name.1 as usize] == name);
+        Ok(found.map(|p| &text[p.value.0 as usize..p.value.1 as usize]))
+    }
+}
+
+#[pymethods]
+impl Row {
+    /// A row from the JSON text of an object (how a pickled row comes back).
+    #[new]
+    fn py_new(text: &[u8]) -> PyResult<Row> {
+        let mut jiter = Jiter::new(text);
+        let peek = jiter.peek().map_err(|e| PyValueError::new_err(e.description(&jiter)))?;
+        if peek != Peek::Object {
+            return Err(PyValueError::new_err("a row is the JSON text of an object"));
+        }
+        match scan_row(&mut jiter, text, peek).and_then(|row| jiter.finish().map(|()| row)) {
+            Ok(RowSpan::Object(row)) => Ok(row),
+            Ok(RowSpan::Other(_)) => unreachable!("an object was peeked"),
+            Err(e) => Err(PyValueError::new_err(e.description(&jiter))),
+        }
+    }
+
+    /// The whole object, decoded.
+    fn loads<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        loads(py, &self.text)
+    }
+
+    /// The decoded value of property `name`; `default` when the row has none.
+    #[pyo3(signature = (name, default=None))]
+    fn get<'py>(&self, py: Python<'py>, name: &str, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let text = match self.value(name.as_bytes()) {
+            Ok(text) => text,
+            Err(()) => {
+                return Ok(self.loads(py)?.get_item(name).ok().or(default).unwrap_or_else(|| py.None().into_bound(py)))
+            }
+        };
+        match (text, default) {
+            (Some(text), _) => loads(py, text),
+            (None, Some(default)) => Ok(default),
+            (None, None) => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.text)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let text = PyBytes::new(py, &slf.get().text);
+        (slf.get_type(), (text,)).into_pyobject(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Row({} bytes)", self.text.len())
+    }
+}
+
+/// A field of the result type of undecoded rows (a class attribute): reading it on a row
+/// decodes that value alone and keeps it in the instance `__dict__`, where later reads find
+/// it first. A row that can only be decoded whole, and reads on the class, go to `whole`.
+#[pyclass(frozen, module = "paperlens._paperlens")]
+pub struct LazyField {
+    name: Py<PyString>,
+    /// What an absent or null value reads as (`[]` for a list of resources is made afresh).
+    empty_list: bool,
+    /// `(value, request_id) -> typed value`, for a value that is not null: integers sent as
+    /// strings, nested resources; `int_only` calls it for strings alone.
+    convert: Option<Py<PyAny>>,
+    int_only: bool,
+    /// `(obj, owner, name) -> value`: decodes the row whole and reads the field.
+    whole: Py<PyAny>,
+}
+
+#[pymethods]
+impl LazyField {
+    #[new]
+    fn new(
+        name: Bound<'_, PyString>,
+        empty_list: bool,
+        convert: Option<Py<PyAny>>,
+        int_only: bool,
+        whole: Py<PyAny>,
+    ) -> LazyField {
+        LazyField { name: name.unbind(), empty_list, convert, int_only, whole }
+    }
+
+    fn __get__<'py>(&self, obj: Option<Bound<'py, PyAny>>, owner: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = owner.py();
+        let name = self.name.bind(py);
+        let whole = || self.whole.bind(py).call1((obj.as_ref(), &owner, name));
+        let Some(obj) = obj.as_ref() else { return whole() };
+        let raw = obj.getattr(intern!(py, "_raw"))?;
+        let Ok(row) = raw.cast::<Row>() else { return whole() };
+        let Ok(text) = row.get().value(name.to_str()?.as_bytes()) else { return whole() };
+        let mut value = match text {
+            Some(text) => loads(py, text)?,
+            None => py.None().into_bound(py),
+        };
+        if value.is_none() {
+            if self.empty_list {
+                value = PyList::empty(py).into_any();
+            }
+        } else if let Some(convert) = &self.convert {
+            if !self.int_only || value.is_instance_of::<PyString>() {
+                value = convert.bind(py).call1((value, obj.getattr(intern!(py, "_request_id"))?))?;
+            }
+        }
+        // Into the instance dict itself: the type's `__dict__` (a property of undecoded rows)
+        // would decode the whole row.
+        let set = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
+        if set < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(value)
+    }
+}
