@@ -2,9 +2,10 @@
 
 Run:  python benches/bench_results.py   (needs: pip install -e ".[bench,pandas]")
 
-Every figure is a ratio of wall time per call, paperlens / httpx + orjson, medians of 5 runs,
-against one sandbox page of 200 ``/meta-search`` records (``query="model"``, 5000 papers) in
-its own process (the 10,000-record frame needs a sandbox of 12,000 papers). Each side does
+Every figure is a ratio of wall time per call, paperlens / httpx + orjson, medians of 21 runs
+(of 20 calls; of one call for the frame) taken in alternation, against one sandbox page of 200
+``/meta-search`` records (``query="model"``, 5000 papers) in its own process (the
+10,000-record frame needs a sandbox of 12,000 papers). Each side does
 what the row names, and reads what it claims to read:
 - "8 fields": the call, then 8 fields of every record (the httpx side reads them from dicts);
 - "to_dict": the call, then ``to_dict()`` of every record (the httpx side has its dicts already);
@@ -44,26 +45,24 @@ FIELDS = (
     "abstract",
 )
 BODY = {"query": "model", "page_size": 200}
-RUNS, CALLS = 5, 60
+ROUNDS, CALLS = 21, 20
 FRAME_RECORDS = 10_000
 
 
 def seconds_per_call(call: Callable[[], object], n: int) -> float:
-    for _ in range(5):
+    start = time.perf_counter()
+    for _ in range(n):
         call()
-    runs = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        for _ in range(n):
-            call()
-        runs.append((time.perf_counter() - start) / n)
-    return statistics.median(runs)
+    return (time.perf_counter() - start) / n
 
 
 def interleaved(ours: Callable[[], object], theirs: Callable[[], object], n: int) -> tuple[float, float]:
-    """Both sides measured in alternation, so that the host's drift weighs on both alike."""
-    a, b = [], []
+    """Both sides measured in alternation, run by run, so that the host's drift weighs on both
+    alike; the medians of ROUNDS runs of ``n`` calls each."""
     for _ in range(3):
+        ours(), theirs()
+    a, b = [], []
+    for _ in range(ROUNDS):
         a.append(seconds_per_call(ours, n))
         b.append(seconds_per_call(theirs, n))
     return statistics.median(a), statistics.median(b)

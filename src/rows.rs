@@ -1,12 +1,13 @@
 //! The rows of a large page, left undecoded until read: each holds its JSON text and where
 //! each property's value is in it, so that reading a field decodes that value alone.
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use jiter::{Jiter, JiterResult, Peek};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use pyo3::{ffi, intern};
 
 use crate::decode::loads;
@@ -194,4 +195,91 @@ impl LazyField {
         }
         Ok(value)
     }
+}
+
+/// The properties of `rows` as columns, `{name: [value of each row, None where it has none]}`,
+/// names in first-seen order: each value is decoded straight from its row's text, with no
+/// dict made per row (what a DataFrame of a harvest needs). A column named in `strings` whose
+/// values are all strings or null comes as Arrow `large_string` buffers instead,
+/// `(null_count, validity, offsets, data)`, with no Python string made. `None` when a row
+/// can only be decoded whole.
+#[pyfunction]
+pub fn columns<'py>(
+    py: Python<'py>,
+    rows: Vec<Bound<'py, Row>>,
+    strings: HashSet<String>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let rows: Vec<&Row> = rows.iter().map(Bound::get).collect();
+    let Some(found) = spans(&rows) else { return Ok(None) };
+    let out = PyDict::new(py);
+    for (name, values) in found {
+        let name = std::str::from_utf8(name).map_err(|_| PyValueError::new_err("a property name is not UTF-8"))?;
+        let arrow = match strings.contains(name) {
+            true => arrow_strings(&values),
+            false => None,
+        };
+        match arrow {
+            Some(a) => {
+                let buffers = [a.validity, a.offsets, a.data].map(|buffer| PyBytes::new(py, &buffer));
+                out.set_item(name, (a.nulls, buffers))?
+            }
+            None => {
+                let decoded = values.iter().map(|value| match value {
+                    Some(text) => loads(py, text),
+                    None => Ok(py.None().into_bound(py)),
+                });
+                out.set_item(name, PyList::new(py, decoded.collect::<PyResult<Vec<_>>>()?)?)?
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Each property name of `rows` (first-seen order) with the text of its value in each row.
+type Spans<'a> = Vec<(&'a [u8], Vec<Option<&'a [u8]>>)>;
+
+fn spans<'a>(rows: &[&'a Row]) -> Option<Spans<'a>> {
+    let mut at: HashMap<&[u8], usize> = HashMap::new();
+    let mut found: Spans<'a> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        for p in row.properties.as_deref()? {
+            let name = &row.text[p.name.0 as usize..p.name.1 as usize];
+            let column = *at.entry(name).or_insert_with(|| {
+                found.push((name, vec![None; rows.len()]));
+                found.len() - 1
+            });
+            found[column].1[i] = Some(&row.text[p.value.0 as usize..p.value.1 as usize]);
+        }
+    }
+    Some(found)
+}
+
+/// The buffers of an Arrow `large_string` array.
+struct ArrowStrings {
+    nulls: usize,
+    validity: Vec<u8>,
+    offsets: Vec<u8>,
+    data: Vec<u8>,
+}
+
+/// Arrow `large_string` buffers of values that are all JSON strings or null, else `None`.
+fn arrow_strings(values: &[Option<&[u8]>]) -> Option<ArrowStrings> {
+    let mut validity = vec![0u8; values.len().div_ceil(8)];
+    let mut offsets: Vec<u8> = Vec::with_capacity((values.len() + 1) * 8);
+    let mut data = Vec::new();
+    let mut nulls = 0;
+    offsets.extend_from_slice(&0i64.to_le_bytes());
+    for (i, value) in values.iter().enumerate() {
+        match value.map(|text| text.trim_ascii_start()) {
+            None => nulls += 1,
+            Some(text) if text.starts_with(b"null") => nulls += 1,
+            Some(text) if text.starts_with(b"\"") => {
+                data.extend_from_slice(Jiter::new(text).next_str().ok()?.as_bytes());
+                validity[i / 8] |= 1 << (i % 8);
+            }
+            Some(_) => return None,
+        }
+        offsets.extend_from_slice(&(data.len() as i64).to_le_bytes());
+    }
+    Some(ArrowStrings { nulls, validity, offsets, data })
 }

@@ -153,6 +153,36 @@ def test_to_pandas_of_an_undecoded_page_equals_the_eager_frame(page, body):
     assert page.to_pandas().equals(eager_page(body).to_pandas())
 
 
+ODD_ROWS = [
+    b'{"title": "a", "citation_count": "12", "to_dict": 1, "zz_extra": {"k": [1, "\\u00fc"]}}',
+    b'{"ti\\u0074le": "escaped", "citation_count": null, "title": "dup", "title": "last"}',
+    b'{"primary_topic": {"id": "T1", "score": "0.5"}, "extra": null, "keywords": ["x"]}',
+    b"{}",
+    b'{"doi": "10.1/\\u00e9\\n\\"q\\"", "language": 5, "abstract": "\xf0\x9f\xa7\xac x"}',
+]
+
+
+def test_a_frame_from_the_rows_text_equals_the_frame_from_their_dicts():
+    def rows(read: bool) -> list[t.MetadataRecord]:
+        built = [t.MetadataRecord._from_wire(Row(text), "req-2") for text in ODD_ROWS]
+        if read:  # some fields read already, one row decoded whole
+            _ = built[0].title, built[2].keywords, built[1].extra
+        return built
+
+    eager = [t.MetadataRecord._from_wire(json.loads(text), "req-2") for text in ODD_ROWS]
+    expected = paperlens.to_pandas(eager)
+    for read in (False, True):
+        frame = paperlens.to_pandas(rows(read))
+        assert frame.equals(expected) and list(frame.columns) == list(expected.columns)
+    assert expected["citation_count"].tolist()[0] == 12 and expected["title"].tolist()[:2] == ["a", "last"]
+    assert {"to_dict", "zz_extra", "extra"} <= set(expected.columns)  # no wire property dropped
+    assert expected["doi"].tolist()[-1] == '10.1/é\n"q"' and expected["abstract"].tolist()[-1] == "🧬 x"
+    assert expected["language"].tolist()[-1] == 5  # not a string: the column keeps it as sent
+    polars = paperlens.to_polars(rows(False))
+    assert polars.columns == paperlens.to_polars(eager).columns
+    assert polars["doi"].to_list() == paperlens.to_polars(eager)["doi"].to_list()
+
+
 @pytest.mark.parametrize(
     "rows, error",
     [

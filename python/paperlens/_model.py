@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import types
 import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from paperlens._paperlens import LazyField, Row
+from paperlens._paperlens import LazyField, Row, columns
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
@@ -350,6 +351,11 @@ def _decoded_reduce_ex(self: Model, protocol: typing.SupportsIndex) -> Any:
 
 
 def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
+    # While a row is undecoded its instance dict holds fields only (what LazyField read), so
+    # plain functions are safe here: no wire name can hide them.
+    def to_dict(self: Model) -> dict[str, Any]:
+        return typing.cast(dict[str, Any], plan.normalised(typing.cast(Row, self._raw).loads(), self._request_id))
+
     converters = {**dict(plan.nested_convert), **dict.fromkeys(plan.ints, _int)}
     namespace: dict[str, Any] = {
         name: LazyField(name, name in plan.lists, converters.get(name), name in plan.ints, _read_whole)
@@ -363,6 +369,7 @@ def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
         __eq__=_decoded_eq,
         __hash__=cls.__hash__,
         __reduce_ex__=_decoded_reduce_ex,
+        to_dict=to_dict,
         __module__=cls.__module__,
         __qualname__=cls.__qualname__,
         _plan=plan,
@@ -404,6 +411,8 @@ class _Plan:
         #: Wire names moved out of the instance ``__dict__`` (see the module's docstring).
         self.shadowable = _shadowable(cls, self.names)
         self.lists = tuple(f.name for f in fields if f.default_factory is not dataclasses.MISSING)
+        #: Whether a field has a default other than ``None`` (``[]`` aside).
+        self.defaults = any(f.default is not None and f.default is not dataclasses.MISSING for f in fields)
         convert = [(f.name, _converter(hints[f.name], f.name, cls.__name__)) for f in fields]
         self.ints = tuple(name for name, c in convert if c is _int)
         self.nested_convert = tuple((name, c) for name, c in convert if c is not None and c is not _int)
@@ -538,6 +547,45 @@ def plain(value: Any) -> Any:
     if isinstance(value, Model):
         return value.to_dict()
     return value
+
+
+def wire_columns(cls: type[Model], items: list[Any], strings: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+    """The wire properties of ``items`` (instances of ``cls``) as columns decoded straight from
+    their rows' JSON text, ``{name: values}`` in first-seen order, with the field types'
+    conversions (integer strings, ``[]`` for a missing list); a column named in ``strings``
+    whose values are all strings or null comes as Arrow buffers, ``(null_count, (validity,
+    offsets, data))`` of a ``large_string`` array. ``None`` unless every item still has its
+    text and ``cls`` has no nested resources (typed row by row) and no default other than
+    ``None`` (a column cannot tell an absent value from a null one)."""
+    plan = _plan(cls)
+    if not items or plan.nested or plan.defaults:
+        return None
+    hidden = plan.undecoded()
+    rows = []
+    for item in items:
+        raw = item._raw if type(item) is cls or type(item) is hidden else None
+        if raw is None:
+            return None
+        rows.append(raw)
+    # JSON values hold no reference cycles: collecting while hundreds of thousands of them
+    # are made would only walk the objects alive again and again (a third of the time).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        wire = columns(rows, strings)
+    finally:
+        if collecting:
+            gc.enable()
+    if wire is None:
+        return None
+    for name in plan.ints:
+        values = wire.get(name)
+        if values is not None and str in set(map(type, values)):
+            wire[name] = [_int(v, item._request_id) for v, item in zip(values, items, strict=True)]
+    for name in plan.lists:
+        values = wire.get(name)
+        wire[name] = [[] for _ in items] if values is None else [[] if v is None else v for v in values]
+    return wire
 
 
 def field_names(cls: type[Model]) -> frozenset[str]:

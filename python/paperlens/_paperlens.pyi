@@ -6,7 +6,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, final
 
-__all__ = ["Completions", "LazyField", "NativeClient", "NativeSandbox", "Row", "__version__"]
+__all__ = ["Completions", "LazyField", "NativeClient", "NativeSandbox", "Row", "__version__", "columns"]
 __version__: str
 
 # -- rows (src/rows.rs) ---------------------------------------------------------------------
@@ -20,6 +20,10 @@ class Row:
     def get(self, name: str, default: Any = None) -> Any: ...
     def __bytes__(self) -> bytes: ...
     def __reduce__(self) -> tuple[type[Row], tuple[bytes]]: ...
+
+def columns(rows: list[Row], strings: set[str] | frozenset[str]) -> dict[str, Any] | None:
+    """The rows' properties as columns, values decoded from each row's text; string columns
+    named in ``strings`` as Arrow buffers; None when a row can only be decoded whole."""
 
 @final
 class LazyField:

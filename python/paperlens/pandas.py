@@ -11,8 +11,9 @@ fields are datetimes, booleans are nullable (``boolean``), lists stay lists, and
 objects are flattened one level with dotted names (``primary_topic.display_name``);
 deeper objects stay dicts.
 
-Columns are built in one pass over the records' wire dicts, then handed to a single
-DataFrame constructor. pandas, pyarrow and polars are imported only when a frame is asked
+Columns are built in one pass over the records' wire dicts (for a page's rows, straight from
+their JSON text, the string fields of a pandas frame as Arrow arrays), then handed to a
+single DataFrame constructor. pandas, pyarrow and polars are imported only when a frame is asked
 for: ``import paperlens`` never imports them.
 """
 
@@ -26,7 +27,7 @@ import typing
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from paperlens._model import Model, field_names, plain, rows_field
+from paperlens._model import Model, field_names, plain, rows_field, wire_columns
 
 if TYPE_CHECKING:
     from paperlens._pagination import _Base
@@ -89,7 +90,8 @@ _EMPTY: dict[str, Any] = {}
 
 # Column kinds: int, float, bool, str, date (typed columns); object (kept as is), plain
 # (typed results turned into wire dicts), any (pandas infers); dict and model (flattened).
-Column = tuple[str, list[Any], str]
+# The values: a list, or (a str column of a page's rows, for pandas) an Arrow string array.
+Column = tuple[str, Any, str]
 #: A field of a result type: name, default, kind, and (for objects) its sub-fields and their kinds.
 _Group = tuple[str, Any, str, tuple[tuple[str, str], ...]]
 
@@ -202,51 +204,82 @@ def frame(cls: type[Model] | None, items: list[Any], backend: str) -> Any:
     from paperlens.types import FacetResult
 
     if cls is FacetResult:
-        columns = _facet_columns(items)
+        columns = _facet_columns(items, backend)
     elif cls is None:
         columns = []
     else:
-        columns = _columns(cls, items)
+        columns = _columns(cls, items, backend)
     return _to_polars(columns) if backend == "polars" else _to_pandas(columns)
 
 
-def _facet_columns(facets: list[Any]) -> list[Column]:
+def _facet_columns(facets: list[Any], backend: str) -> list[Column]:
     from paperlens.types import FacetBucket
 
     buckets = [bucket for facet in facets for bucket in facet.buckets]
     fields = [facet.field for facet in facets for _ in facet.buckets]
-    return [("field", fields, "str"), *_columns(FacetBucket, buckets)]
+    return [("field", fields, "str"), *_columns(FacetBucket, buckets, backend)]
 
 
-def _columns(cls: type[Model], items: list[Any]) -> list[Column]:
+def _columns(cls: type[Model], items: list[Any], backend: str) -> list[Column]:
     """The columns of ``items`` (instances of ``cls``, or of other result types whose extra
-    fields then come as wire dicts): one comprehension per column over the wire dicts."""
+    fields then come as wire dicts): decoded straight from the rows' JSON text when they have
+    it (a page's rows; for pandas, string fields as Arrow arrays), else one comprehension per
+    column over the wire dicts."""
     groups, names, lead = _layout(cls)
-    dicts = [item.__dict__ for item in items]
-    n = len(dicts)
-    # Every key of every row, in first-seen order: fields no row carries need no pass.
-    seen = dict.fromkeys(itertools.chain.from_iterable(dicts))
+    n = len(items)
+    arrow = _arrow_strings(backend)
+    strings = frozenset(field for field, _, kind, _ in groups if kind == "str") if arrow else frozenset()
+    wire = wire_columns(cls, items, strings)
+    if wire is not None:
+        for name in strings & wire.keys():
+            if type(wire[name]) is tuple:
+                nulls, buffers = wire[name]
+                wire[name] = arrow.Array.from_buffers(
+                    arrow.large_string(), n, list(map(arrow.py_buffer, buffers)), nulls
+                )
+        seen: dict[str, Any] = wire
+        mixed = False
+    else:
+        dicts = [item.__dict__ if item._moved is None else {**item.__dict__, **item._moved} for item in items]
+        # Every key of every row, in first-seen order: fields no row carries need no pass.
+        seen = dict.fromkeys(itertools.chain.from_iterable(dicts))
+        mixed = len(set(map(type, items)) - {cls}) > 0
+
+    def values_of(key: str, default: Any = None) -> Any:  # a list, or an Arrow array of strings
+        if key not in seen:
+            return [default] * n
+        if wire is not None:
+            return wire[key]  # every default is None (see wire_columns)
+        if default is None:
+            return list(map(dict.get, dicts, repeat(key, n)))
+        return list(map(dict.get, dicts, repeat(key, n), repeat(default, n)))
+
     columns: list[Column] = []
     for field, default, kind, subs in groups:
-        if field not in seen:
-            values = [default] * n
-        elif default is None:
-            values = list(map(dict.get, dicts, repeat(field, n)))
-        else:
-            values = list(map(dict.get, dicts, repeat(field, n), repeat(default, n)))
+        values = values_of(field, default)
         if kind == "model" or kind == "dict":
             columns.extend(_flatten(field, values, kind, subs))
         else:
             columns.append((field, [plain(v) for v in values] if kind == "plain" else values, kind))
-    skip = names
-    mixed = len(set(map(type, items)) - {cls}) > 0
-    extra = [k for k in seen if k not in skip]
-    for key in extra:
-        values = list(map(dict.get, dicts, repeat(key, n)))
+    for key in (k for k in seen if k not in names):
+        values = values_of(key)
         columns.append((key, [plain(v) for v in values] if mixed else values, "any"))
     rank = {name: i for i, name in enumerate(lead)}
     columns.sort(key=lambda c: rank.get(c[0], len(rank)))
     return columns
+
+
+def _arrow_strings(backend: str) -> Any:
+    """pyarrow, when the string columns of a pandas frame are Arrow-backed (pandas 3's ``str``,
+    or ``future.infer_string``) and it is installed; else None."""
+    if backend != "pandas":
+        return None
+    try:
+        import pandas as pd
+        import pyarrow  # type: ignore[import-untyped, unused-ignore]
+    except ImportError:
+        return None
+    return pyarrow if _string_dtype(pd) == "str" else None
 
 
 def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, str], ...]) -> list[Column]:
@@ -378,6 +411,8 @@ def _string_dtype(pd: Any) -> Any:
 
 
 def _pandas_array(pd: Any, np: Any, values: list[Any], kind: str, strings: Any) -> Any:
+    if kind == "str" and type(values) is not list:
+        return pd.array(values, dtype=strings)  # an Arrow array made from the rows' text
     try:
         if kind == "str" and strings is not None and pd.api.types.infer_dtype(values) in ("string", "empty"):
             # The same dtype for a page whose strings are all missing (so pages concatenate).
