@@ -1,12 +1,13 @@
-"""paperlens.dedupe on constructed duplicates of sandbox records: DOI spellings, one title in
-two venues, unique ids; records, dicts, paginators and DataFrames; every merge reported."""
+"""paperlens.dedupe (module paperlens.deduplication) on constructed duplicates of sandbox records:
+DOI spellings, one title in two venues, unique ids; records, dicts, paginators and DataFrames;
+every merge reported."""
 
 from __future__ import annotations
 
 import pytest
 
 import paperlens
-from paperlens.dedupe import Merge, normalize_title
+from paperlens.deduplication import Merge, normalize_title
 from paperlens.export import RecordList
 from paperlens.types import MetadataRecord
 

@@ -18,17 +18,24 @@ def run(code: str) -> str:
 
 
 def test_import_leaves_the_workflows_and_asyncio_for_later() -> None:
-    heavy = ("asyncio", "paperlens.export", "paperlens._citation", "paperlens.matching", "paperlens.snowball")
+    heavy = (
+        "asyncio",
+        "paperlens.deduplication",
+        "paperlens.export",
+        "paperlens._citation",
+        "paperlens.matching",
+        "paperlens.snowball",
+    )
     code = f"import sys, paperlens\nprint(sorted(m for m in {heavy!r} if m in sys.modules))"
     assert run(code) == "[]"
 
 
 def test_every_public_name_resolves_and_the_functions_stay_functions() -> None:
     code = (
-        "import paperlens, paperlens.dedupe, paperlens.export, paperlens.pandas\n"
+        "import paperlens, paperlens.deduplication, paperlens.export, paperlens.pandas\n"
         "missing = [n for n in paperlens.__all__ if getattr(paperlens, n, None) is None]\n"
         "assert not missing, missing\n"
         "assert set(paperlens.__all__) <= set(dir(paperlens))\n"
         "print(paperlens.dedupe.__module__, paperlens.to_bibtex.__module__, paperlens.to_pandas.__module__)"
     )
-    assert run(code) == "paperlens.dedupe paperlens.export paperlens.pandas"
+    assert run(code) == "paperlens.deduplication paperlens.export paperlens.pandas"

@@ -12,9 +12,6 @@ from typing import TYPE_CHECKING
 from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
-
-# Not imported lazily: the module's name is the function's, and importing it would hide the function.
-from paperlens.dedupe import Deduped, dedupe
 from paperlens.errors import (
     APIConnectionError,
     APIError,
@@ -36,6 +33,7 @@ from paperlens.errors import (
 from paperlens.filters import Filter
 
 if TYPE_CHECKING:
+    from paperlens.deduplication import Deduped, dedupe
     from paperlens.export import to_bibtex, to_csl_json, to_ris
     from paperlens.lookup import Lookup
     from paperlens.matching import ReferenceMatch
@@ -83,8 +81,10 @@ __all__ = [
 #: The workflows' names, imported on first use so that ``import paperlens`` stays light.
 _LAZY = {
     "CitationNetwork": "paperlens.snowball",
+    "Deduped": "paperlens.deduplication",
     "Lookup": "paperlens.lookup",
     "ReferenceMatch": "paperlens.matching",
+    "dedupe": "paperlens.deduplication",
     "to_bibtex": "paperlens.export",
     "to_csl_json": "paperlens.export",
     "to_pandas": "paperlens.pandas",

@@ -8,7 +8,6 @@ then builds the typed result.
 from __future__ import annotations
 
 import os
-import platform
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -43,7 +42,7 @@ else:
 __all__ = ["AsyncClient", "Client"]
 
 M = TypeVar("M", bound=Response)
-_USER_AGENT = f"paperlens/{__version__} python/{platform.python_version()}"
+_USER_AGENT = f"paperlens/{__version__} python/{'.'.join(map(str, sys.version_info[:3]))}"
 
 
 def meta_search_params(given: Params) -> Params:

@@ -9,7 +9,7 @@ Accepted everywhere: a ``MetadataRecord`` (or its wire ``dict``), a list or iter
 them (``None`` entries skipped), a ``MetaSearchPage``, a ``RelationsPage`` or an
 ``AgenticSearchResult`` (their items carry fewer fields), a sync ``Paginator`` (every item;
 for an ``AsyncPaginator``: ``paperlens.to_bibtex(await paginator.to_list())``), a
-:class:`~paperlens.lookup.Lookup`, a :class:`~paperlens.dedupe.Deduped` or its ``kept``, and
+:class:`~paperlens.lookup.Lookup`, a :class:`~paperlens.deduplication.Deduped` or its ``kept``, and
 a pandas DataFrame of records. A record that appears twice (same ``unique_id``) is written
 once.
 
