@@ -283,3 +283,44 @@ fn arrow_strings(values: &[Option<&[u8]>]) -> Option<ArrowStrings> {
     }
     Some(ArrowStrings { nulls, validity, offsets, data })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(text: &str) -> Row {
+        let mut jiter = Jiter::new(text.as_bytes());
+        let peek = jiter.peek().unwrap();
+        match scan_row(&mut jiter, text.as_bytes(), peek).unwrap() {
+            RowSpan::Object(row) => row,
+            RowSpan::Other(_) => panic!("not an object"),
+        }
+    }
+
+    #[test]
+    fn a_property_is_found_by_name_the_last_one_winning() {
+        let row = row(r#"{ "title" : "a", "n": [1, {"title": "inner"}], "title": "b" }"#);
+        // The text of a value may start with the whitespace after the colon (decoders skip it).
+        let value = |name: &[u8]| row.value(name).map(|text| text.map(<[u8]>::trim_ascii));
+        assert_eq!(value(b"title"), Ok(Some(&br#""b""#[..])));
+        assert_eq!(value(b"n"), Ok(Some(&br#"[1, {"title": "inner"}]"#[..])));
+        assert_eq!(value(b"missing"), Ok(None));
+    }
+
+    #[test]
+    fn a_row_with_an_escaped_name_is_only_decoded_whole() {
+        assert_eq!(row(r#"{"ti\u0074le": "x", "doi": "y"}"#).value(b"doi"), Err(()));
+    }
+
+    #[test]
+    fn strings_and_nulls_become_arrow_buffers_anything_else_does_not() {
+        let values = [Some(&br#""a\n\u00e9""#[..]), None, Some(&b"null"[..]), Some(&br#""""#[..])];
+        let arrow = arrow_strings(&values).unwrap();
+        assert_eq!(arrow.nulls, 2);
+        assert_eq!(arrow.validity, vec![0b1001]);
+        assert_eq!(arrow.data, "a\né".as_bytes());
+        let offsets: Vec<i64> = arrow.offsets.chunks(8).map(|b| i64::from_le_bytes(b.try_into().unwrap())).collect();
+        assert_eq!(offsets, vec![0, 4, 4, 4, 4]);
+        assert!(arrow_strings(&[Some(&b"5"[..])]).is_none());
+    }
+}
