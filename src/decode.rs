@@ -101,9 +101,14 @@ fn scan_page(body: &[u8], rows_key: &str) -> Option<Page> {
 
 fn row_spans(jiter: &mut Jiter, body: &[u8]) -> JiterResult<Vec<RowSpan>> {
     let mut rows = Vec::new();
+    let mut expected = 0;
     let mut next = jiter.known_array()?;
     while let Some(peek) = next {
-        rows.push(scan_row(jiter, body, peek)?);
+        let row = scan_row(jiter, body, peek, expected)?;
+        if let RowSpan::Object(row) = &row {
+            expected = row.properties();
+        }
+        rows.push(row);
         next = jiter.array_step()?;
     }
     Ok(rows)

@@ -27,13 +27,14 @@ pub enum RowSpan {
 
 /// Scans one element of an array (the jiter stands at it, `peek` its kind): an object becomes
 /// a [`Row`] (its text copied, its properties found on the way), anything else says where it is.
-pub fn scan_row(jiter: &mut Jiter, body: &[u8], peek: Peek) -> JiterResult<RowSpan> {
+/// `expected`: how many properties the row likely has (the rows of a page are alike).
+pub fn scan_row(jiter: &mut Jiter, body: &[u8], peek: Peek, expected: usize) -> JiterResult<RowSpan> {
     let start = jiter.current_index();
     if peek != Peek::Object {
         jiter.known_skip(peek)?;
         return Ok(RowSpan::Other(start..jiter.current_index()));
     }
-    let mut properties = Some(Vec::new());
+    let mut properties = Some(Vec::with_capacity(expected));
     let mut name = jiter.next_object_bytes()?.map(|name| span_in(body, name));
     while let Some((name_start, name_end)) = name {
         let value_start = jiter.current_index();
@@ -74,6 +75,11 @@ pub struct Row {
 }
 
 impl Row {
+    /// How many properties this row has, when it knows.
+    pub fn properties(&self) -> usize {
+        self.properties.as_ref().map_or(0, Vec::len)
+    }
+
     /// The JSON text of the value of property `name` (the last one of that name, as a
     /// decoder keeps); `None` when absent; `Err` when this row can only be decoded whole.
     fn value(&self, name: &[u8]) -> Result<Option<&[u8]>, ()> {
@@ -94,7 +100,7 @@ impl Row {
         if peek != Peek::Object {
             return Err(PyValueError::new_err("a row is the JSON text of an object"));
         }
-        match scan_row(&mut jiter, text, peek).and_then(|row| jiter.finish().map(|()| row)) {
+        match scan_row(&mut jiter, text, peek, 0).and_then(|row| jiter.finish().map(|()| row)) {
             Ok(RowSpan::Object(row)) => Ok(row),
             Ok(RowSpan::Other(_)) => unreachable!("an object was peeked"),
             Err(e) => Err(PyValueError::new_err(e.description(&jiter))),
@@ -291,7 +297,7 @@ mod tests {
     fn row(text: &str) -> Row {
         let mut jiter = Jiter::new(text.as_bytes());
         let peek = jiter.peek().unwrap();
-        match scan_row(&mut jiter, text.as_bytes(), peek).unwrap() {
+        match scan_row(&mut jiter, text.as_bytes(), peek, 0).unwrap() {
             RowSpan::Object(row) => row,
             RowSpan::Other(_) => panic!("not an object"),
         }
