@@ -446,6 +446,21 @@ def test_every_answer_the_contract_allows_decodes_async(operation, client, repli
     check_answer(operation, result, wire, replies, caught)
 
 
+@settings(PROFILE, max_examples=40)
+@given(data=st.data())
+def test_a_frame_of_undecoded_rows_equals_the_frame_of_their_dicts(client, replies, data):
+    """``to_pandas()`` of a page builds its columns from the rows' JSON text (src/rows.rs):
+    the same frame as from the decoded rows, for every answer the contract allows."""
+    operation = _by_name(["meta_search"])[0]
+    wire = draw_answer(data, WITH_COLLIDING_NAMES, operation)
+    replies.json(data, wire)
+    page, _ = _call_sync(operation, client)
+    eager = t.MetaSearchPage._from_wire(json.loads(replies.body), page.request_id)
+    frame, expected = page.to_pandas(), eager.to_pandas()
+    # A property moved aside for a shadowing name comes last in the dict path's column order.
+    assert frame.sort_index(axis=1).equals(expected.sort_index(axis=1))
+
+
 @pytest.mark.parametrize(
     ("answers", "strict"),
     [(WITH_PUBLIC_NAMES, False), (WITH_PRIVATE_NAMES, True)],
