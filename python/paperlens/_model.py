@@ -163,10 +163,8 @@ class Model(_State):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this result, as it came (a fresh copy; integer strings as ints)."""
-        raw = self._raw
-        if raw is not None:
-            # Only JSON objects are left undecoded (see ``src/decode.rs``).
-            return typing.cast(dict[str, Any], _plan(type(self)).normalised(raw.loads(), self._request_id))
+        if self._raw is not None:
+            return _row_to_dict(self)
         wire = {k: plain(v) for k, v in self.__dict__.items()}
         for name, was_null in self._absent:
             if was_null:
@@ -326,6 +324,13 @@ def _decode(obj: Model) -> None:
     _set_slot(obj, "__class__", plain)
 
 
+def _row_to_dict(self: Model) -> dict[str, Any]:
+    """``to_dict()`` of a result that still has its row's JSON text: decoded afresh."""
+    # Only JSON objects are left undecoded (see ``src/decode.rs``).
+    raw = typing.cast(Row, self._raw)
+    return typing.cast(dict[str, Any], _plan(type(self)).normalised(raw.loads(), self._request_id))
+
+
 def _read_whole(obj: Model | None, owner: type[Model], name: str) -> Any:
     """A field of an undecoded row read by decoding the whole row (see ``LazyField``), or
     read on the class."""
@@ -351,11 +356,6 @@ def _decoded_reduce_ex(self: Model, protocol: typing.SupportsIndex) -> Any:
 
 
 def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
-    # While a row is undecoded its instance dict holds fields only (what LazyField read), so
-    # plain functions are safe here: no wire name can hide them.
-    def to_dict(self: Model) -> dict[str, Any]:
-        return typing.cast(dict[str, Any], plan.normalised(typing.cast(Row, self._raw).loads(), self._request_id))
-
     converters = {**dict(plan.nested_convert), **dict.fromkeys(plan.ints, _int)}
     namespace: dict[str, Any] = {
         name: LazyField(name, name in plan.lists, converters.get(name), name in plan.ints, _read_whole)
@@ -369,7 +369,9 @@ def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
         __eq__=_decoded_eq,
         __hash__=cls.__hash__,
         __reduce_ex__=_decoded_reduce_ex,
-        to_dict=to_dict,
+        # While a row is undecoded its instance dict holds fields only (what LazyField read),
+        # so a plain function is safe here (no wire name can hide it) and skips the seal.
+        to_dict=_row_to_dict,
         __module__=cls.__module__,
         __qualname__=cls.__qualname__,
         _plan=plan,
