@@ -17,7 +17,7 @@ use crate::completions::Completions;
 use crate::decode::page_rows;
 use crate::errors::PyPaperlensErr;
 use crate::events::PythonLog;
-use crate::operation::Operation;
+use crate::operation::{Operation, Pending};
 
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct NativeClient {
@@ -209,6 +209,12 @@ impl NativeClient {
     /// Calls a JSON operation; returns `(decoded body, request_id)`.
     fn call(&self, py: Python<'_>, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
         self.json_operation(operation, params)?.run_blocking(py, self.transport.clone())
+    }
+
+    /// Starts a JSON operation now; its answer is waited for later ([`Pending::wait`]).
+    /// Parameter errors raise here, before anything is sent.
+    fn start(&self, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<Pending> {
+        Ok(self.json_operation(operation, params)?.start(self.transport.clone()))
     }
 
     /// The awaitable twin of [`call`]; must be called with a running event loop.

@@ -17,6 +17,7 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<completions::Completions>()?;
+    m.add_class::<operation::Pending>()?;
     m.add_class::<sandbox::NativeSandbox>()?;
     m.add_class::<rows::Row>()?;
     m.add_class::<rows::LazyField>()?;

@@ -2,14 +2,16 @@
 //! end with the GIL released (sync), as an asyncio awaitable, or through `Completions`.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use paperlens_core::{ApiRequest, DownloadProgress, Error, Transport};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use tokio::task::JoinHandle;
 
 use crate::decode::{header_text, BytesAnswer, JsonAnswer};
 use crate::errors::PyPaperlensErr;
-use crate::runtime::block_on;
+use crate::runtime::{block_on, runtime, wait};
 
 pub enum Operation {
     /// `rows`: what `decode::page_rows` gives for the operation.
@@ -50,9 +52,50 @@ impl Operation {
         Ok(block_on(py, self.run(transport))??.into_pyobject(py)?.unbind())
     }
 
+    /// Started now, waited for later (see [`Pending`]).
+    pub fn start(self, transport: Transport) -> Pending {
+        Pending { task: Mutex::new(Some(runtime().spawn(self.run(transport)))) }
+    }
+
     /// An asyncio awaitable of the answer; must be called with a running event loop.
     pub fn run_awaitable<'py>(self, py: Python<'py>, transport: Transport) -> PyResult<Bound<'py, PyAny>> {
         pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(self.run(transport).await?) })
+    }
+}
+
+/// An operation started ahead of need (a paginator asking for the next page while its caller
+/// works on this one): `wait()` gives what the blocking call would have given. Dropped or
+/// cancelled before that, its task is stopped.
+#[pyclass(frozen, module = "paperlens._paperlens")]
+pub struct Pending {
+    task: Mutex<Option<JoinHandle<Result<Answer, PyPaperlensErr>>>>,
+}
+
+impl Pending {
+    fn take(&self) -> Option<JoinHandle<Result<Answer, PyPaperlensErr>>> {
+        self.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take()
+    }
+}
+
+#[pymethods]
+impl Pending {
+    /// The answer, waited for with the GIL released (once; Ctrl-C cancels the wait).
+    fn wait(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let task = self.take().ok_or_else(|| PyRuntimeError::new_err("this answer was already taken or cancelled"))?;
+        Ok(wait(py, task)??.into_pyobject(py)?.unbind())
+    }
+
+    /// Stops the operation if it is still running; its answer is not wanted.
+    fn cancel(&self) {
+        if let Some(task) = self.take() {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.cancel();
     }
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
 
 /// How often a blocked sync call wakes up to let Python handle Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(200);
@@ -22,7 +23,15 @@ where
     F: Future<Output = T> + Send + 'static,
     T: Send + 'static,
 {
-    let mut handle = runtime().spawn(future);
+    wait(py, runtime().spawn(future))
+}
+
+/// Waits for a task of the runtime with the GIL released; a KeyboardInterrupt while waiting
+/// cancels it and is raised at once.
+pub fn wait<T>(py: Python<'_>, mut handle: JoinHandle<T>) -> PyResult<T>
+where
+    T: Send + 'static,
+{
     loop {
         let polled = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, &mut handle).await }));
         match polled {

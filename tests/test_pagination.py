@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import warnings
 
 import pytest
@@ -10,6 +11,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 import paperlens
+from paperlens import types as t
 
 from fixtures import metadata_record
 
@@ -197,3 +199,96 @@ def test_download_error_status_leaves_nothing_behind(client, httpserver: HTTPSer
     with pytest.raises(paperlens.PermissionDeniedError):
         client.download_resource("f.png", tmp_path / "f.png")
     assert list(tmp_path.iterdir()) == []
+
+
+def wait_for_requests(httpserver: HTTPServer, count: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(httpserver.log) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_to_list_asks_for_the_next_page_while_it_reads_this_one(client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    batches = client.iter_meta_search("q", page_size=5)._batches()
+    first = next(batches)
+    wait_for_requests(httpserver, 2)
+    assert len(first) == 5 and len(httpserver.log) == 2  # the second page was asked for already
+    assert sum(map(len, batches)) == TOTAL - 5
+    assert len(httpserver.log) == 5  # and nothing after the last page
+
+
+@pytest.mark.parametrize("limit, requests", [(10, 2), (11, 3), (None, 5)])
+def test_asking_ahead_never_passes_the_limit(client, httpserver: HTTPServer, limit: int | None, requests: int):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    items = client.iter_meta_search("q", page_size=5, limit=limit).to_list()
+    assert len(items) == min(limit or TOTAL, TOTAL)
+    assert len(httpserver.log) == requests
+    frame = client.iter_meta_search("q", page_size=5, limit=limit).to_pandas()
+    assert len(frame) == len(items) and len(httpserver.log) == 2 * requests
+
+
+def test_a_for_loop_never_asks_ahead(client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    for _ in client.iter_meta_search("q", page_size=5):
+        break
+    time.sleep(0.2)
+    assert len(httpserver.log) == 1
+
+
+def test_a_page_asked_for_ahead_that_fails_raises_and_resumes_there(client, httpserver: HTTPServer):
+    def failing_second_page(request: Request) -> Response:
+        if json.loads(request.get_data()).get("cursor") == "at:5":
+            return Response(json.dumps({"code": "INVALID_ARGUMENT", "message": "bad cursor"}), status=400)
+        return cursor_pages(request)
+
+    httpserver.expect_request("/meta-search").respond_with_handler(failing_second_page)
+    it = client.iter_meta_search("q", page_size=5)
+    with pytest.raises(paperlens.BadRequestError, match="bad cursor"):
+        it.to_list()
+    assert it.next_cursor == "at:5" and len(httpserver.log) == 2
+
+
+def test_an_answer_started_ahead_is_taken_once_and_a_cancelled_one_never(client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    pending = client._core.start("meta_search", {"query": "q", "page_size": 5})
+    body, request_id = pending.wait()
+    assert len(body["results"]) == 5 and request_id
+    with pytest.raises(RuntimeError, match="already taken or cancelled"):
+        pending.wait()
+    cancelled = client._core.start("meta_search", {"query": "q"})
+    cancelled.cancel()
+    with pytest.raises(RuntimeError, match="already taken or cancelled"):
+        cancelled.wait()
+    with pytest.raises(paperlens.ValidationError, match="page_size"):
+        client._core.start("meta_search", {"query": "q", "page_size": 0})
+
+
+def uneven_pages(request: Request) -> Response:
+    """``cursor_pages`` with pages that differ: no ``doi`` on the second page, a number as the
+    ``language`` of one record on the third, an extra property on the fourth."""
+    response = cursor_pages(request)
+    page = json.loads(response.get_data())
+    start = int(json.loads(request.get_data()).get("cursor", "at:0")[3:] or 0)
+    for record in page["results"]:
+        if start == 5:
+            del record["doi"]
+        if start == 10 and record is page["results"][0]:
+            record["language"] = 5
+        if start == 15:
+            record["zz_extra"] = {"k": [1, "ü"]}
+    return Response(json.dumps(page), content_type="application/json")
+
+
+def test_a_frame_made_page_by_page_equals_the_frame_of_all_the_items(client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(uneven_pages)
+    paged = client.iter_meta_search("q", page_size=5).to_pandas()
+    items = client.iter_meta_search("q", page_size=5).to_list()
+    whole = paperlens.to_pandas(items)
+    eager = paperlens.to_pandas([t.MetadataRecord._from_wire(item.to_dict(), "r") for item in items])
+    for expected in (whole, eager):
+        assert paged.equals(expected) and list(paged.columns) == list(expected.columns)
+    assert paged["doi"].isna().tolist() == [5 <= i < 10 for i in range(TOTAL)]
+    assert paged["language"].tolist()[10] == 5 and paged["zz_extra"].notna().sum() == 5
+    polars, paged_polars = paperlens.to_polars(items), client.iter_meta_search("q", page_size=5).to_polars()
+    assert polars.columns == paged_polars.columns
+    assert all(polars[name].to_list() == paged_polars[name].to_list() for name in polars.columns)

@@ -46,10 +46,12 @@ def params(scope: dict[str, Any], *drop: str) -> Params:
 
 class SyncCaller:
     """A client or schema whose operations return their results. ``_call(name, model,
-    params)`` sends one request; ``_listen`` feeds progress bars."""
+    params)`` sends one request; ``_start`` (the same arguments) starts it and returns what
+    finishes it; ``_listen`` feeds progress bars."""
 
     _paginator: Any = Paginator
     _call: Callable[..., Any]
+    _start: Callable[..., Any]
     _listen: Callable[..., Any]
 
 
@@ -152,11 +154,16 @@ class Pages(_Described[P, R]):
         if obj is None:
             return self
         define, fetch = self._define, functools.partial(obj._call, self._name, self._model)
+        if isinstance(obj, SyncCaller):
+            start = functools.partial(obj._start, self._name, self._model)
+            options = {"start": start}
+        else:
+            options = {}
 
         def run(*args: Any, **kwargs: Any) -> Any:
             sent = define(obj, *args, **kwargs)
-            options = {key: sent.pop(key) for key in self._options}
-            return obj._paginator(fetch, self._paging(sent), unit=self._unit, listen=obj._listen, **options)
+            given = {key: sent.pop(key) for key in self._options}
+            return obj._paginator(fetch, self._paging(sent), unit=self._unit, listen=obj._listen, **given, **options)
 
         return self._bind(obj, run)
 

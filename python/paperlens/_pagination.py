@@ -280,12 +280,31 @@ class _Walk:
     def done(self) -> bool:
         return self._paginator._limit is not None and self.taken >= self._paginator._limit
 
+    def filled_by(self, page: Any) -> bool:
+        """Whether the items of ``page`` reach the limit."""
+        limit = self._paginator._limit
+        return limit is not None and self.taken + len(self._paginator._paging.items(page)) >= limit
+
 
 class Paginator(_Base[T], Citable):
     """Iterates items across pages; ``pages()`` iterates the pages themselves. Paginators of
     records export them: ``to_bibtex()``, ``to_ris()``, ``to_csl_json()`` (every item)."""
 
     _fetch: Callable[[dict[str, Any]], Any]
+
+    def __init__(
+        self,
+        fetch: Callable[[dict[str, Any]], Any],
+        paging: Paging[Any],
+        *,
+        start: Callable[[dict[str, Any]], Callable[[], Any]] | None = None,
+        **options: Any,
+    ) -> None:
+        """``start(params)``, when given, starts the request of a page and returns what
+        finishes it: the methods that take every item (``to_list()``, ``to_pandas()``...) then
+        ask for the next page while they work on this one."""
+        super().__init__(fetch, paging, **options)
+        self._start = start
 
     def pages(self) -> Iterator[Any]:
         """The pages themselves (typed results: ``MetaSearchPage``...), one request each, from
@@ -304,6 +323,24 @@ class Paginator(_Base[T], Citable):
             params = self._received(params, page)
             yield page
 
+    def _pages_ahead(self, walk: _Walk) -> Iterator[Any]:
+        """``pages()`` for a walk that takes every item: the request of the next page starts
+        as soon as a page arrives, before the walk works on it, unless that page fills the
+        walk's limit (no request is made that the walk would not use). An iteration that the
+        user can stop at any item (``for``) never asks ahead."""
+        params = self._paging.first(self._limit)
+        page = self._fetch(params)
+        while True:
+            following = self._received(params, page)
+            ahead = None
+            if following is not None and self._start is not None and not walk.filled_by(page):
+                ahead = self._start(following)
+            yield page
+            if following is None or walk.done:
+                return
+            page = self._fetch(following) if ahead is None else ahead()
+            params = following
+
     def __iter__(self) -> Iterator[T]:
         with self._walk() as walk:
             for page in self.pages():
@@ -311,17 +348,30 @@ class Paginator(_Base[T], Citable):
                 if walk.done:
                     return
 
+    def _batches(self) -> Iterator[list[T]]:
+        """The items of each page, within the limit, the next page asked for ahead (see
+        ``_pages_ahead``)."""
+        with self._walk() as walk:
+            for page in self._pages_ahead(walk):
+                yield list(walk.items(page))
+                if walk.done:
+                    return
+
     def to_list(self) -> list[T]:
-        """Every item (up to ``limit``) in a list.
+        """Every item (up to ``limit``) in a list; each page is asked for while the one before
+        is read.
 
         Examples:
             >>> records = client.iter_meta_search("coral", limit=500).to_list()
         """
-        return list(self)
+        return [item for batch in self._batches() for item in batch]
 
     def to_pandas(self) -> Any:
-        """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
-        return self._frame(self.to_list(), "pandas")
+        """All items as a pandas DataFrame (needs the ``pandas`` extra); each page is turned
+        into columns while the next one is on its way."""
+        from paperlens.pandas import paged_frame
+
+        return paged_frame(self, "pandas")
 
     def to_polars(self) -> Any:
         """All items as a polars DataFrame (needs the ``polars`` extra)."""

@@ -754,6 +754,17 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
         raw, request_id = self._core.call(operation, params)
         return _checked(model._from_wire(raw, request_id), stacklevel)
 
+    def _start(self, operation: str, model: type[M], params: Params, *, stacklevel: int = 4) -> Callable[[], M]:
+        """``_call`` begun now and finished by calling what it returns (a paginator's next page,
+        asked for while its caller works on this one); dropped uncalled, the request is stopped."""
+        pending = self._core.start(operation, params)
+
+        def finish() -> M:
+            raw, request_id = pending.wait()
+            return _checked(model._from_wire(raw, request_id), stacklevel)
+
+        return finish
+
     @cached_property
     def schema(self) -> Schema:
         """The 18 Structured Paper operations (``/paper-schema``): ``client.schema.search(...)``.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import gc
 import itertools
 import types
 import typing
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from paperlens._model import Model, field_names, plain, rows_field, wire_columns
 
 if TYPE_CHECKING:
-    from paperlens._pagination import _Base
+    from paperlens._pagination import Paginator, _Base
 
 __all__ = ["to_pandas", "to_polars"]
 
@@ -151,6 +152,63 @@ def paginated_frame(paginator: _Base[Any], items: list[Any], backend: str) -> An
     return frame(_item_type(paginator._page, items), items, backend)
 
 
+def paged_frame(paginator: Paginator[Any], backend: str) -> Any:
+    """The frame of every item of a sync paginator: each page's rows become columns as the page
+    arrives, while the request of the next page is under way (``Paginator._batches``)."""
+    arrow = _arrow_strings(backend)
+    items: list[Any] = []
+    pages: list[tuple[int, dict[str, Any] | None]] = []
+    # The records and their columns hold no reference cycles, yet every collection of the
+    # oldest generation would walk them all again: set aside from the collector until the
+    # frame is made (objects made meanwhile are collected as usual). Not when the program
+    # froze objects itself (unfreezing would release those too).
+    setting_aside = gc.get_freeze_count() == 0
+    try:
+        for batch in paginator._batches():
+            if batch:
+                pages.append((len(batch), _page_columns(batch, arrow)))
+                items.extend(batch)
+                if setting_aside:
+                    gc.freeze()
+        cls = _item_type(paginator._page, items)
+        return frame(cls, items, backend, pages)
+    finally:
+        if setting_aside:
+            gc.unfreeze()
+
+
+def _page_columns(batch: list[Any], arrow: Any) -> dict[str, Any] | None:
+    """The wire columns of one page's items (see ``wire_columns``), their string columns as
+    Arrow arrays when ``arrow`` is pyarrow."""
+    cls = type(batch[0])
+    strings = _string_fields(cls) if arrow else frozenset()
+    wire = wire_columns(cls, batch, strings)
+    if wire is not None:
+        _arrow_arrays(wire, strings, arrow, len(batch))
+    return wire
+
+
+def _merged(pages: list[tuple[int, dict[str, Any] | None]], arrow: Any) -> dict[str, Any] | None:
+    """The wire columns of consecutive pages as one (a column a page lacks is null there); None
+    unless every page had them."""
+    if any(wire is None for _, wire in pages):
+        return None
+    wires = [(n, typing.cast(dict[str, Any], wire)) for n, wire in pages]
+    merged: dict[str, Any] = {}
+    for name in dict.fromkeys(itertools.chain.from_iterable(wire for _, wire in wires)):
+        parts = [(n, wire.get(name)) for n, wire in wires]
+        if arrow is not None and all(type(part) is not list for _, part in parts):
+            empty = arrow.large_string()
+            # Chunks, as the pages came: pandas keeps them without copying the text.
+            merged[name] = arrow.chunked_array([arrow.nulls(n, empty) if p is None else p for n, p in parts], empty)
+            continue
+        values: list[Any] = []
+        for n, part in parts:
+            values.extend([None] * n if part is None else part if type(part) is list else part.to_pylist())
+        merged[name] = values
+    return merged
+
+
 def facets_frame(facets: list[Any], backend: str = "pandas") -> Any:
     from paperlens.types import FacetResult
 
@@ -200,7 +258,8 @@ def _element_type(cls: type[Any], name: str) -> type[Model] | None:
 # -- columns ----------------------------------------------------------------------------------
 
 
-def frame(cls: type[Model] | None, items: list[Any], backend: str) -> Any:
+def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[tuple[int, Any]] | None = None) -> Any:
+    """``pages``: the items' wire columns already decoded page by page (``paged_frame``)."""
     from paperlens.types import FacetResult
 
     if cls is FacetResult:
@@ -208,7 +267,7 @@ def frame(cls: type[Model] | None, items: list[Any], backend: str) -> Any:
     elif cls is None:
         columns = []
     else:
-        columns = _columns(cls, items, backend)
+        columns = _columns(cls, items, backend, pages)
     return _to_polars(columns) if backend == "polars" else _to_pandas(columns)
 
 
@@ -220,23 +279,24 @@ def _facet_columns(facets: list[Any], backend: str) -> list[Column]:
     return [("field", fields, "str"), *_columns(FacetBucket, buckets, backend)]
 
 
-def _columns(cls: type[Model], items: list[Any], backend: str) -> list[Column]:
+def _columns(
+    cls: type[Model], items: list[Any], backend: str, pages: list[tuple[int, Any]] | None = None
+) -> list[Column]:
     """The columns of ``items`` (instances of ``cls``, or of other result types whose extra
     fields then come as wire dicts): decoded straight from the rows' JSON text when they have
-    it (a page's rows; for pandas, string fields as Arrow arrays), else one comprehension per
-    column over the wire dicts."""
+    it (a page's rows, or ``pages`` decoded already; for pandas, string fields as Arrow arrays),
+    else one comprehension per column over the wire dicts."""
     groups, names, lead = _layout(cls)
     n = len(items)
     arrow = _arrow_strings(backend)
-    strings = frozenset(field for field, _, kind, _ in groups if kind == "str") if arrow else frozenset()
-    wire = wire_columns(cls, items, strings)
+    if pages is not None:
+        wire = _merged(pages, arrow)
+    else:
+        strings = _string_fields(cls) if arrow else frozenset()
+        wire = wire_columns(cls, items, strings)
+        if wire is not None:
+            _arrow_arrays(wire, strings, arrow, n)
     if wire is not None:
-        for name in strings & wire.keys():
-            if type(wire[name]) is tuple:
-                nulls, buffers = wire[name]
-                wire[name] = arrow.Array.from_buffers(
-                    arrow.large_string(), n, list(map(arrow.py_buffer, buffers)), nulls
-                )
         seen: dict[str, Any] = wire
         mixed = False
     else:
@@ -267,6 +327,18 @@ def _columns(cls: type[Model], items: list[Any], backend: str) -> list[Column]:
     rank = {name: i for i, name in enumerate(lead)}
     columns.sort(key=lambda c: rank.get(c[0], len(rank)))
     return columns
+
+
+def _string_fields(cls: type[Model]) -> frozenset[str]:
+    return frozenset(field for field, _, kind, _ in _layout(cls)[0] if kind == "str")
+
+
+def _arrow_arrays(wire: dict[str, Any], strings: frozenset[str], arrow: Any, n: int) -> None:
+    """Turns the Arrow buffers of ``wire``'s string columns into pyarrow arrays, in place."""
+    for name in strings & wire.keys():
+        if type(wire[name]) is tuple:
+            nulls, buffers = wire[name]
+            wire[name] = arrow.Array.from_buffers(arrow.large_string(), n, list(map(arrow.py_buffer, buffers)), nulls)
 
 
 def _arrow_strings(backend: str) -> Any:
@@ -436,8 +508,14 @@ def _pandas_array(pd: Any, np: Any, values: list[Any], kind: str, strings: Any) 
 
 
 def _whole_numbers(values: list[Any]) -> bool:
-    present = [v for v in values if v is not None]
-    return bool(present) and all(type(v) is int for v in present)
+    """Whether ``values`` holds ints and nulls, one int at least (stops at the first other value)."""
+    found = False
+    for value in values:
+        if value is not None:
+            if type(value) is not int:
+                return False
+            found = True
+    return found
 
 
 # -- polars -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ token, ``RateLimitError`` when a 429 asks for a wait beyond ``max_rate_limit_wai
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paperlens import types as t
@@ -795,6 +796,9 @@ class Schema(_SchemaOperations, SyncCaller):
         # A PartialResultWarning points at the caller of the public method, so that each
         # call site warns once under the default filter (not once for all 18 operations).
         return self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+
+    def _start(self, method: str, model: type[M], params: Params) -> Callable[[], M]:
+        return self._client._start(f"schema.{method}", model, params, stacklevel=_CALLER)
 
     def capabilities(self) -> t.Capabilities:
         """The capability contract (``GET /paper-schema``): contract version, public
