@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 import warnings
@@ -292,3 +293,17 @@ def test_a_frame_made_page_by_page_equals_the_frame_of_all_the_items(client, htt
     polars, paged_polars = paperlens.to_polars(items), client.iter_meta_search("q", page_size=5).to_polars()
     assert polars.columns == paged_polars.columns
     assert all(polars[name].to_list() == paged_polars[name].to_list() for name in polars.columns)
+
+
+def test_to_pandas_gives_the_records_back_to_the_collector_and_leaves_a_freeze_alone(client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    assert gc.get_freeze_count() == 0
+    assert len(client.iter_meta_search("q", page_size=5).to_pandas()) == TOTAL
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # the program's own (as a server does before it forks)
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(client.iter_meta_search("q", page_size=5).to_pandas()) == TOTAL
+        assert 0 < gc.get_freeze_count() <= frozen  # neither thawed nor added to (some died since)
+    finally:
+        gc.unfreeze()
