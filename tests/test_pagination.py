@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import time
@@ -307,3 +308,25 @@ def test_to_pandas_gives_the_records_back_to_the_collector_and_leaves_a_freeze_a
         assert 0 < gc.get_freeze_count() <= frozen  # neither thawed nor added to (some died since)
     finally:
         gc.unfreeze()
+
+
+async def test_async_to_list_asks_ahead_too_and_never_past_the_limit(aclient, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    batches = aclient.iter_meta_search("q", page_size=5)._batches()
+    first = await anext(batches)
+    deadline = time.monotonic() + 10
+    while len(httpserver.log) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert len(first) == 5 and len(httpserver.log) == 2
+    assert sum([len(batch) async for batch in batches]) == TOTAL - 5 and len(httpserver.log) == 5
+    for limit, requests in ((10, 2), (11, 3)):
+        httpserver.clear_log()
+        assert len(await aclient.iter_meta_search("q", page_size=5, limit=limit).to_list()) == limit
+        assert len(httpserver.log) == requests
+
+
+async def test_async_to_pandas_equals_the_sync_frame(client, aclient, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(uneven_pages)
+    frame = await aclient.iter_meta_search("q", page_size=5).to_pandas()
+    assert frame.equals(client.iter_meta_search("q", page_size=5).to_pandas()) and len(frame) == TOTAL
+    assert gc.get_freeze_count() == 0

@@ -369,9 +369,12 @@ class Paginator(_Base[T], Citable):
     def to_pandas(self) -> Any:
         """All items as a pandas DataFrame (needs the ``pandas`` extra); each page is turned
         into columns while the next one is on its way."""
-        from paperlens.pandas import paged_frame
+        from paperlens.pandas import PagedFrame
 
-        return paged_frame(self, "pandas")
+        with PagedFrame("pandas") as paged:
+            for batch in self._batches():
+                paged.add(batch)
+            return paged.frame(self._page)
 
     def to_polars(self) -> Any:
         """All items as a polars DataFrame (needs the ``polars`` extra)."""
@@ -391,6 +394,29 @@ class AsyncPaginator(_Base[T]):
             params = self._received(params, page)
             yield page
 
+    async def _pages_ahead(self, walk: _Walk) -> AsyncIterator[Any]:
+        """``Paginator._pages_ahead``, awaited: the next page's request is a task, sent before
+        this page is worked on."""
+        import asyncio  # imported by the first async call, not by paperlens
+
+        params = self._paging.first(self._limit)
+        page = await self._fetch(params)
+        ahead: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                following = self._received(params, page)
+                if following is not None and not walk.filled_by(page):
+                    ahead = asyncio.ensure_future(self._fetch(following))
+                    await asyncio.sleep(0)  # the task's first step sends the request
+                yield page
+                if following is None or walk.done:
+                    return
+                page = await self._fetch(following) if ahead is None else await ahead
+                ahead, params = None, following
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+
     async def __aiter__(self) -> AsyncIterator[T]:
         with self._walk() as walk:
             async for page in self.pages():
@@ -399,13 +425,28 @@ class AsyncPaginator(_Base[T]):
                 if walk.done:
                     return
 
+    async def _batches(self) -> AsyncIterator[list[T]]:
+        """``Paginator._batches``, awaited."""
+        with self._walk() as walk:
+            async for page in self._pages_ahead(walk):
+                yield list(walk.items(page))
+                if walk.done:
+                    return
+
     async def to_list(self) -> list[T]:
-        """Every item (up to ``limit``) in a list: ``await it.to_list()``."""
-        return [item async for item in self]
+        """Every item (up to ``limit``) in a list: ``await it.to_list()``; each page is asked for
+        while the one before is read."""
+        return [item async for batch in self._batches() for item in batch]
 
     async def to_pandas(self) -> Any:
-        """All items as a pandas DataFrame (needs the ``pandas`` extra)."""
-        return self._frame(await self.to_list(), "pandas")
+        """All items as a pandas DataFrame (needs the ``pandas`` extra); each page is turned
+        into columns while the next one is on its way."""
+        from paperlens.pandas import PagedFrame
+
+        with PagedFrame("pandas") as paged:
+            async for batch in self._batches():
+                paged.add(batch)
+            return paged.frame(self._page)
 
     async def to_polars(self) -> Any:
         """All items as a polars DataFrame (needs the ``polars`` extra)."""

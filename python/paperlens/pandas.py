@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from paperlens._model import Model, field_names, plain, rows_field, wire_columns
 
 if TYPE_CHECKING:
-    from paperlens._pagination import Paginator, _Base
+    from paperlens._pagination import _Base
 
 __all__ = ["to_pandas", "to_polars"]
 
@@ -152,29 +152,41 @@ def paginated_frame(paginator: _Base[Any], items: list[Any], backend: str) -> An
     return frame(_item_type(paginator._page, items), items, backend)
 
 
-def paged_frame(paginator: Paginator[Any], backend: str) -> Any:
-    """The frame of every item of a sync paginator: each page's rows become columns as the page
-    arrives, while the request of the next page is under way (``Paginator._batches``)."""
-    arrow = _arrow_strings(backend)
-    items: list[Any] = []
-    pages: list[tuple[int, dict[str, Any] | None]] = []
-    # The records and their columns hold no reference cycles, yet every collection of the
-    # oldest generation would walk them all again: set aside from the collector until the
-    # frame is made (objects made meanwhile are collected as usual). Not when the program
-    # froze objects itself (unfreezing would release those too).
-    setting_aside = gc.get_freeze_count() == 0
-    try:
-        for batch in paginator._batches():
-            if batch:
-                pages.append((len(batch), _page_columns(batch, arrow)))
-                items.extend(batch)
-                if setting_aside:
-                    gc.freeze()
-        cls = _item_type(paginator._page, items)
-        return frame(cls, items, backend, pages)
-    finally:
-        if setting_aside:
+class PagedFrame:
+    """A frame made page by page (``to_pandas()`` of a paginator, sync or async): each page's
+    rows become columns as the page arrives, while the request of the next one is under way.
+    Used as a context manager: meanwhile the records and their columns, which hold no reference
+    cycles, are set aside from the collector (every collection of the oldest generation would
+    walk them all again); objects made meanwhile are collected as usual. Not when the program
+    froze objects itself (thawing would release those too)."""
+
+    def __init__(self, backend: str) -> None:
+        self._backend = backend
+        self._arrow = _arrow_strings(backend)
+        self._items: list[Any] = []
+        self._pages: list[tuple[int, dict[str, Any] | None]] = []
+        self._aside = False
+
+    def __enter__(self) -> PagedFrame:
+        self._aside = gc.get_freeze_count() == 0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._aside:
             gc.unfreeze()
+
+    def add(self, batch: list[Any]) -> None:
+        """The items of the next page (within the paginator's limit)."""
+        if batch:
+            self._pages.append((len(batch), _page_columns(batch, self._arrow)))
+            self._items.extend(batch)
+            if self._aside:
+                gc.freeze()
+
+    def frame(self, last_page: Any) -> Any:
+        """The frame of every item added (``last_page`` tells the item type when none was)."""
+        cls = _item_type(last_page, self._items)
+        return frame(cls, self._items, self._backend, self._pages)
 
 
 def _page_columns(batch: list[Any], arrow: Any) -> dict[str, Any] | None:
