@@ -1,6 +1,10 @@
 """Reading results: paperlens against httpx + orjson doing the same work, in one run.
 
-Run:  python benches/bench_results.py   (needs: pip install -e ".[bench,pandas]")
+Run it on the release wheel (profile-guided; an editable install is not), in a fresh venv:
+
+    bash .ci/build-wheel dist --zig --compatibility manylinux2014
+    python3 -m venv .bench && .bench/bin/pip install "$(ls dist/paperlens-*.whl)[bench,pandas]"
+    .bench/bin/python benches/bench_results.py
 
 Every figure is a ratio of wall time per call, paperlens / httpx + orjson, medians of 21 runs
 (of 20 calls; of one call for the frame) taken in alternation, against one sandbox page of 200
