@@ -356,3 +356,13 @@ def test_hit_is_a_plain_result(client, httpserver: HTTPServer):
     httpserver.expect_request("/agentic-search").respond_with_json({"hits": [hit(0)]})
     result = client.agentic_search("q")
     assert result.hits[0].to_dict() == hit(0) and result.hits[0].extra == {}
+
+
+def test_results_compare_and_hash_by_their_fields_in_order_as_dataclasses_do():
+    total = t.Total(value=12, relation="eq")
+    assert total == t.Total._from_wire({"relation": "eq", "value": "12", "unnamed": 1})  # extras aside
+    assert total != t.Total(value=13, relation="eq") and total != (12, "eq")
+    assert hash(total) == hash(t.Total(value=12, relation="eq")) == hash((12, "eq"))
+    assert t.FacetBucket(key="2020", doc_count=3) != t.Total(value=3)  # another type is never equal
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(t.MetadataRecord(keywords=["x"]))  # a list field, as a dataclass would say

@@ -28,7 +28,7 @@ __all__ = [
     "Resource",
 ]
 
-_frozen = dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+_frozen = dataclasses.dataclass(frozen=True, kw_only=True, repr=False, eq=False)  # see Model
 
 
 def _list() -> Any:

@@ -58,7 +58,7 @@ __all__ = [
     "Total",
 ]
 
-_frozen = dataclasses.dataclass(frozen=True, kw_only=True, repr=False)
+_frozen = dataclasses.dataclass(frozen=True, kw_only=True, repr=False, eq=False)  # see Model
 
 
 def _list() -> Any:
