@@ -330,3 +330,12 @@ async def test_async_to_pandas_equals_the_sync_frame(client, aclient, httpserver
     frame = await aclient.iter_meta_search("q", page_size=5).to_pandas()
     assert frame.equals(client.iter_meta_search("q", page_size=5).to_pandas()) and len(frame) == TOTAL
     assert gc.get_freeze_count() == 0
+
+
+async def test_a_limit_of_zero_sends_nothing(client, aclient, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-search").respond_with_handler(cursor_pages)
+    assert list(client.iter_meta_search("q", limit=0)) == client.iter_meta_search("q", limit=0).to_list() == []
+    assert len(client.iter_meta_search("q", limit=0).to_pandas()) == 0
+    assert await aclient.iter_meta_search("q", limit=0).to_list() == []
+    assert [r async for r in aclient.iter_meta_search("q", limit=0)] == []
+    assert len(httpserver.log) == 0

@@ -342,6 +342,8 @@ class Paginator(_Base[T], Citable):
             params = following
 
     def __iter__(self) -> Iterator[T]:
+        if self._limit == 0:
+            return  # nothing wanted: no request
         with self._walk() as walk:
             for page in self.pages():
                 yield from walk.items(page)
@@ -351,6 +353,8 @@ class Paginator(_Base[T], Citable):
     def _batches(self) -> Iterator[list[T]]:
         """The items of each page, within the limit, the next page asked for ahead (see
         ``_pages_ahead``)."""
+        if self._limit == 0:
+            return  # nothing wanted: no request
         with self._walk() as walk:
             for page in self._pages_ahead(walk):
                 yield list(walk.items(page))
@@ -418,6 +422,8 @@ class AsyncPaginator(_Base[T]):
                 ahead.cancel()
 
     async def __aiter__(self) -> AsyncIterator[T]:
+        if self._limit == 0:
+            return  # nothing wanted: no request
         with self._walk() as walk:
             async for page in self.pages():
                 for item in walk.items(page):
@@ -427,6 +433,8 @@ class AsyncPaginator(_Base[T]):
 
     async def _batches(self) -> AsyncIterator[list[T]]:
         """``Paginator._batches``, awaited."""
+        if self._limit == 0:
+            return  # nothing wanted: no request
         with self._walk() as walk:
             async for page in self._pages_ahead(walk):
                 yield list(walk.items(page))
