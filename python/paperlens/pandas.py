@@ -178,7 +178,7 @@ class PagedFrame:
     def add(self, batch: list[Any]) -> None:
         """The items of the next page (within the paginator's limit)."""
         if batch:
-            self._pages.append((len(batch), _page_columns(batch, self._arrow)))
+            self._pages.append((len(batch), _wire(type(batch[0]), batch, self._arrow)))
             self._items.extend(batch)
             if self._aside:
                 gc.freeze()
@@ -189,23 +189,22 @@ class PagedFrame:
         return frame(cls, self._items, self._backend, self._pages)
 
 
-def _page_columns(batch: list[Any], arrow: Any) -> dict[str, Any] | None:
-    """The wire columns of one page's items (see ``wire_columns``), their string columns as
-    Arrow arrays when ``arrow`` is pyarrow."""
-    cls = type(batch[0])
+def _wire(cls: type[Model], items: list[Any], arrow: Any) -> dict[str, Any] | None:
+    """The wire columns of ``items`` (see ``wire_columns``), their string columns as Arrow
+    arrays when ``arrow`` is pyarrow."""
     strings = _string_fields(cls) if arrow else frozenset()
-    wire = wire_columns(cls, batch, strings)
+    wire = wire_columns(cls, items, strings)
     if wire is not None:
-        _arrow_arrays(wire, strings, arrow, len(batch))
+        _arrow_arrays(wire, strings, arrow, len(items))
     return wire
 
 
 def _merged(pages: list[tuple[int, dict[str, Any] | None]], arrow: Any) -> dict[str, Any] | None:
     """The wire columns of consecutive pages as one (a column a page lacks is null there); None
     unless every page had them."""
-    if any(wire is None for _, wire in pages):
+    wires = [(n, wire) for n, wire in pages if wire is not None]
+    if len(wires) < len(pages):
         return None
-    wires = [(n, typing.cast(dict[str, Any], wire)) for n, wire in pages]
     merged: dict[str, Any] = {}
     for name in dict.fromkeys(itertools.chain.from_iterable(wire for _, wire in wires)):
         parts = [(n, wire.get(name)) for n, wire in wires]
@@ -271,7 +270,7 @@ def _element_type(cls: type[Any], name: str) -> type[Model] | None:
 
 
 def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[tuple[int, Any]] | None = None) -> Any:
-    """``pages``: the items' wire columns already decoded page by page (``paged_frame``)."""
+    """``pages``: the items' wire columns already decoded page by page (``PagedFrame``)."""
     from paperlens.types import FacetResult
 
     if cls is FacetResult:
@@ -301,13 +300,7 @@ def _columns(
     groups, names, lead = _layout(cls)
     n = len(items)
     arrow = _arrow_strings(backend)
-    if pages is not None:
-        wire = _merged(pages, arrow)
-    else:
-        strings = _string_fields(cls) if arrow else frozenset()
-        wire = wire_columns(cls, items, strings)
-        if wire is not None:
-            _arrow_arrays(wire, strings, arrow, n)
+    wire = _wire(cls, items, arrow) if pages is None else _merged(pages, arrow)
     if wire is not None:
         seen: dict[str, Any] = wire
         mixed = False
