@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 
 use crate::decode::{header_text, BytesAnswer, JsonAnswer};
 use crate::errors::PyPaperlensErr;
-use crate::runtime::{block_on, runtime, wait};
+use crate::runtime::{runtime, wait};
 
 pub enum Operation {
     /// `rows`: what `decode::page_rows` gives for the operation.
@@ -49,7 +49,7 @@ impl Operation {
 
     /// Runs to the end with the GIL released; Ctrl-C cancels it.
     pub fn run_blocking(self, py: Python<'_>, transport: Transport) -> PyResult<Py<PyAny>> {
-        Ok(block_on(py, self.run(transport))??.into_pyobject(py)?.unbind())
+        self.start(transport).wait(py)
     }
 
     /// Started now, waited for later (see [`Pending`]).
@@ -63,9 +63,9 @@ impl Operation {
     }
 }
 
-/// An operation started ahead of need (a paginator asking for the next page while its caller
-/// works on this one): `wait()` gives what the blocking call would have given. Dropped or
-/// cancelled before that, its task is stopped.
+/// An operation running on the runtime, its answer taken by `wait()`: at once for a blocking
+/// call, later for one started ahead of need (a paginator asking for the next page while its
+/// caller works on this one). Dropped or cancelled before that, its task is stopped.
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct Pending {
     task: Mutex<Option<JoinHandle<Result<Answer, PyPaperlensErr>>>>,

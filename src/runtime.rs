@@ -1,6 +1,5 @@
 //! The one tokio runtime of the process, and the bridge from sync Python calls to it.
 
-use std::future::Future;
 use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
@@ -14,16 +13,6 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(200);
 /// The runtime shared by every client and the sandbox (the one asyncio calls run on, too).
 pub fn runtime() -> &'static Runtime {
     pyo3_async_runtimes::tokio::get_runtime()
-}
-
-/// Runs `future` on the runtime with the GIL released, returning when it completes.
-/// A KeyboardInterrupt while waiting cancels the work and is raised at once.
-pub fn block_on<F, T>(py: Python<'_>, future: F) -> PyResult<T>
-where
-    F: Future<Output = T> + Send + 'static,
-    T: Send + 'static,
-{
-    wait(py, runtime().spawn(future))
 }
 
 /// Waits for a task of the runtime with the GIL released; a KeyboardInterrupt while waiting
