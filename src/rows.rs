@@ -107,9 +107,25 @@ impl Row {
         }
     }
 
-    /// The whole object, decoded.
-    fn loads<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        loads(py, &self.text)
+    /// The whole object, decoded; the value of a property named in `ints` that is a string
+    /// (an integer sent as digits) becomes `convert(value, request_id)`.
+    #[pyo3(signature = (ints=None, convert=None, request_id=None))]
+    fn loads<'py>(
+        &self,
+        py: Python<'py>,
+        ints: Option<&Bound<'py, PyTuple>>,
+        convert: Option<&Bound<'py, PyAny>>,
+        request_id: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let value = loads(py, &self.text)?;
+        if let (Some(ints), Some(convert), Ok(object)) = (ints, convert, value.cast::<PyDict>()) {
+            for name in ints {
+                if let Some(found) = object.get_item(&name)?.filter(|v| v.is_instance_of::<PyString>()) {
+                    object.set_item(&name, convert.call1((found, request_id))?)?;
+                }
+            }
+        }
+        Ok(value)
     }
 
     /// The decoded value of property `name`; `default` when the row has none.
@@ -118,7 +134,11 @@ impl Row {
         let text = match self.value(name.as_bytes()) {
             Ok(text) => text,
             Err(()) => {
-                return Ok(self.loads(py)?.get_item(name).ok().or(default).unwrap_or_else(|| py.None().into_bound(py)))
+                return Ok(loads(py, &self.text)?
+                    .get_item(name)
+                    .ok()
+                    .or(default)
+                    .unwrap_or_else(|| py.None().into_bound(py)))
             }
         };
         match (text, default) {

@@ -82,6 +82,16 @@ def test_a_bad_integer_string_fails_the_read_that_meets_it():
     with pytest.raises(paperlens.ResponseDecodeError, match="expected an integer, got 'many'") as caught:
         _ = row.citation_count
     assert caught.value.request_id == "req-9"
+    with pytest.raises(paperlens.ResponseDecodeError, match="'many'") as caught:
+        t.MetadataRecord._from_wire(Row(b'{"citation_count": "many"}'), "req-9").to_dict()
+    assert caught.value.request_id == "req-9"
+
+
+def test_to_dict_of_an_undecoded_row_turns_its_integer_strings_into_ints():
+    text = b'{"citation_count": "12", "reference_count": 3, "publication_pages": null, "title": "7", "x": "8"}'
+    wire = t.MetadataRecord._from_wire(Row(text)).to_dict()
+    assert wire == {"citation_count": 12, "reference_count": 3, "publication_pages": None, "title": "7", "x": "8"}
+    assert Row(text).loads(("citation_count", "absent"), lambda v, rid: (v, rid), "r")["citation_count"] == ("12", "r")
 
 
 def test_a_row_is_its_json_text_and_pickles_as_it():

@@ -341,7 +341,10 @@ def _row_to_dict(self: Model) -> dict[str, Any]:
     """``to_dict()`` of a result that still has its row's JSON text: decoded afresh."""
     # Only JSON objects are left undecoded (see ``src/decode.rs``).
     raw = typing.cast(Row, self._raw)
-    return typing.cast(dict[str, Any], _plan(type(self)).normalised(raw.loads(), self._request_id))
+    plan = _plan(type(self))
+    if plan.nested:
+        return typing.cast(dict[str, Any], plan.normalised(raw.loads(), self._request_id))
+    return raw.loads(plan.ints, _int, self._request_id)
 
 
 def _read_whole(obj: Model | None, owner: type[Model], name: str) -> Any:
