@@ -1,5 +1,6 @@
-"""`import paperlens` stays light: the workflows and asyncio load on first use, and every
-public name still resolves (a fresh interpreter each, so nothing is imported already)."""
+"""`import paperlens` stays light: the workflows, asyncio and the result types load on first
+use, and every public name still resolves (a fresh interpreter each, so nothing is imported
+already)."""
 
 from __future__ import annotations
 
@@ -17,16 +18,25 @@ def run(code: str) -> str:
     return done.stdout.strip()
 
 
-def test_import_leaves_the_workflows_and_asyncio_for_later() -> None:
+def test_import_leaves_the_workflows_asyncio_and_the_result_types_for_later() -> None:
     heavy = (
         "asyncio",
+        "dataclasses",
+        "inspect",
+        "pathlib",
+        "paperlens._model",
+        "paperlens._types_open_platform",
         "paperlens.deduplication",
         "paperlens.export",
         "paperlens._citation",
         "paperlens.matching",
         "paperlens.snowball",
     )
-    code = f"import sys, paperlens\nprint(sorted(m for m in {heavy!r} if m in sys.modules))"
+    # What the interpreter's own start imported (site hooks may import pathlib) is not ours.
+    code = (
+        "import sys\nbefore = set(sys.modules)\nimport paperlens\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules and m not in before))"
+    )
     assert run(code) == "[]"
 
 
@@ -39,3 +49,17 @@ def test_every_public_name_resolves_and_the_functions_stay_functions() -> None:
         "print(paperlens.dedupe.__module__, paperlens.to_bibtex.__module__, paperlens.to_pandas.__module__)"
     )
     assert run(code) == "paperlens.deduplication paperlens.export paperlens.pandas"
+
+
+def test_the_first_read_of_a_method_defines_its_result_type() -> None:
+    code = (
+        "import inspect, sys, typing, paperlens\n"
+        "client = paperlens.Client(api_token='t', base_url='http://127.0.0.1:9')\n"
+        "search = client.meta_search\n"
+        "assert 'paperlens._types_open_platform' in sys.modules\n"
+        "from paperlens.types import MetaSearchPage\n"
+        "assert inspect.signature(search).return_annotation is MetaSearchPage\n"
+        "assert typing.get_type_hints(paperlens.Client.meta_search)['return'] is MetaSearchPage\n"
+        "print(inspect.signature(paperlens.AsyncClient.iter_meta_search).return_annotation)"
+    )
+    assert run(code) == "paperlens._pagination.Paginator[paperlens._types_open_platform.MetadataRecord]"

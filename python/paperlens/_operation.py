@@ -3,16 +3,19 @@
 An operation is written as a function that names its parameters (their types, defaults and
 documentation) and returns them as they go to the core, usually ``params(locals())``:
 
-    @operation(t.Catalog)
+    @operation(lambda: t.Catalog)
     def meta_catalog(self, *, collection: str | None = None) -> Params:
         \"\"\"The metadata fields this token may use (``GET /meta-catalog``).\"\"\"
         return params(locals())
 
-The decorator makes it a descriptor. Read from a :class:`SyncCaller` (``Client``,
-``Schema``) it is a method returning the typed result; from an :class:`AsyncCaller`, one
-returning an awaitable of it. :func:`pages` does the same for the ``iter_`` forms, which
-return a ``Paginator`` or an ``AsyncPaginator``. Read from the class, the descriptor keeps the
-definition's signature and documentation, with the result type as its return annotation.
+The result type is named by a function, called when the method is first read from a caller:
+``import paperlens`` defines no result class (nor imports ``dataclasses`` and ``inspect``, a
+third of its time); the first use does. The decorator makes the definition a descriptor.
+Read from a :class:`SyncCaller` (``Client``, ``Schema``) it is a method returning the typed
+result; from an :class:`AsyncCaller`, one returning an awaitable of it. :func:`pages` does the
+same for the ``iter_`` forms, which return a ``Paginator`` or an ``AsyncPaginator``. Read from
+the class, the descriptor keeps the definition's signature and documentation, with the result
+type as its return annotation.
 
 A workflow of many requests (``lookup``, ``snowball``...) is written once as a generator, a
 :data:`Plan`: it yields a :class:`Call` of one of the client's methods and receives its result
@@ -23,10 +26,8 @@ A workflow of many requests (``lookup``, ``snowball``...) is written once as a g
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from dataclasses import dataclass, field
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from paperlens._pagination import AsyncPaginator, Paginator, Paging
 
@@ -35,6 +36,11 @@ R = TypeVar("R")
 T = TypeVar("T")
 Params = dict[str, Any]
 Definition = Callable[Concatenate[Any, P], Params]
+#: A result type named lazily (see the module's docstring): ``lambda: t.Catalog``.
+Named = Callable[[], type[T]]
+
+if TYPE_CHECKING:
+    from inspect import Signature
 
 __all__ = ["AsyncCaller", "Call", "Params", "Plan", "SyncCaller", "operation", "pages", "params", "workflow"]
 
@@ -70,14 +76,28 @@ async def _awaited(call: Awaitable[T]) -> T:
 
 
 class _Described(Generic[P, R]):
-    def __init__(self, define: Callable[Concatenate[Any, P], Any], name: str, returns: Any) -> None:
-        functools.update_wrapper(self, define)
+    """``returns``: the return annotation, computed when first needed."""
+
+    def __init__(self, define: Callable[Concatenate[Any, P], Any], name: str, returns: Callable[[], Any]) -> None:
+        functools.update_wrapper(self, define, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
         self._define = define
         self._name = name
-        self.__annotations__ = {**define.__annotations__, "return": returns}
-        signature = inspect.signature(define)
-        self.__signature__ = signature.replace(return_annotation=returns)
-        self._bound_signature = self.__signature__.replace(parameters=list(signature.parameters.values())[1:])
+        self._returns = returns
+
+    @functools.cached_property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {**self._define.__annotations__, "return": self._returns()}
+
+    @functools.cached_property
+    def __signature__(self) -> Signature:
+        import inspect
+
+        return inspect.signature(self._define).replace(return_annotation=self._returns())
+
+    @functools.cached_property
+    def _bound_signature(self) -> Signature:
+        signature = self.__signature__
+        return signature.replace(parameters=list(signature.parameters.values())[1:])
 
     def __get__(self, obj: Any, owner: type[Any]) -> Any:
         raise NotImplementedError
@@ -115,14 +135,14 @@ class _Answers(_Described[P, R]):
 
 
 class Operation(_Answers[P, R]):
-    """One request, its answer typed as ``model`` (see :func:`operation`)."""
+    """One request, its answer typed as ``model()`` (see :func:`operation`)."""
 
-    def __init__(self, define: Definition[P], model: type[R], name: str | None) -> None:
+    def __init__(self, define: Definition[P], model: Named[R], name: str | None) -> None:
         super().__init__(define, name or define.__name__, model)
         self._model = model
 
     def _runner(self, obj: SyncCaller | AsyncCaller) -> Callable[..., Any]:
-        define, call, name, model = self._define, obj._call, self._name, self._model
+        define, call, name, model = self._define, obj._call, self._name, self._model()
         if isinstance(obj, AsyncCaller):
             return lambda *args, **kwargs: _awaited(call(name, model, define(obj, *args, **kwargs)))
         return lambda *args, **kwargs: call(name, model, define(obj, *args, **kwargs))
@@ -134,14 +154,14 @@ class Pages(_Described[P, R]):
     def __init__(
         self,
         define: Definition[P],
-        model: type[Any],
-        item: type[R],
+        model: Named[Any],
+        item: Named[R],
         paging: Callable[[Params], Paging[Any]],
         unit: str,
         options: tuple[str, ...],
         name: str | None,
     ) -> None:
-        super().__init__(define, name or define.__name__.removeprefix("iter_"), Paginator[item])  # type: ignore[valid-type]
+        super().__init__(define, name or define.__name__.removeprefix("iter_"), lambda: Paginator[item()])  # type: ignore[misc]
         self._model, self._paging, self._unit, self._options = model, paging, unit, options
 
     @overload
@@ -153,9 +173,10 @@ class Pages(_Described[P, R]):
     def __get__(self, obj: SyncCaller | AsyncCaller | None, owner: type[Any]) -> Any:
         if obj is None:
             return self
-        define, fetch = self._define, functools.partial(obj._call, self._name, self._model)
+        define, model = self._define, self._model()
+        fetch = functools.partial(obj._call, self._name, model)
         if isinstance(obj, SyncCaller):
-            start = functools.partial(obj._start, self._name, self._model)
+            start = functools.partial(obj._start, self._name, model)
             options = {"start": start}
         else:
             options = {}
@@ -168,35 +189,38 @@ class Pages(_Described[P, R]):
         return self._bind(obj, run)
 
 
-def operation(model: type[R], *, name: str | None = None) -> Callable[[Definition[P]], Operation[P, R]]:
-    """An operation answering ``model``; ``name``: the core's name of it (default: the
+def operation(model: Named[R], *, name: str | None = None) -> Callable[[Definition[P]], Operation[P, R]]:
+    """An operation answering ``model()``; ``name``: the core's name of it (default: the
     function's)."""
     return lambda define: Operation(define, model, name)
 
 
 def pages(
-    model: type[Any],
-    item: type[R],
+    model: Named[Any],
+    item: Named[R],
     paging: Callable[[Params], Paging[Any]],
     *,
     unit: str = "records",
     options: tuple[str, ...] = ("limit", "progress"),
     name: str | None = None,
 ) -> Callable[[Definition[P]], Pages[P, R]]:
-    """The ``iter_`` form of an operation answering pages of ``model``, yielding ``item``s:
+    """The ``iter_`` form of an operation answering pages of ``model()``, yielding ``item()``s:
     ``paging`` walks the pages; ``options`` are the parameters that go to the paginator
     rather than to the service."""
     return lambda define: Pages(define, model, item, paging, unit, options, name)
 
 
-@dataclass(frozen=True)
 class Call:
     """One call a :data:`Plan` asks for: ``getattr(client, method)(*args, **kwargs)``, awaited on an
     ``AsyncClient``. ``method`` names a coroutine method there (not an ``iter_`` one)."""
 
-    method: str
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("args", "kwargs", "method")
+
+    def __init__(self, method: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> None:
+        self.method, self.args, self.kwargs = method, args, {} if kwargs is None else kwargs
+
+    def __repr__(self) -> str:
+        return f"Call({self.method!r}, {self.args!r}, {self.kwargs!r})"
 
 
 Plan = Generator[Call, Any, R]
@@ -207,10 +231,10 @@ class Workflow(_Answers[P, R]):
     """A :data:`Plan` run for a sync or an async caller (see :func:`workflow`)."""
 
     def __init__(self, define: PlanDefinition[P, R]) -> None:
-        returns = inspect.signature(define).return_annotation
+        returns = define.__annotations__.get("return")
         if isinstance(returns, str) and returns.startswith("Plan[") and returns.endswith("]"):
             returns = returns[5:-1]  # what the method gives (the definition is lazily annotated)
-        super().__init__(define, define.__name__, returns)
+        super().__init__(define, define.__name__, lambda: returns)
 
     def _runner(self, obj: SyncCaller | AsyncCaller) -> Callable[..., Any]:
         define = self._define

@@ -13,26 +13,31 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from paperlens import _types_open_platform as t
 from paperlens._contract import CONTENT_PAGE_MAX
 from paperlens._disposition import download_name
-from paperlens._model import Response
+from paperlens._lazy import LazyModule
 from paperlens._operation import AsyncCaller, Params, Plan, SyncCaller, operation, pages, params, workflow
 from paperlens._pagination import MetaSearchPaging, OffsetPaging, PageNumberPaging
 from paperlens._paperlens import NativeClient, __version__
 from paperlens._progress import Progress
-from paperlens.cache import ResponseCache
 from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
 
+# The result types, the cache and paths load on first use: ``import paperlens`` stays light.
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from paperlens import _types_open_platform as t
+    from paperlens._model import Response
+    from paperlens.cache import ResponseCache
     from paperlens.lookup import Lookup
     from paperlens.matching import ReferenceMatch
     from paperlens.schema import AsyncSchema, Schema
     from paperlens.snowball import CitationNetwork
+else:
+    t = LazyModule("paperlens._types_open_platform")
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -41,7 +46,7 @@ else:
 
 __all__ = ["AsyncClient", "Client"]
 
-M = TypeVar("M", bound=Response)
+M = TypeVar("M", bound="Response")
 _USER_AGENT = f"paperlens/{__version__} python/{'.'.join(map(str, sys.version_info[:3]))}"
 
 
@@ -197,6 +202,8 @@ class _ClientBase:
             >>> client.cache.clear()  # the number of answers removed
             0
         """
+        from paperlens.cache import ResponseCache
+
         return ResponseCache(self._core)
 
     def _listen(self, callback: Any) -> Any:
@@ -277,7 +284,7 @@ class _ClientBase:
 class _OpenPlatform:
     """The six Open Platform operations, for :class:`Client` and :class:`AsyncClient`."""
 
-    @operation(t.AgenticSearchResult)
+    @operation(lambda: t.AgenticSearchResult)
     def agentic_search(
         self,
         query: str,
@@ -322,7 +329,7 @@ class _OpenPlatform:
         """
         return params(locals())
 
-    @operation(t.Content)
+    @operation(lambda: t.Content)
     def content(
         self,
         doc_id: str | None = None,
@@ -356,7 +363,7 @@ class _OpenPlatform:
         """
         return params(locals())
 
-    @pages(t.Content, t.Content, OffsetPaging, unit="pages", options=())
+    @pages(lambda: t.Content, lambda: t.Content, OffsetPaging, unit="pages", options=())
     def iter_content(
         self, doc_id: str | None = None, *, source: str | None = None, offset: int = 0, limit: int | None = None
     ) -> Params:
@@ -381,7 +388,7 @@ class _OpenPlatform:
         """
         return params(locals())
 
-    @operation(t.Catalog)
+    @operation(lambda: t.Catalog)
     def meta_catalog(
         self,
         *,
@@ -410,7 +417,7 @@ class _OpenPlatform:
         """
         return params(locals())
 
-    @operation(t.MetaSearchPage)
+    @operation(lambda: t.MetaSearchPage)
     def meta_search(
         self,
         query: str | None = None,
@@ -473,7 +480,7 @@ class _OpenPlatform:
         """
         return meta_search_params(params(locals()))
 
-    @pages(t.MetaSearchPage, t.MetadataRecord, MetaSearchPaging)
+    @pages(lambda: t.MetaSearchPage, lambda: t.MetadataRecord, MetaSearchPaging)
     def iter_meta_search(
         self,
         query: str | None = None,
@@ -528,7 +535,7 @@ class _OpenPlatform:
         """
         return meta_search_params(params(locals()))
 
-    @operation(t.RelationsPage)
+    @operation(lambda: t.RelationsPage)
     def paper_relations(
         self, unique_id: str, relation: str, *, page: int | None = None, page_size: int | None = None
     ) -> Params:
@@ -558,7 +565,7 @@ class _OpenPlatform:
         """
         return params(locals())
 
-    @pages(t.RelationsPage, t.RelationItem, PageNumberPaging)
+    @pages(lambda: t.RelationsPage, lambda: t.RelationItem, PageNumberPaging)
     def iter_paper_relations(
         self,
         unique_id: str,
@@ -841,7 +848,10 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
             >>> path = client.download_resource("figures/W4000004932/fig1.png", "figures/")
         """
         with self._download(file_name, dest, progress) as args:
-            return Path(self._core.download(*args)[0])
+            path = self._core.download(*args)[0]
+        from pathlib import Path
+
+        return Path(path)
 
 
 class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
@@ -910,7 +920,10 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
         from paperlens import _bridge
 
         with self._download(file_name, dest, progress) as args:
-            return Path((await _bridge.download(self._core, *args))[0])
+            path = (await _bridge.download(self._core, *args))[0]
+        from pathlib import Path
+
+        return Path(path)
 
 
 def _bytes_callback(bar: Progress) -> Any:

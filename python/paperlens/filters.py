@@ -7,8 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from paperlens._contract import FILTER_OPERATOR_PREFIX, FILTER_OPERATORS, OPERATOR_ALIASES, SORT_ORDERS
 from paperlens.errors import ValidationError
@@ -32,9 +31,9 @@ def operator_name(op: str, *, param: str = "operator") -> str:
     return FILTER_OPERATOR_PREFIX + name
 
 
-@dataclass(frozen=True)
-class Filter:
-    """One ``meta_search`` condition: ``Filter("publication_published_year", ">=", 2020)``.
+class Filter(NamedTuple):
+    """One ``meta_search`` condition: ``Filter("publication_published_year", ">=", 2020)``, also
+    the ``(field, op, value)`` tuple it stands for.
 
     Args:
         field: a field the token may filter on (``client.meta_catalog()`` lists them).

@@ -40,7 +40,7 @@ class _SchemaOperations:
 
     # -- paper discovery ------------------------------------------------------------------
 
-    @operation(t.PaperSearchPage)
+    @operation(lambda: t.PaperSearchPage)
     def search(
         self,
         query: str | None = None,
@@ -78,7 +78,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.PaperSearchPage, t.PaperCard, CursorPaging, unit="papers")
+    @pages(lambda: t.PaperSearchPage, lambda: t.PaperCard, CursorPaging, unit="papers")
     def iter_search(
         self,
         query: str | None = None,
@@ -109,7 +109,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.EntityRelatedPapersPage)
+    @operation(lambda: t.EntityRelatedPapersPage)
     def entity_related_papers(
         self,
         query: str,
@@ -139,7 +139,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.EntityRelatedPapersPage, t.EntityRelatedPaper, CursorPaging, unit="papers")
+    @pages(lambda: t.EntityRelatedPapersPage, lambda: t.EntityRelatedPaper, CursorPaging, unit="papers")
     def iter_entity_related_papers(
         self,
         query: str,
@@ -173,7 +173,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.RelatedPapers)
+    @operation(lambda: t.RelatedPapers)
     def related_papers(
         self,
         schema_id: str,
@@ -203,7 +203,7 @@ class _SchemaOperations:
 
     # -- entities -------------------------------------------------------------------------
 
-    @operation(t.EntitySearchPage)
+    @operation(lambda: t.EntitySearchPage)
     def search_entities(
         self,
         query: str | None = None,
@@ -232,7 +232,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.EntitySearchPage, t.Entity, CursorPaging, unit="entities")
+    @pages(lambda: t.EntitySearchPage, lambda: t.Entity, CursorPaging, unit="entities")
     def iter_search_entities(
         self,
         query: str | None = None,
@@ -263,7 +263,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.EntityPage)
+    @operation(lambda: t.EntityPage)
     def entities(
         self,
         schema_id: str,
@@ -292,7 +292,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.EntityPage, t.Entity, CursorPaging, unit="entities")
+    @pages(lambda: t.EntityPage, lambda: t.Entity, CursorPaging, unit="entities")
     def iter_entities(
         self,
         schema_id: str,
@@ -325,7 +325,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.EntityDetail)
+    @operation(lambda: t.EntityDetail)
     def entity(
         self,
         schema_id: str,
@@ -356,7 +356,7 @@ class _SchemaOperations:
 
     # -- internal relations ---------------------------------------------------------------
 
-    @operation(t.RelationSearchPage)
+    @operation(lambda: t.RelationSearchPage)
     def search_relations(
         self,
         *,
@@ -386,7 +386,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.RelationSearchPage, t.Relation, CursorPaging, unit="relations")
+    @pages(lambda: t.RelationSearchPage, lambda: t.Relation, CursorPaging, unit="relations")
     def iter_search_relations(
         self,
         *,
@@ -417,7 +417,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.RelationDetail)
+    @operation(lambda: t.RelationDetail)
     def relation(self, schema_id: str, relation_id: str, *, include_context: bool | None = None) -> Params:
         """One internal relation with its endpoints and merged provenance
         (``GET .../schemas/{schema_id}/relations/{relation_id}``).
@@ -440,7 +440,7 @@ class _SchemaOperations:
 
     # -- external citations ---------------------------------------------------------------
 
-    @operation(t.CitationSummary)
+    @operation(lambda: t.CitationSummary)
     def citation_summary(self, schema_id: str) -> Params:
         """Outbound and inbound citation counts of a paper (``GET .../citation-summary``).
 
@@ -457,7 +457,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.CitationsPage)
+    @operation(lambda: t.CitationsPage)
     def citations(self, schema_id: str, *, size: int | None = None, cursor: str | None = None) -> Params:
         """One page of the complete citation list, resolved and unresolved (``GET .../citations``).
 
@@ -474,7 +474,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.CitationsPage, t.CitationItem, CursorPaging, unit="citations")
+    @pages(lambda: t.CitationsPage, lambda: t.CitationItem, CursorPaging, unit="citations")
     def iter_citations(
         self,
         schema_id: str,
@@ -501,7 +501,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.CitationGraph)
+    @operation(lambda: t.CitationGraph)
     def citation_graph(
         self,
         schema_id: str,
@@ -533,7 +533,7 @@ class _SchemaOperations:
 
     # -- evidence and content -------------------------------------------------------------
 
-    @operation(t.EvidenceSearchPage)
+    @operation(lambda: t.EvidenceSearchPage)
     def search_evidence(
         self,
         groups: list[str],
@@ -579,7 +579,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @pages(t.EvidenceSearchPage, t.Evidence, CursorPaging, unit="evidence")
+    @pages(lambda: t.EvidenceSearchPage, lambda: t.Evidence, CursorPaging, unit="evidence")
     def iter_search_evidence(
         self,
         groups: list[str],
@@ -624,7 +624,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.EvidenceDetail)
+    @operation(lambda: t.EvidenceDetail)
     def evidence(self, schema_id: str, evidence_id: str) -> Params:
         """One evidence of a paper with its source and locations (``GET .../evidence/{evidence_id}``).
 
@@ -643,7 +643,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.ResolvedProvenance)
+    @operation(lambda: t.ResolvedProvenance)
     def resolve_provenance(
         self,
         *,
@@ -678,7 +678,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.InPaperSearchResult)
+    @operation(lambda: t.InPaperSearchResult)
     def search_in_paper(
         self,
         schema_id: str,
@@ -710,7 +710,7 @@ class _SchemaOperations:
         """
         return params(locals())
 
-    @operation(t.HydratedItems)
+    @operation(lambda: t.HydratedItems)
     def hydrate_items(
         self,
         items: list[dict[str, Any]],
@@ -742,7 +742,7 @@ class _SchemaOperations:
 
     # -- research materials ---------------------------------------------------------------
 
-    @operation(t.Materials)
+    @operation(lambda: t.Materials)
     def materials(
         self,
         schema_ids: list[str],
