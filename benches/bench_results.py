@@ -16,7 +16,9 @@ what the row names, and reads what it claims to read:
 - "not read": the call alone (paperlens leaves its rows undecoded until read);
 - "to_pandas 10,000": ``iter_meta_search(...).to_pandas()`` of 10,000 records, pages of 200,
   pacing off, against httpx + orjson + ``pandas.json_normalize`` over the same pages;
-- "import": ``import paperlens`` against ``import httpx``, each in a fresh interpreter.
+- "import": ``import paperlens`` against ``import httpx``, each in a fresh interpreter;
+- "first use": that import, a client and the first read of a method (which defines the result
+  types) against ``import httpx`` and ``httpx.Client()``, each in a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ FIELDS = (
 BODY = {"query": "model", "page_size": 200}
 ROUNDS, CALLS = 21, 20
 FRAME_RECORDS = 10_000
+FIRST_USE = "import paperlens; paperlens.Client(api_token='t', base_url='http://127.0.0.1:9').meta_search"
+FIRST_HTTPX = "import httpx; httpx.Client()"
 
 
 def seconds_per_call(call: Callable[[], object], n: int) -> float:
@@ -74,8 +78,9 @@ def interleaved(ours: Callable[[], object], theirs: Callable[[], object], n: int
     return statistics.median(a), statistics.median(b)
 
 
-def import_seconds(module: str) -> float:
-    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+def import_seconds(statements: str) -> float:
+    """The median time of ``statements`` (imports first) in 15 fresh interpreters."""
+    code = f"import time; t = time.perf_counter(); {statements}; print(time.perf_counter() - t)"
     runs = [float(subprocess.check_output([sys.executable, "-c", code], text=True)) for _ in range(15)]
     return statistics.median(runs)
 
@@ -148,7 +153,8 @@ def main() -> None:
     finally:
         server.stop()
     rows.append((f"iter_meta_search().to_pandas() of {FRAME_RECORDS:,} records", *frames()))
-    rows.append(("import paperlens / import httpx", import_seconds("paperlens"), import_seconds("httpx")))
+    rows.append(("import paperlens / import httpx", import_seconds("import paperlens"), import_seconds("import httpx")))
+    rows.append(("first use: import, a client, a method", import_seconds(FIRST_USE), import_seconds(FIRST_HTTPX)))
 
     print(f"Python {sys.version.split()[0]}, paperlens {paperlens.__version__}\n")
     print("| what | paperlens | httpx + orjson | ratio |")
