@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::to_py_err;
+use crate::json::loads;
 use crate::rows::{scan_row, RowSpan};
 
 const PARSER: PythonParse = PythonParse {
@@ -133,11 +134,6 @@ fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'
         }
     }
     Ok(object.into_any())
-}
-
-/// Decodes JSON text (a row, or a value of a row, that [`JsonAnswer`] left undecoded).
-pub fn loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    PARSER.python_parse(py, data).map_err(|e| jiter::map_json_error(data, &e))
 }
 
 /// A successful binary answer: `(data, content_type, content_disposition, request_id)`.

@@ -5,6 +5,7 @@ mod completions;
 mod decode;
 mod errors;
 mod events;
+mod json;
 mod operation;
 mod rows;
 mod runtime;

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use pyo3::{ffi, intern};
 
-use crate::decode::loads;
+use crate::json::loads;
 
 /// One property of a row: the bytes of its name (between the quotes) and of its value.
 #[derive(Clone, Copy)]

@@ -11,6 +11,8 @@ import pickle
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
 
 import paperlens
@@ -209,3 +211,63 @@ def test_a_bad_row_fails_the_call_not_a_later_read(client, httpserver: HTTPServe
     with pytest.raises(paperlens.ResponseDecodeError, match=error) as caught:
         client.meta_search("q")
     assert caught.value.request_id
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, with the same types throughout (1 and 1.0 and True differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(v, b[k]) for k, v in a.items())  # type: ignore[index]
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=False))  # type: ignore[arg-type]
+    return a == b
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=40), inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_json_values, key=st.text(max_size=40), ensure_ascii=st.booleans(), indent=st.sampled_from([None, 0, 2]))
+def test_a_row_decodes_as_the_json_module_does(value: object, key: str, ensure_ascii: bool, indent: int | None):
+    text = json.dumps({key: value, "n": [value]}, ensure_ascii=ensure_ascii, indent=indent).encode()
+    row = Row(text)
+    assert _same(row.loads(), json.loads(text))
+    assert _same(row.get(key), json.loads(text)[key])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": "\\u0000\\ud83e\\udddc\\u00e9\\/\\b\\f\\n\\r\\t\\"\\\\"}',
+        '{"ключ": "значение", "🧬": "数据"}'.encode(),
+        b'{"big": 123456789012345678901234567890, "neg": -9223372036854775809, "edge": 999999999999999999}',
+        b'{"f": [1e400, -1e400, 1.5e-400, -0.0, 5e-324, 1E+2, 0.1]}',
+        b'{"dup": 1, "dup": 2, "e": {}, "l": [], "s": ""}',
+        b' \n\t{ "spaced" :\r\n [ 1 , { } ] } \n',
+        b'{"k": "' + b"x" * 100 + b"\\n" + "é".encode() * 40 + b'"}',
+    ],
+)
+def test_a_row_decodes_what_the_json_module_decodes(text: bytes):
+    assert _same(Row(text).loads(), json.loads(text))
+
+
+def test_many_distinct_keys_decode_right_through_the_key_cache():
+    keys = [f"k{i}" for i in range(5000)] + ["k" * n for n in range(1, 40)]
+    rows = [Row(json.dumps({k: i, "title": k}).encode()) for i, k in enumerate(keys)]
+    for _ in range(2):
+        assert [r.loads() for r in rows] == [{k: i, "title": k} for i, k in enumerate(keys)]
+
+
+@pytest.mark.parametrize("text", [b'{"a": "\xff"}', b'{"\xed\xa0\x80": 1}', b'{"a": "\\ud800"}', b'{"a": "\\udc00x"}'])
+def test_a_row_that_is_not_json_text_fails_with_a_value_error(text: bytes):
+    with pytest.raises(ValueError):
+        Row(text).loads()
