@@ -23,6 +23,7 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rows::Row>()?;
     m.add_class::<rows::LazyField>()?;
     m.add_function(wrap_pyfunction!(rows::columns, m)?)?;
+    m.add_function(wrap_pyfunction!(rows::undecoded_rows, m)?)?;
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::ops::Range;
 use jiter::{Jiter, JiterResult, Peek};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use crate::json::loads;
@@ -215,11 +215,46 @@ impl LazyField {
         }
         // Into the instance dict itself: the type's `__dict__` (a property of undecoded rows)
         // would decode the whole row.
-        let set = unsafe { ffi::PyObject_GenericSetAttr(obj.as_ptr(), name.as_ptr(), value.as_ptr()) };
-        if set < 0 {
-            return Err(PyErr::fetch(py));
-        }
+        generic_set(obj, name, &value)?;
         Ok(value)
+    }
+}
+
+/// The results of a list of resources: each [`Row`] of `values` a new instance of `undecoded`
+/// (the hidden class of undecoded rows) holding it, its state set as `Model` sets it (`_absent`
+/// to `nothing`), and any other value `build(value, request_id)`. One call for a page's rows.
+#[pyfunction]
+pub fn undecoded_rows<'py>(
+    undecoded: &Bound<'py, PyType>,
+    values: &Bound<'py, PyList>,
+    request_id: &Bound<'py, PyAny>,
+    nothing: &Bound<'py, PyAny>,
+    build: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let py = undecoded.py();
+    let none = py.None().into_bound(py);
+    let state =
+        [(intern!(py, "_absent"), nothing), (intern!(py, "_moved"), &none), (intern!(py, "_request_id"), request_id)];
+    let results = values.iter().map(|value| {
+        if !value.is_instance_of::<Row>() {
+            return build.call1((value, request_id));
+        }
+        // What `object.__new__(undecoded)` and `object.__setattr__` do, without a call each.
+        let object = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(undecoded.as_type_ptr(), 0))? };
+        generic_set(&object, intern!(py, "_raw"), &value)?;
+        for (name, slot) in &state {
+            generic_set(&object, name, slot)?;
+        }
+        Ok(object)
+    });
+    PyList::new(py, results.collect::<PyResult<Vec<_>>>()?)
+}
+
+/// `object.__setattr__(object, name, value)`: past a frozen class's `__setattr__`.
+fn generic_set(object: &Bound<'_, PyAny>, name: &Bound<'_, PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    match unsafe { ffi::PyObject_GenericSetAttr(object.as_ptr(), name.as_ptr(), value.as_ptr()) } {
+        0 => Ok(()),
+        _ => Err(PyErr::fetch(object.py())),
     }
 }
 

@@ -35,10 +35,11 @@ import dataclasses
 import gc
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from paperlens._paperlens import LazyField, Row, columns
+from paperlens._paperlens import LazyField, Row, columns, undecoded_rows
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
@@ -347,6 +348,16 @@ def _row_to_dict(self: Model) -> dict[str, Any]:
     return raw.loads(plan.ints, _int, self._request_id)
 
 
+def _flat_row_to_dict(ints: tuple[str, ...]) -> Callable[[Model], dict[str, Any]]:
+    """``to_dict()`` of the undecoded rows of a class without nested resources: their text
+    decoded afresh, the integer fields ``ints`` sent as strings made ints (one call a row)."""
+
+    def to_dict(self: Model) -> dict[str, Any]:
+        return self._raw.loads(ints, _int, self._request_id)  # type: ignore[union-attr]
+
+    return to_dict
+
+
 def _read_whole(obj: Model | None, owner: type[Model], name: str) -> Any:
     """A field of an undecoded row read by decoding the whole row (see ``LazyField``), or
     read on the class."""
@@ -387,7 +398,7 @@ def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
         __reduce_ex__=_decoded_reduce_ex,
         # While a row is undecoded its instance dict holds fields only (what LazyField read),
         # so a plain function is safe here (no wire name can hide it) and skips the seal.
-        to_dict=_row_to_dict,
+        to_dict=_row_to_dict if plan.nested else _flat_row_to_dict(plan.ints),
         __module__=cls.__module__,
         __qualname__=cls.__qualname__,
         _plan=plan,
@@ -516,20 +527,8 @@ def _converter(hint: Any, name: str, owner: str) -> Any:
                 raise ResponseDecodeError(
                     f"{owner}.{name} must be a list, got {type(value).__name__}", request_id=request_id
                 )
-            # The rows of a large page arrive undecoded: made here, without a call per row.
-            undecoded, new, set_slot = _plan(item).undecoded(), object.__new__, _set_slot
-            rows = []
-            for v in value:
-                if type(v) is Row:
-                    row = new(undecoded)
-                    set_slot(row, "_raw", v)
-                    set_slot(row, "_absent", _NOTHING)
-                    set_slot(row, "_moved", None)
-                    set_slot(row, "_request_id", request_id)
-                else:
-                    row = build(v, request_id)
-                rows.append(row)
-            return rows
+            # The rows of a large page arrive undecoded: made in one call.
+            return undecoded_rows(_plan(item).undecoded(), value, request_id, _NOTHING, build)
 
         return models
     if _is_model(member):

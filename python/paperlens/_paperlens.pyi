@@ -6,7 +6,17 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, final
 
-__all__ = ["Completions", "LazyField", "NativeClient", "NativeSandbox", "Pending", "Row", "__version__", "columns"]
+__all__ = [
+    "Completions",
+    "LazyField",
+    "NativeClient",
+    "NativeSandbox",
+    "Pending",
+    "Row",
+    "__version__",
+    "columns",
+    "undecoded_rows",
+]
 __version__: str
 
 # -- rows (src/rows.rs) ---------------------------------------------------------------------
@@ -25,6 +35,15 @@ class Row:
     def get(self, name: str, default: Any = None) -> Any: ...
     def __bytes__(self) -> bytes: ...
     def __reduce__(self) -> tuple[type[Row], tuple[bytes]]: ...
+
+def undecoded_rows(
+    undecoded: type[Any],
+    values: list[Any],
+    request_id: str | None,
+    nothing: Any,
+    build: Callable[[Any, str | None], Any],
+) -> list[Any]:
+    """A page's rows as instances of ``undecoded`` holding each ``Row``; other values built."""
 
 def columns(rows: list[Row], strings: set[str] | frozenset[str]) -> dict[str, Any] | None:
     """The rows' properties as columns, values decoded from each row's text; string columns
