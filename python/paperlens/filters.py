@@ -35,7 +35,7 @@ class Filter(NamedTuple):
     """One ``meta_search`` condition: ``Filter("publication_published_year", ">=", 2020)``, also
     the ``(field, op, value)`` tuple it stands for.
 
-    Args:
+    Attributes:
         field: a field the token may filter on (``client.meta_catalog()`` lists them).
         op: ``== != > >= < <= in not_in contains match match_phrase``, a catalog short name
             (``GTE``) or a wire name (``FILTER_OP_GTE``).
