@@ -178,7 +178,7 @@ class Model(_State):
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this result, as it came (a fresh copy; integer strings as ints)."""
         if self._raw is not None:
-            return _row_to_dict(self)
+            return _plan(type(self)).row_to_dict(self)
         wire = {k: plain(v) for k, v in self.__dict__.items()}
         for name, was_null in self._absent:
             if was_null:
@@ -338,19 +338,19 @@ def _decode(obj: Model) -> None:
     _set_slot(obj, "__class__", plain)
 
 
-def _row_to_dict(self: Model) -> dict[str, Any]:
-    """``to_dict()`` of a result that still has its row's JSON text: decoded afresh."""
+def _row_to_dict_of(plan: _Plan) -> Callable[[Model], dict[str, Any]]:
+    """``to_dict()`` of a result of ``plan``'s class that still has its row's JSON text:
+    decoded afresh, its integers sent as strings made ints (one core call a row when the class
+    has no nested resources, which ``normalised`` then walks)."""
     # Only JSON objects are left undecoded (see ``src/decode.rs``).
-    raw = typing.cast(Row, self._raw)
-    plan = _plan(type(self))
     if plan.nested:
-        return typing.cast(dict[str, Any], plan.normalised(raw.loads(), self._request_id))
-    return raw.loads(plan.ints, _int, self._request_id)
 
+        def nested_to_dict(self: Model) -> dict[str, Any]:
+            raw = typing.cast(Row, self._raw)
+            return typing.cast(dict[str, Any], plan.normalised(raw.loads(), self._request_id))
 
-def _flat_row_to_dict(ints: tuple[str, ...]) -> Callable[[Model], dict[str, Any]]:
-    """``to_dict()`` of the undecoded rows of a class without nested resources: their text
-    decoded afresh, the integer fields ``ints`` sent as strings made ints (one call a row)."""
+        return nested_to_dict
+    ints = plan.ints
 
     def to_dict(self: Model) -> dict[str, Any]:
         return self._raw.loads(ints, _int, self._request_id)  # type: ignore[union-attr]
@@ -398,7 +398,7 @@ def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
         __reduce_ex__=_decoded_reduce_ex,
         # While a row is undecoded its instance dict holds fields only (what LazyField read),
         # so a plain function is safe here (no wire name can hide it) and skips the seal.
-        to_dict=_row_to_dict if plan.nested else _flat_row_to_dict(plan.ints),
+        to_dict=plan.row_to_dict,
         __module__=cls.__module__,
         __qualname__=cls.__qualname__,
         _plan=plan,
@@ -453,6 +453,8 @@ class _Plan:
             for f in fields
             if (model := _model_of(hints[f.name])) is not None
         )
+        #: ``to_dict()`` of an instance that still has its row's text.
+        self.row_to_dict = _row_to_dict_of(self)
 
     def undecoded(self) -> type[Model]:
         """The subclass of undecoded rows of this class."""
