@@ -46,6 +46,16 @@ enum Text {
     Unescaped,
 }
 
+impl Text {
+    /// The bytes of the string in `source` (the decoder's text) or `scratch`.
+    fn bytes<'a>(&self, source: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
+        match *self {
+            Text::Span(start, end) => &source[start..end],
+            Text::Unescaped => scratch,
+        }
+    }
+}
+
 struct Decoder<'t, 'py, 'c> {
     py: Python<'py>,
     text: &'t [u8],
@@ -72,7 +82,7 @@ impl<'py> Decoder<'_, 'py, '_> {
         match self.text.get(self.at) {
             Some(b'"') => {
                 let (text, ascii) = self.string()?;
-                Ok(new_str(self.py, self.bytes(&text), ascii)?)
+                Ok(new_str(self.py, text.bytes(self.text, &self.scratch), ascii)?)
             }
             Some(b'{') => self.object(),
             Some(b'[') => self.array(),
@@ -158,21 +168,10 @@ impl<'py> Decoder<'_, 'py, '_> {
 
     fn key(&mut self) -> Decoded<Bound<'py, PyAny>> {
         let (text, ascii) = self.string()?;
-        let Decoder { py, text: source, keys, scratch, .. } = self;
-        let bytes = match text {
-            Text::Span(start, end) => &source[start..end],
-            Text::Unescaped => &scratch[..],
-        };
-        match keys.as_deref_mut() {
-            Some(keys) => Ok(keys.get(*py, bytes, ascii)?),
-            None => Ok(new_str(*py, bytes, ascii)?),
-        }
-    }
-
-    fn bytes(&self, text: &Text) -> &[u8] {
-        match *text {
-            Text::Span(start, end) => &self.text[start..end],
-            Text::Unescaped => &self.scratch,
+        let bytes = text.bytes(self.text, &self.scratch);
+        match self.keys.as_deref_mut() {
+            Some(keys) => Ok(keys.get(self.py, bytes, ascii)?),
+            None => Ok(new_str(self.py, bytes, ascii)?),
         }
     }
 
