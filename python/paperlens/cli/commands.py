@@ -104,8 +104,7 @@ def meta_search(args: argparse.Namespace) -> int:
             for facet in page.facets or []:
                 print(f"\nfacet {facet.field}:")
                 print(format_table(["value", "papers"], [[b.key, b.doc_count] for b in facet.buckets]))
-            cursor = f"; next cursor: {page.next_cursor}" if page.next_cursor else ""
-            print(f"{len(page.results)} of {page.total_count} records{cursor}", file=sys.stderr)
+            print(f"{len(page.results)} of {page.total_count} records", file=sys.stderr)
     return EXIT_OK
 
 
