@@ -466,26 +466,37 @@ def _bibtex_name(name: Name) -> str:
     return f"{family}, {latex_escape(name.given)}" if name.given else family
 
 
+#: BibTeX's month macros, which every standard style prints as the month's name (a number in
+#: braces would print as is: "12 1993").
+_MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
 def _bibtex_entry(work: Work) -> str:
     kind = work.kind
     first, last = _page_range(work.pages)
+    month = _MONTH_MACROS[work.month - 1] if work.month is not None and 1 <= work.month <= 12 else None
+    # Each value as written: in braces, but a month as its macro (no braces).
     fields: list[tuple[str, str | None]] = [
-        ("author", " and ".join(_bibtex_name(n) for n in work.authors) or None),
-        ("title", work.title and latex_escape(work.title)),
-        ("year", None if work.year is None else str(work.year)),
-        ("month", None if work.month is None else str(work.month)),
-        (kind.venue or "note", work.venue and latex_escape(work.venue)),
-        ("volume", work.volume and latex_escape(work.volume)),
-        ("number", work.issue and latex_escape(work.issue)),
-        ("pages", first and (f"{latex_escape(first)}--{latex_escape(last)}" if last else latex_escape(first))),
-        ("publisher", work.publisher and latex_escape(work.publisher)),
-        ("isbn", work.isbn and latex_escape(work.isbn)),
-        ("issn", work.issn and latex_escape(work.issn)),
-        ("doi", work.doi and latex_escape(work.doi)),
-        ("url", work.url and latex_escape(work.url)),
+        ("author", _braced(" and ".join(_bibtex_name(n) for n in work.authors))),
+        ("title", _braced(work.title and latex_escape(work.title))),
+        ("year", _braced(None if work.year is None else str(work.year))),
+        ("month", month),
+        (kind.venue or "note", _braced(work.venue and latex_escape(work.venue))),
+        ("volume", _braced(work.volume and latex_escape(work.volume))),
+        ("number", _braced(work.issue and latex_escape(work.issue))),
+        ("pages", _braced(first and (f"{latex_escape(first)}--{latex_escape(last)}" if last else latex_escape(first)))),
+        ("publisher", _braced(work.publisher and latex_escape(work.publisher))),
+        ("isbn", _braced(work.isbn and latex_escape(work.isbn))),
+        ("issn", _braced(work.issn and latex_escape(work.issn))),
+        ("doi", _braced(work.doi and latex_escape(work.doi))),
+        ("url", _braced(work.url and latex_escape(work.url))),
     ]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    body = ",\n".join(f"  {name} = {value}" for name, value in fields if value)
     return f"@{kind.bibtex}{{{work.key},\n{body}\n}}" if body else f"@{kind.bibtex}{{{work.key},\n}}"
+
+
+def _braced(value: str | None) -> str | None:
+    return "{" + value + "}" if value else None
 
 
 # -- RIS -------------------------------------------------------------------------------------
