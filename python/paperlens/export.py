@@ -20,6 +20,10 @@ appended to later clashing keys, so the same records in the same order always ge
 keys. The entry type follows the record's ``type`` and, for types the mapping does not know,
 its venue type (see :data:`KINDS`). Values keep their Unicode (CJK, emoji); BibTeX escapes
 LaTeX's special characters (``{ } % & $ # _ ~ ^ \\``) and braces literal (one-word) names.
+A string holding an unpaired surrogate (``"\\ud83d"`` alone, as ``json.loads`` may give) is
+written with U+FFFD in its place in the three formats and in the CLI's tables, CSV and
+Markdown text, while the CLI's JSON and JSONL keep its ``\\ud83d`` escape, which reads back
+as the same string.
 
 This module imports no result type at module level: those types inherit :class:`Citable`
 (from :mod:`paperlens._citable`, so that defining them does not import this module).
@@ -35,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from paperlens._citable import Citable, RecordList, is_data_frame
+from paperlens._unicode import well_formed
 
 __all__ = ["CITATION_FIELDS", "KINDS", "Citable", "RecordList", "to_bibtex", "to_csl_json", "to_ris"]
 
@@ -295,10 +300,11 @@ def _frame_value(value: Any) -> Any:
 
 
 def _text(value: Any) -> str | None:
-    """A value as one line of text, or None when empty."""
+    """A value as one line of text that UTF-8 can encode (an unpaired surrogate as U+FFFD), or
+    None when empty."""
     if value is None:
         return None
-    text = " ".join(str(value).split())
+    text = " ".join(well_formed(str(value)).split())
     return text or None
 
 

@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any, TextIO
 
 from paperlens._model import rows_field
+from paperlens._unicode import escape_surrogates, well_formed
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -24,13 +25,12 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
         return
     data = _plain(result)
     if fmt == "json":
-        json.dump(data, out, ensure_ascii=False, indent=2, default=str)
-        out.write("\n")
+        out.write(_json(data, indent=2) + "\n")
         return
     rows, single = _rows(data, rows_field(result))
     if fmt == "jsonl":
         for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            out.write(_json(row) + "\n")
         return
     if fmt == "csv":
         names = _all_keys(rows)
@@ -76,8 +76,7 @@ def emit_citations(fmt: str, records: Any, *, out: TextIO | None = None) -> None
 
     out = out or sys.stdout
     if fmt == "csl-json":
-        json.dump(export.to_csl_json(records), out, ensure_ascii=False, indent=2)
-        out.write("\n")
+        out.write(_json(export.to_csl_json(records), indent=2) + "\n")
     else:
         out.write(export.to_bibtex(records) if fmt == "bibtex" else export.to_ris(records))
 
@@ -93,7 +92,7 @@ def format_table(
     in the columns that :func:`pasted` names and in the rows whose first cell ``whole_rows`` holds."""
 
     def cell(value: Any, whole: bool) -> str:
-        text = "" if value is None else " ".join(str(value).split())
+        text = "" if value is None else " ".join(well_formed(str(value)).split())
         return text if whole or len(text) <= max_width else text[: max_width - 3] + "..."
 
     whole_columns = [pasted(h) for h in headers]
@@ -163,4 +162,16 @@ def _compact(value: Any) -> Any:
 def _csv_cell(value: Any) -> Any:
     if value is None:
         return ""
-    return _compact(value)
+    value = _compact(value)
+    return well_formed(value) if isinstance(value, str) else value
+
+
+def _json(data: Any, indent: int | None = None) -> str:
+    """JSON text of ``data``, non-ASCII kept as is and unpaired surrogates as their escapes."""
+    return escape_surrogates(json.dumps(data, ensure_ascii=False, indent=indent, default=str))
+
+
+def write_text(text: str, out: TextIO | None = None) -> None:
+    """``text`` (a Markdown document, say) as a whole line or more, an unpaired surrogate as U+FFFD."""
+    text = well_formed(text)
+    (out or sys.stdout).write(text if text.endswith("\n") else text + "\n")
