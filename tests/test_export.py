@@ -4,15 +4,18 @@ ones (emoji, braces, %, &, LaTeX's other special characters, nothing at all)."""
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 
 import bibtexparser
 import pytest
 import rispy
-from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.middlewares import LatexDecodingMiddleware, MonthIntMiddleware
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
 from citeproc.source.json import CiteProcJSON
+from pybtex.database import parse_string as pybtex_parse
+from pybtex.plugin import find_plugin
 
 import paperlens
 from paperlens.export import CITATION_FIELDS, RecordList, latex_escape, works
@@ -103,10 +106,25 @@ def test_latex_escaping_and_names():
     )
     assert "author = {O'Brien-Núñez, Ana and {Research \\& Development Group} and {赵洋}}" in text
     assert "journal = {Journal of Corals \\& Reefs \\{JCR\\}}" in text
-    assert "pages = {101--118}" in text and "month = {6}" in text
+    assert "pages = {101--118}" in text and "month = jun," in text
     assert "doi = {10.1000/ABC\\_\\{1\\}\\%}" in text
     assert text.startswith("@article{obriennunez2021dna,\n")
     assert latex_escape("a\\b{c}") == r"a\textbackslash{}b\{c\}"
+
+
+@pytest.mark.parametrize("month", range(1, 13))
+def test_a_month_is_written_as_its_macro_and_every_standard_style_prints_its_name(month):
+    wire = {**TRICKY[0], "publication_published_year": 1993, "publication_published_date": f"1993-{month:02d}-05"}
+    text = MetadataRecord._from_wire(wire).to_bibtex()
+    assert f"  month = {calendar.month_abbr[month].lower()},\n" in text
+    library = bibtexparser.parse_string(text, append_middleware=[MonthIntMiddleware()])
+    assert library.failed_blocks == [] and library.entries[0].fields_dict["month"].value == month
+    bibliography = pybtex_parse(text, "bibtex")
+    plain_text = find_plugin("pybtex.backends", "text")()
+    for name in ("plain", "unsrt", "alpha", "unsrtalpha"):
+        style = find_plugin("pybtex.style.formatting", name)()
+        [entry] = style.format_bibliography(bibliography)
+        assert f"{calendar.month_name[month]} 1993" in entry.text.render(plain_text), name
 
 
 @pytest.mark.parametrize(

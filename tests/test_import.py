@@ -63,3 +63,60 @@ def test_the_first_read_of_a_method_defines_its_result_type() -> None:
         "print(inspect.signature(paperlens.AsyncClient.iter_meta_search).return_annotation)"
     )
     assert run(code) == "paperlens._pagination.Paginator[paperlens._types_open_platform.MetadataRecord]"
+
+
+def test_each_public_submodule_is_an_attribute_of_paperlens_on_first_read() -> None:
+    # A member each that only that module defines, read through the package alone.
+    members = {
+        "cache": "ResponseCache",
+        "client": "Client",
+        "deduplication": "normalize_title",
+        "errors": "APIError",
+        "export": "CITATION_FIELDS",
+        "filters": "filters_to_wire",
+        "harvest": "harvest_corpus",
+        "lookup": "normalize_doi",
+        "matching": "parse_reference",
+        "pandas": "to_pandas",
+        "sandbox": "Sandbox",
+        "schema": "Schema",
+        "snowball": "CitationNetwork",
+        "types": "MetaSearchPage",
+    }
+    code = (
+        "import sys, paperlens\n"
+        f"members = {members!r}\n"
+        "assert set(members) <= set(dir(paperlens))\n"
+        "for name, member in members.items():\n"
+        "    module = getattr(paperlens, name)\n"
+        "    assert module is sys.modules['paperlens.' + name], name\n"
+        "    assert hasattr(module, member), (name, member)\n"
+        "print(paperlens.export.CITATION_FIELDS == sys.modules['paperlens.export'].CITATION_FIELDS)"
+    )
+    assert run(code) == "True"
+
+
+def test_no_submodule_hides_a_function_of_the_same_package() -> None:
+    # Every submodule imported first, then every public name read: each is still what the
+    # module that defines it holds, never a module that an import bound over it.
+    code = (
+        "import importlib, types, paperlens\n"
+        "for name in paperlens._SUBMODULES:\n"
+        "    importlib.import_module('paperlens.' + name)\n"
+        "modules = [n for n in paperlens.__all__ if isinstance(getattr(paperlens, n), types.ModuleType)]\n"
+        "print(modules, callable(paperlens.dedupe), paperlens.to_bibtex.__name__)"
+    )
+    assert run(code) == "['types'] True to_bibtex"
+
+
+def test_the_documented_citation_fields_work_after_a_bare_import() -> None:
+    code = (
+        "import paperlens\n"
+        "from paperlens.sandbox import Sandbox\n"
+        "with Sandbox(papers=30) as sandbox:\n"
+        "    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)\n"
+        "    page = client.meta_search('', fields=paperlens.export.CITATION_FIELDS, page_size=3)\n"
+        "    sent = sandbox.requests()[-1].json()['fields']\n"
+        "print(sent == list(paperlens.export.CITATION_FIELDS), len(page.results))"
+    )
+    assert run(code) == "True 3"

@@ -217,7 +217,7 @@ def test_bad_rate_limits_are_refused() -> None:
 
 
 def test_cases_without_a_listed_code_answer_listed_ones(sandbox: Sandbox) -> None:
-    # /content and /resource list no 404, /meta-catalog lists no 400.
+    # /content and /resource list no 404; /meta-catalog answers an unknown collection with 200.
     unknown_doc = call(sandbox, "/content?doc_id=feedbeef", token=sandbox.token)
     assert (unknown_doc.status, unknown_doc.json()["code"]) == (400, "INVALID_REQUEST")
     assert unknown_doc.json()["details"] == {"parameter": "doc_id"}
@@ -226,8 +226,14 @@ def test_cases_without_a_listed_code_answer_listed_ones(sandbox: Sandbox) -> Non
     unknown_collection = call(sandbox, "/meta-catalog?collection=venues", token=sandbox.token)
     assert unknown_collection.status == 200
     assert (unknown_collection.json()["fields"], unknown_collection.json()["default_fields"]) == ([], [])
-    plain = call(sandbox, "/meta-catalog", token=sandbox.token).json()
-    assert call(sandbox, "/meta-catalog?include_field_stats=maybe", token=sandbox.token).json() == plain
+    # Its flags are the contract's booleans: anything but true or false is a 400 naming it.
+    for flag in ("include_field_stats", "include_sample_values"):
+        refused = call(sandbox, f"/meta-catalog?{flag}=null", token=sandbox.token)
+        assert (refused.status, refused.json()["code"], refused.json()["details"]) == (
+            400,
+            "INVALID_REQUEST",
+            {"parameter": flag},
+        )
 
 
 def test_openapi_document_needs_no_token(sandbox: Sandbox) -> None:

@@ -33,6 +33,17 @@ from paperlens.errors import (
 from paperlens.filters import Filter
 
 if TYPE_CHECKING:
+    from paperlens import cache as cache
+    from paperlens import deduplication as deduplication
+    from paperlens import export as export
+    from paperlens import harvest as harvest
+    from paperlens import lookup as lookup
+    from paperlens import matching as matching
+    from paperlens import pandas as pandas
+    from paperlens import sandbox as sandbox
+    from paperlens import schema as schema
+    from paperlens import snowball as snowball
+    from paperlens import types as types
     from paperlens.deduplication import Deduped, dedupe
     from paperlens.export import to_bibtex, to_csl_json, to_ris
     from paperlens.lookup import Lookup
@@ -93,19 +104,41 @@ _LAZY = {
 }
 
 
+#: The public submodules (the reference documents each), imported on first read as well:
+#: ``paperlens.export.CITATION_FIELDS`` works after a bare ``import paperlens``. None is named
+#: like a function above (``dedupe`` lives in ``deduplication``), so none can hide one.
+_SUBMODULES = frozenset(
+    {
+        "cache",
+        "client",
+        "deduplication",
+        "errors",
+        "export",
+        "filters",
+        "harvest",
+        "lookup",
+        "matching",
+        "pandas",
+        "sandbox",
+        "schema",
+        "snowball",
+        "types",
+    }
+)
+
+
 def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module), name)
         globals()[name] = value
         return value
-    # The result types of the 18 paper-schema operations are defined on first use.
-    if name == "types":
-        import paperlens.types
-
-        return paperlens.types
+    # Importing a submodule binds it here too; the result types of the 18 paper-schema
+    # operations (``types``) are defined on first use this way.
+    if name in _SUBMODULES:
+        return importlib.import_module(f"paperlens.{name}")
     raise AttributeError(f"module 'paperlens' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__all__, *_SUBMODULES})

@@ -60,6 +60,13 @@ def meta_search_params(given: Params) -> Params:
     }
 
 
+def relation_params(given: Params) -> Params:
+    """``/meta-paper-relations`` parameters with ``relation`` in the contract's upper case
+    (``"citations"`` as :meth:`Client.snowball` spells it); anything else is left to the core's check."""
+    relation = given["relation"]
+    return {**given, "relation": relation.upper() if isinstance(relation, str) else relation}
+
+
 def _checked(result: M, stacklevel: int) -> M:
     """Raises the error a successful status may still carry (``RelationsPage``); warns about a
     ``partial=true`` answer: usable, but not a complete success. ``stacklevel`` counts the
@@ -546,7 +553,8 @@ class _OpenPlatform:
             unique_id: the paper's ``unique_id`` (from :meth:`meta_search` or
                 :meth:`agentic_search`), never a ``doc_id``.
             relation: ``"CITATIONS"`` (who cites it), ``"REFERENCES"`` (whom it cites) or
-                ``"RELATED_WORKS"``.
+                ``"RELATED_WORKS"``, in any case (``"citations"`` as ``snowball`` spells it);
+                sent in upper case.
             page: the page number, from 1.
             page_size: items per page, 1-200 (service default 25).
 
@@ -563,7 +571,7 @@ class _OpenPlatform:
             >>> citing = client.paper_relations(record.unique_id, "CITATIONS", page_size=50)
             >>> citing.total_count, [item.title for item in citing.items[:3]]
         """
-        return params(locals())
+        return relation_params(params(locals()))
 
     @pages(lambda: t.RelationsPage, lambda: t.RelationItem, PageNumberPaging)
     def iter_paper_relations(
@@ -579,7 +587,7 @@ class _OpenPlatform:
 
         Args:
             unique_id: the paper's ``unique_id``.
-            relation: ``"CITATIONS"``, ``"REFERENCES"`` or ``"RELATED_WORKS"``.
+            relation: ``"CITATIONS"``, ``"REFERENCES"`` or ``"RELATED_WORKS"``, in any case.
             page_size: items per request, 1-200 (default: 200, or fewer when ``limit`` needs fewer).
             limit: stop after this many items.
             progress: show a tqdm progress bar (the ``progress`` extra).
@@ -594,7 +602,7 @@ class _OpenPlatform:
         Examples:
             >>> references = client.iter_paper_relations(record.unique_id, "REFERENCES").to_list()
         """
-        return params(locals())
+        return relation_params(params(locals()))
 
 
 class _Workflows:

@@ -20,6 +20,10 @@ appended to later clashing keys, so the same records in the same order always ge
 keys. The entry type follows the record's ``type`` and, for types the mapping does not know,
 its venue type (see :data:`KINDS`). Values keep their Unicode (CJK, emoji); BibTeX escapes
 LaTeX's special characters (``{ } % & $ # _ ~ ^ \\``) and braces literal (one-word) names.
+A string holding an unpaired surrogate (``"\\ud83d"`` alone, as ``json.loads`` may give) is
+written with U+FFFD in its place in the three formats and in the CLI's tables, CSV and
+Markdown text, while the CLI's JSON and JSONL keep its ``\\ud83d`` escape, which reads back
+as the same string.
 
 This module imports no result type at module level: those types inherit :class:`Citable`
 (from :mod:`paperlens._citable`, so that defining them does not import this module).
@@ -35,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from paperlens._citable import Citable, RecordList, is_data_frame
+from paperlens._unicode import well_formed
 
 __all__ = ["CITATION_FIELDS", "KINDS", "Citable", "RecordList", "to_bibtex", "to_csl_json", "to_ris"]
 
@@ -295,10 +300,11 @@ def _frame_value(value: Any) -> Any:
 
 
 def _text(value: Any) -> str | None:
-    """A value as one line of text, or None when empty."""
+    """A value as one line of text that UTF-8 can encode (an unpaired surrogate as U+FFFD), or
+    None when empty."""
     if value is None:
         return None
-    text = " ".join(str(value).split())
+    text = " ".join(well_formed(str(value)).split())
     return text or None
 
 
@@ -466,26 +472,37 @@ def _bibtex_name(name: Name) -> str:
     return f"{family}, {latex_escape(name.given)}" if name.given else family
 
 
+#: BibTeX's month macros, which every standard style prints as the month's name (a number in
+#: braces would print as is: "12 1993").
+_MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
 def _bibtex_entry(work: Work) -> str:
     kind = work.kind
     first, last = _page_range(work.pages)
+    month = _MONTH_MACROS[work.month - 1] if work.month is not None and 1 <= work.month <= 12 else None
+    # Each value as written: in braces, but a month as its macro (no braces).
     fields: list[tuple[str, str | None]] = [
-        ("author", " and ".join(_bibtex_name(n) for n in work.authors) or None),
-        ("title", work.title and latex_escape(work.title)),
-        ("year", None if work.year is None else str(work.year)),
-        ("month", None if work.month is None else str(work.month)),
-        (kind.venue or "note", work.venue and latex_escape(work.venue)),
-        ("volume", work.volume and latex_escape(work.volume)),
-        ("number", work.issue and latex_escape(work.issue)),
-        ("pages", first and (f"{latex_escape(first)}--{latex_escape(last)}" if last else latex_escape(first))),
-        ("publisher", work.publisher and latex_escape(work.publisher)),
-        ("isbn", work.isbn and latex_escape(work.isbn)),
-        ("issn", work.issn and latex_escape(work.issn)),
-        ("doi", work.doi and latex_escape(work.doi)),
-        ("url", work.url and latex_escape(work.url)),
+        ("author", _braced(" and ".join(_bibtex_name(n) for n in work.authors))),
+        ("title", _braced(work.title and latex_escape(work.title))),
+        ("year", _braced(None if work.year is None else str(work.year))),
+        ("month", month),
+        (kind.venue or "note", _braced(work.venue and latex_escape(work.venue))),
+        ("volume", _braced(work.volume and latex_escape(work.volume))),
+        ("number", _braced(work.issue and latex_escape(work.issue))),
+        ("pages", _braced(first and (f"{latex_escape(first)}--{latex_escape(last)}" if last else latex_escape(first)))),
+        ("publisher", _braced(work.publisher and latex_escape(work.publisher))),
+        ("isbn", _braced(work.isbn and latex_escape(work.isbn))),
+        ("issn", _braced(work.issn and latex_escape(work.issn))),
+        ("doi", _braced(work.doi and latex_escape(work.doi))),
+        ("url", _braced(work.url and latex_escape(work.url))),
     ]
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    body = ",\n".join(f"  {name} = {value}" for name, value in fields if value)
     return f"@{kind.bibtex}{{{work.key},\n{body}\n}}" if body else f"@{kind.bibtex}{{{work.key},\n}}"
+
+
+def _braced(value: str | None) -> str | None:
+    return "{" + value + "}" if value else None
 
 
 # -- RIS -------------------------------------------------------------------------------------

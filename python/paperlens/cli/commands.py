@@ -10,7 +10,7 @@ from typing import Any
 from paperlens.cli.convert import facet_arg
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.options import CITATION_FORMATS, show_progress
-from paperlens.cli.output import emit, format_table
+from paperlens.cli.output import emit, format_table, write_text
 from paperlens.cli.session import Session
 from paperlens.export import CITATION_FIELDS
 
@@ -38,13 +38,13 @@ def read(args: argparse.Namespace) -> int:
         if args.offset is None and args.limit is None:
             text = client.read_text(args.doc_id, source=args.source)
             if args.format == "table":
-                sys.stdout.write(text if text.endswith("\n") else text + "\n")
+                write_text(text)
             else:
                 emit(args.format, {"doc_id": args.doc_id, "source": args.source, "text": text})
             return EXIT_OK
         page = client.content(args.doc_id, source=args.source, offset=args.offset, limit=args.limit)
         if args.format == "table":
-            sys.stdout.write(page.text if page.text.endswith("\n") else page.text + "\n")
+            write_text(page.text)
             more = f"; next offset {page.next_offset}" if page.more else ""
             print(f"[{page.bytes_returned} bytes of {page.text_length} code points{more}]", file=sys.stderr)
         else:
@@ -104,8 +104,7 @@ def meta_search(args: argparse.Namespace) -> int:
             for facet in page.facets or []:
                 print(f"\nfacet {facet.field}:")
                 print(format_table(["value", "papers"], [[b.key, b.doc_count] for b in facet.buckets]))
-            cursor = f"; next cursor: {page.next_cursor}" if page.next_cursor else ""
-            print(f"{len(page.results)} of {page.total_count} records{cursor}", file=sys.stderr)
+            print(f"{len(page.results)} of {page.total_count} records", file=sys.stderr)
     return EXIT_OK
 
 

@@ -11,7 +11,9 @@ import paperlens
 from paperlens import _contract as c
 from paperlens.cli.exit_codes import UsageError
 
-_FILTER_SYMBOL = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|=|>|<)\s*(.*?)\s*$")
+# A bare value may not start with an operator's character: ``citation_count >> 5`` is a typo,
+# not ``>`` with the value ``"> 5"`` (quote a value that does start so).
+_FILTER_SYMBOL = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|=|>|<)\s*([^=<>!\s].*?)\s*$")
 # The word operators, longest first (``match_phrase`` before ``match``).
 _WORDS = sorted((alias for alias in c.OPERATOR_ALIASES if alias.isidentifier()), key=len, reverse=True)
 _FILTER_WORD = re.compile(rf"^\s*([A-Za-z_][\w.]*)\s+({'|'.join(_WORDS)})\s+(.*?)\s*$", re.I)
@@ -38,7 +40,8 @@ def filter_arg(text: str) -> paperlens.Filter:
     match = _FILTER_WORD.match(text) or _FILTER_SYMBOL.match(text)
     if not match:
         raise argparse.ArgumentTypeError(
-            f"expected FIELD OP VALUE (OP one of {' '.join(c.OPERATOR_ALIASES)}), got {text!r}"
+            f"expected FIELD OP VALUE, OP one of {' '.join(c.OPERATOR_ALIASES)} (a value that starts "
+            f"with = < > or ! in quotes), e.g. 'citation_count>=100' or 'language in en,zh'; got {text!r}"
         )
     field, op, raw = match.groups()
     op = {"=": "=="}.get(op, op.lower())

@@ -8,10 +8,11 @@ import csv
 import json
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, TextIO
 
 from paperlens._model import rows_field
+from paperlens._unicode import escape_surrogates, well_formed
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -24,13 +25,12 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
         return
     data = _plain(result)
     if fmt == "json":
-        json.dump(data, out, ensure_ascii=False, indent=2, default=str)
-        out.write("\n")
+        out.write(_json(data, indent=2) + "\n")
         return
     rows, single = _rows(data, rows_field(result))
     if fmt == "jsonl":
         for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            out.write(_json(row) + "\n")
         return
     if fmt == "csv":
         names = _all_keys(rows)
@@ -41,8 +41,12 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
         return
     if single:
         row = rows[0]
-        print(format_table(["field", "value"], [[k, _compact(v)] for k, v in row.items()], max_width=100), file=out)
+        lines = [[k, _compact(v)] for k, v in row.items()]
+        print(
+            format_table(["field", "value"], lines, max_width=100, whole_rows={k for k in row if pasted(k)}), file=out
+        )
         return
+    _print_cursors(data)
     if not rows:
         print("(no results)", file=out)
         return
@@ -52,26 +56,50 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
     print(format_table(names, [[_compact(r.get(c)) for c in names] for r in rows], max_width=cell_width), file=out)
 
 
+def pasted(name: str) -> bool:
+    """Whether column ``name`` holds what a user pastes into the next command (``read DOC_ID``,
+    ``relations UNIQUE_ID``, ``--cursor``, ``read --source``): a table never cuts it."""
+    return name in ("id", "source") or name.endswith(("_id", "cursor"))
+
+
+def _print_cursors(data: Any) -> None:
+    """The cursors of a page shown as a table (whose rows leave them out), whole, on stderr."""
+    if isinstance(data, dict):
+        for name, value in data.items():
+            if name.endswith("cursor") and isinstance(value, str) and value:
+                print(f"{name}: {value}", file=sys.stderr)
+
+
 def emit_citations(fmt: str, records: Any, *, out: TextIO | None = None) -> None:
     """Prints the records of ``records`` as ``bibtex``, ``ris`` or ``csl-json`` (a JSON array)."""
     from paperlens import export
 
     out = out or sys.stdout
     if fmt == "csl-json":
-        json.dump(export.to_csl_json(records), out, ensure_ascii=False, indent=2)
-        out.write("\n")
+        out.write(_json(export.to_csl_json(records), indent=2) + "\n")
     else:
         out.write(export.to_bibtex(records) if fmt == "bibtex" else export.to_ris(records))
 
 
-def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], max_width: int = 60) -> str:
-    """A plain-text table: columns sized to their content, cells cut at ``max_width``."""
+def format_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    max_width: int = 60,
+    *,
+    whole_rows: Collection[str] = (),
+) -> str:
+    """A plain-text table: columns sized to their content, cells cut at ``max_width`` except
+    in the columns that :func:`pasted` names and in the rows whose first cell ``whole_rows`` holds."""
 
-    def cell(value: Any) -> str:
-        text = "" if value is None else " ".join(str(value).split())
-        return text if len(text) <= max_width else text[: max_width - 3] + "..."
+    def cell(value: Any, whole: bool) -> str:
+        text = "" if value is None else " ".join(well_formed(str(value)).split())
+        return text if whole or len(text) <= max_width else text[: max_width - 3] + "..."
 
-    cells = [[cell(value) for value in row] for row in rows]
+    whole_columns = [pasted(h) for h in headers]
+    cells = [
+        [cell(value, whole or str(row[0]) in whole_rows) for value, whole in zip(row, whole_columns, strict=True)]
+        for row in rows
+    ]
     widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
 
     def line(values: Sequence[str]) -> str:
@@ -134,4 +162,16 @@ def _compact(value: Any) -> Any:
 def _csv_cell(value: Any) -> Any:
     if value is None:
         return ""
-    return _compact(value)
+    value = _compact(value)
+    return well_formed(value) if isinstance(value, str) else value
+
+
+def _json(data: Any, indent: int | None = None) -> str:
+    """JSON text of ``data``, non-ASCII kept as is and unpaired surrogates as their escapes."""
+    return escape_surrogates(json.dumps(data, ensure_ascii=False, indent=indent, default=str))
+
+
+def write_text(text: str, out: TextIO | None = None) -> None:
+    """``text`` (a Markdown document, say) as a whole line or more, an unpaired surrogate as U+FFFD."""
+    text = well_formed(text)
+    (out or sys.stdout).write(text if text.endswith("\n") else text + "\n")

@@ -191,7 +191,7 @@ def _meta_search(parser: argparse.ArgumentParser) -> None:
 
 def _relations(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("unique_id", help="the paper's unique_id (e.g. W4000000000)")
-    parser.add_argument("relation", help=" or ".join(c.PAPER_RELATIONS))
+    parser.add_argument("relation", help=" or ".join(c.PAPER_RELATIONS) + " (any case: citations works too)")
     parser.add_argument("--page", type=int, help="page number")
     parser.add_argument("--page-size", type=int, help="items per page")
     add_paging_flags(parser)

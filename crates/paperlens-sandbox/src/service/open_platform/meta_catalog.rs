@@ -12,10 +12,10 @@ use serde_json::{json, Map, Value};
 use super::meta_search::collection::{Authors, Collection, Papers, Sources};
 use super::meta_search::fields::{FieldDef, FieldType};
 use super::meta_search::value::Scalar;
-use super::params::{query_flag, query_param};
+use super::params::{query_bool, query_param};
 use super::permissions::field_visible;
 use crate::service::corpus::Corpus;
-use crate::service::error::{json_response, Result};
+use crate::service::error::{json_response, Result, STANDARD};
 use crate::service::{Access, Service, ServiceRequest, ServiceResponse};
 
 const SAMPLE_VALUES: usize = 10;
@@ -28,11 +28,11 @@ pub struct CatalogCache {
     answers: Mutex<HashMap<CatalogKey, Bytes>>,
 }
 
-/// The contract lists no 400 for this operation, so no parameter value is refused: a flag
-/// other than true/1 reads as false, and an unknown collection has no fields.
+/// A flag other than `true`/`false` is a 400 (the contract types both as boolean, though it
+/// lists no 400 for this operation); an unknown collection has no fields.
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {
-    let samples = query_flag(&request.query, "include_sample_values");
-    let stats = query_flag(&request.query, "include_field_stats");
+    let samples = query_bool(&request.query, "include_sample_values", STANDARD)?.unwrap_or(false);
+    let stats = query_bool(&request.query, "include_field_stats", STANDARD)?.unwrap_or(false);
     let collection = match query_param(&request.query, "collection").unwrap_or("papers") {
         "papers" | "" => Papers::NAME,
         "authors" => Authors::NAME,

@@ -1,6 +1,5 @@
 //! Strict reading of JSON bodies and query strings: every type error, unknown property
-//! and bound violation becomes a 400 that names the parameter and the rule (except
-//! [`query_flag`], for `/meta-catalog`, whose contract lists no 400).
+//! and bound violation becomes a 400 that names the parameter and the rule.
 
 use paperlens_core::contract::Bound;
 use serde_json::{Map, Value};
@@ -146,9 +145,14 @@ pub fn query_param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a 
     query.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
-/// A boolean query flag read leniently: `true` or `1` (any case) is true, anything else false.
-pub fn query_flag(query: &[(String, String)], name: &str) -> bool {
-    query_param(query, name).is_some_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+/// A boolean query parameter: the contract's boolean is `true` or `false`, anything else a 400.
+pub fn query_bool(query: &[(String, String)], name: &str, dialect: Dialect) -> Result<Option<bool>> {
+    match query_param(query, name) {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(other) => Err(dialect.invalid_param(name, format!("'{name}' must be true or false (got '{other}')"))),
+    }
 }
 
 /// A query parameter within `bound`, else its default.

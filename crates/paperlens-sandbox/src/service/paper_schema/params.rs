@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::service::corpus::structure::{EntityType, RELATION_TYPES};
 use crate::service::error::{Result, STANDARD};
-use crate::service::open_platform::params::{parse_object, query_param, Fields};
+use crate::service::open_platform::params::{self, parse_object, Fields};
 
 pub fn body(bytes: &[u8]) -> Result<Map<String, Value>> {
     parse_object(bytes, STANDARD)
@@ -114,12 +114,7 @@ pub fn query_list_max<'a>(query: &'a [(String, String)], name: &str, max: usize)
 }
 
 pub fn query_bool(query: &[(String, String)], name: &str) -> Result<Option<bool>> {
-    match query_param(query, name) {
-        None => Ok(None),
-        Some("true") => Ok(Some(true)),
-        Some("false") => Ok(Some(false)),
-        Some(other) => Err(STANDARD.invalid_param(name, format!("'{name}' must be true or false (got '{other}')"))),
-    }
+    params::query_bool(query, name, STANDARD)
 }
 
 pub use crate::service::open_platform::params::{query_bounded, query_int};

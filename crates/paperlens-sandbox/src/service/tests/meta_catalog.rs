@@ -66,21 +66,24 @@ fn restricted_catalog_hides_impact_fields() {
 fn other_collections_and_bad_parameters() {
     let authors = catalog(&[("collection", "authors")], Access::Full);
     assert!(field(&authors, "orcid").is_some());
-    let sources = catalog(&[("collection", "sources"), ("include_sample_values", "1")], Access::Full);
+    let sources = catalog(&[("collection", "sources"), ("include_sample_values", "true")], Access::Full);
     let types = field(&sources, "venue_type").and_then(|f| f["sample_values"].as_array().cloned()).unwrap_or_default();
     assert_eq!(types.len(), 9);
 }
 
 #[test]
-fn unlisted_400_is_never_answered_bad_values_read_leniently() {
-    // /meta-catalog lists no 400: an unknown collection has no fields, and a flag that is
-    // not true/1 is off.
+fn an_unknown_collection_has_no_fields_and_a_flag_is_true_or_false() {
     let unknown = catalog(&[("collection", "venues")], Access::Full);
     assert_eq!(unknown["fields"], json!([]));
     assert_eq!(unknown["default_fields"], json!([]));
     assert_eq!(unknown["filter_operators"].as_array().map(Vec::len), Some(11));
     let plain = catalog(&[], Access::Full);
-    assert_eq!(catalog(&[("include_field_stats", "maybe"), ("include_sample_values", "yes")], Access::Full), plain);
-    let stats = catalog(&[("include_field_stats", "TRUE")], Access::Full);
+    assert_eq!(catalog(&[("include_field_stats", "false"), ("include_sample_values", "false")], Access::Full), plain);
+    let stats = catalog(&[("include_field_stats", "true")], Access::Full);
     assert!(field(&stats, "citation_count").is_some_and(|f| f.get("numeric_stats").is_some()));
+    for bad in ["null", "TRUE", "1", "maybe"] {
+        let refused = get_as("/meta-catalog", &[("include_field_stats", bad)], Access::Full);
+        assert_eq!(refused.status, 400, "{bad}");
+        assert_eq!(json(&refused)["details"]["parameter"], "include_field_stats");
+    }
 }
