@@ -70,6 +70,14 @@ def with_inherited_async_client(query: str) -> Answer:
     return asyncio.run(run())
 
 
+def with_inherited_async_client_awaitables(query: str) -> Answer:
+    """The core's plain awaitables, which loops that cannot watch sockets use (Windows' proactor)."""
+    from paperlens import _bridge
+
+    _bridge._bridge = lambda: None
+    return with_inherited_async_client(query)
+
+
 def with_own_sandbox(query: str) -> Answer:
     with Sandbox(papers=PAPERS) as sandbox:
         return search(paperlens.Client(base_url=sandbox.base_url, api_token=sandbox.token), query)
@@ -112,6 +120,7 @@ def clients(map_: Callable[..., list[Answer]], method: str, sandbox: Sandbox) ->
     if method == "fork":
         workers["inherited"] = map_(method, with_inherited_client, QUERIES)
         workers["inherited_async"] = map_(method, with_inherited_async_client, QUERIES)
+        workers["inherited_awaitables"] = map_(method, with_inherited_async_client_awaitables, QUERIES)
     return {"parent": parent, "workers": workers}
 
 

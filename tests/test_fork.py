@@ -22,6 +22,7 @@ import pytest
 from fork_scenarios import PAPERS, QUERIES, answer
 
 import paperlens
+from paperlens import _bridge
 from paperlens.errors import ConfigurationError
 from paperlens.sandbox import Sandbox
 
@@ -76,7 +77,8 @@ def expected(sandbox: Sandbox) -> list[Any]:
 def test_workers_answer_as_the_parent_does(executor: str, method: str, expected: list[Any]) -> None:
     result = run(executor, method)
     assert result["parent"] == expected
-    kinds = {"new", "given", "new_async"} | ({"inherited", "inherited_async"} if method == "fork" else set())
+    inherited = {"inherited", "inherited_async", "inherited_awaitables"}
+    kinds = {"new", "given", "new_async"} | (inherited if method == "fork" else set())
     assert set(result["workers"]) == kinds
     for kind, answers in result["workers"].items():
         assert answers == expected, kind
@@ -148,6 +150,16 @@ async def test_an_unpickled_async_client_works(sandbox: Sandbox, expected: list[
     assert type(restored) is paperlens.AsyncClient
     page = await restored.meta_search(QUERIES[2], page_size=5)
     assert json.loads(json.dumps(answer(page))) == expected[2]
+
+
+async def test_the_plain_awaitables_run_on_the_runtime(
+    sandbox: Sandbox, expected: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loops that cannot watch sockets (Windows' proactor) await the core's own awaitables."""
+    monkeypatch.setattr(_bridge, "_bridge", lambda: None)
+    client = paperlens.AsyncClient(base_url=sandbox.base_url, api_token=sandbox.token)
+    page = await client.meta_search(QUERIES[3], page_size=5)
+    assert json.loads(json.dumps(answer(page))) == expected[3]
 
 
 def test_a_closed_client_unpickles_closed(sandbox: Sandbox) -> None:
