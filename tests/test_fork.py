@@ -33,7 +33,8 @@ SANDBOX = {"papers": PAPERS}
 
 
 def run(scenario: str, method: str) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
+    path = [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     process = subprocess.Popen(
         [sys.executable, str(SCENARIOS), scenario, method],
         stdout=subprocess.PIPE,
