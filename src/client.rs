@@ -64,7 +64,24 @@ fn shared_pacing_input(value: Option<&Bound<'_, PyAny>>) -> PyResult<SharedPacin
     let path: PathBuf = value.extract().map_err(|_| {
         PyPaperlensErr::from(Error::Configuration("shared_pacing must be True, False or the path of a file".into()))
     })?;
+    if let Some(scheme) = path.to_str().and_then(url_scheme) {
+        // Named without the rest of the URL, which may hold a password.
+        return Err(PyPaperlensErr::from(Error::Configuration(format!(
+            "shared_pacing: a {scheme}:// URL is not supported; use True, False or the path of a file \
+             (Redis is planned, not yet available)"
+        )))
+        .into());
+    }
     Ok(SharedPacing::File(path))
+}
+
+/// The scheme of a `scheme://...` URL (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
+fn url_scheme(text: &str) -> Option<&str> {
+    let (scheme, _) = text.split_once("://")?;
+    let mut chars = scheme.chars();
+    let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    well_formed.then_some(scheme)
 }
 
 #[pymethods]
@@ -189,6 +206,12 @@ impl NativeClient {
     #[getter]
     fn base_url(&self) -> String {
         self.transport.config().base_url.to_string()
+    }
+
+    /// The token in use (given or from the environment), for pickling the client's settings
+    /// only: never to be shown.
+    fn api_token(&self) -> String {
+        self.transport.config().token.expose().to_string()
     }
 
     #[getter]

@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 
 use crate::decode::{header_text, BytesAnswer, JsonAnswer};
 use crate::errors::PyPaperlensErr;
-use crate::runtime::{runtime, wait};
+use crate::runtime::{awaitable, runtime, this_process, wait};
 
 pub enum Operation {
     /// `rows`: what `decode::page_rows` gives for the operation.
@@ -54,12 +54,12 @@ impl Operation {
 
     /// Started now, waited for later (see [`Pending`]).
     pub fn start(self, transport: Transport) -> Pending {
-        Pending { task: Mutex::new(Some(runtime().spawn(self.run(transport)))) }
+        Pending { task: Mutex::new(Some(runtime().spawn(self.run(transport)))), process: this_process() }
     }
 
     /// An asyncio awaitable of the answer; must be called with a running event loop.
     pub fn run_awaitable<'py>(self, py: Python<'py>, transport: Transport) -> PyResult<Bound<'py, PyAny>> {
-        pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(self.run(transport).await?) })
+        awaitable(py, async move { Ok(self.run(transport).await?) })
     }
 }
 
@@ -69,11 +69,19 @@ impl Operation {
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct Pending {
     task: Mutex<Option<JoinHandle<Result<Answer, PyPaperlensErr>>>>,
+    /// Started by this process, not by the parent of a forked child (whose runtime is not here).
+    process: u64,
 }
 
 impl Pending {
     fn take(&self) -> Option<JoinHandle<Result<Answer, PyPaperlensErr>>> {
-        self.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take()
+        let task = self.task.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+        if self.process == this_process() {
+            return task;
+        }
+        // The parent's task: touching it here would reach into a runtime this child lacks.
+        std::mem::forget(task);
+        None
     }
 }
 
@@ -81,6 +89,12 @@ impl Pending {
 impl Pending {
     /// The answer, waited for with the GIL released (once; Ctrl-C cancels the wait).
     fn wait(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if self.process != this_process() {
+            self.take();
+            return Err(PyRuntimeError::new_err(
+                "this request was started by the parent of this forked process; make the call again here",
+            ));
+        }
         let task = self.take().ok_or_else(|| PyRuntimeError::new_err("this answer was already taken or cancelled"))?;
         Ok(wait(py, task)??.into_pyobject(py)?.unbind())
     }

@@ -17,6 +17,8 @@ pub struct NativeSandbox {
     token: String,
     restricted_token: String,
     running: Mutex<Option<Sandbox>>,
+    /// The process serving it: a forked child's copy is the parent's server, left alone.
+    process: u64,
 }
 
 #[pymethods]
@@ -37,7 +39,7 @@ impl NativeSandbox {
     ) -> PyResult<Self> {
         let rate_limit_kind: RateLimitKind = rate_limit_kind.parse().map_err(PyValueError::new_err)?;
         let config = SandboxConfig { host, port, papers, seed, token, rate_limits, rate_limit_kind, int64_as_string };
-        let runtime = pyo3_async_runtimes::tokio::get_runtime();
+        let runtime = crate::runtime::runtime();
         let sandbox = py.detach(|| runtime.block_on(Sandbox::start(config))).map_err(|error| match error.kind() {
             std::io::ErrorKind::InvalidInput => PyValueError::new_err(error.to_string()),
             _ => PyOSError::new_err(format!("sandbox could not start: {error}")),
@@ -47,6 +49,7 @@ impl NativeSandbox {
             token: sandbox.token().to_string(),
             restricted_token: sandbox.restricted_token().to_string(),
             running: Mutex::new(Some(sandbox)),
+            process: crate::runtime::this_process(),
         })
     }
 
@@ -114,13 +117,27 @@ impl NativeSandbox {
         self.lock().is_none()
     }
 
-    /// Stops the server; in-flight requests get a short grace period. Idempotent.
+    /// Stops the server; in-flight requests get a short grace period. Idempotent. In a forked
+    /// child of the process serving it, only this handle closes: the parent serves on.
     fn close(&self, py: Python<'_>) {
         let Some(sandbox) = self.lock().take() else {
             return;
         };
-        let runtime = pyo3_async_runtimes::tokio::get_runtime();
+        if self.process != crate::runtime::this_process() {
+            std::mem::forget(sandbox);
+            return;
+        }
+        let runtime = crate::runtime::runtime();
         py.detach(|| runtime.block_on(sandbox.shutdown()));
+    }
+}
+
+impl Drop for NativeSandbox {
+    fn drop(&mut self) {
+        if self.process != crate::runtime::this_process() {
+            let running = self.running.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+            std::mem::forget(running.take());
+        }
     }
 }
 

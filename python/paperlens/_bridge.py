@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,9 @@ from paperlens._paperlens import Completions, NativeClient
 
 _bridges: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Bridge | None] = weakref.WeakKeyDictionary()
 _ids = itertools.count()
+if hasattr(os, "register_at_fork"):
+    # A forked child's loops get bridges of their own (the parent's sockets and tasks stay its).
+    os.register_at_fork(after_in_child=_bridges.clear)
 
 
 class _Bridge:

@@ -47,6 +47,7 @@ else:
 __all__ = ["AsyncClient", "Client"]
 
 M = TypeVar("M", bound="Response")
+_C = TypeVar("_C", bound="_ClientBase")
 _USER_AGENT = f"paperlens/{__version__} python/{'.'.join(map(str, sys.version_info[:3]))}"
 
 
@@ -106,8 +107,26 @@ def _destination(dest: str | os.PathLike[str]) -> str:
     return path
 
 
+class _Settings(dict[str, Any]):
+    """A client's constructor arguments; its repr hides the token."""
+
+    def __repr__(self) -> str:
+        return repr({name: "***" if name == "api_token" and value else value for name, value in self.items()})
+
+
+def _unpickled(cls: type[_C], settings: dict[str, Any], overrides: dict[str, Any], closed: bool) -> _C:
+    client = cls(**settings)
+    if overrides:
+        client = client.with_options(**overrides)
+    if closed:
+        client._native = None
+    return client
+
+
 class _ClientBase:
     _native: NativeClient | None
+    _settings: _Settings
+    _overrides: dict[str, Any]
 
     def __init__(
         self,
@@ -134,7 +153,7 @@ class _ClientBase:
         Args:
             api_token: the API token; default: the ``PAPERLENS_API_TOKEN`` environment variable.
                 It is sent only to ``base_url`` and never appears in a ``repr``, a log line or
-                an exception message.
+                an exception message; a pickled client holds it (treat the bytes like the token).
             base_url: the service's base URL; default: ``PAPERLENS_BASE_URL``. Plain ``http://``
                 is refused unless the host is a loopback address (a sandbox).
             timeout: seconds for a whole request, answer included.
@@ -169,6 +188,8 @@ class _ClientBase:
                 a plain-http base URL that is not loopback, an invalid ``service_source``, or a
                 CA bundle that cannot be read.
         """
+        self._settings = _Settings((name, value) for name, value in locals().items() if name != "self")
+        self._overrides = {}
         self._native = NativeClient(
             api_token=api_token,
             base_url=base_url,
@@ -238,9 +259,11 @@ class _ClientBase:
             if bar is not None:
                 bar.close()
 
-    def _derive(self, native: NativeClient) -> Self:
+    def _derive(self, native: NativeClient, overrides: dict[str, Any]) -> Self:
         clone = object.__new__(type(self))
         clone._native = native
+        clone._settings = self._settings
+        clone._overrides = {**self._overrides, **overrides}
         return clone
 
     def with_options(
@@ -268,15 +291,19 @@ class _ClientBase:
             >>> patient = client.with_options(timeout=120.0, max_retries=5)
             >>> patient.read_text(doc_id)
         """
-        return self._derive(
-            self._core.with_options(
-                timeout=timeout,
-                max_retries=max_retries,
-                max_rate_limit_wait=max_rate_limit_wait,
-                validate=validate,
-                retry_backoff=retry_backoff,
-            )
-        )
+        given = {name: value for name, value in locals().items() if name != "self"}
+        overrides = {name: value for name, value in given.items() if value is not None}
+        return self._derive(self._core.with_options(**given), overrides)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A client pickles to its settings (the constructor's arguments, the token and base URL
+        in use, and ``with_options`` overrides), never its connections, cache entries or pacing
+        state: unpickled, in a worker process for instance, it is a new client with its own.
+        A pickled client holds its token: treat the bytes like the token."""
+        settings = self._settings
+        if self._native is not None:
+            settings = _Settings(settings, api_token=self._native.api_token(), base_url=self._native.base_url)
+        return (_unpickled, (type(self), settings, self._overrides, self._native is None))
 
     def __repr__(self) -> str:
         if self._native is None:
@@ -748,7 +775,9 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
     """The synchronous client. Safe to share across threads; the GIL is released while waiting.
 
     A context manager (``with paperlens.Client() as client:``). Its Structured Paper
-    operations are under :attr:`schema`.
+    operations are under :attr:`schema`. Usable in a forked child (``multiprocessing``,
+    ``ProcessPoolExecutor``), where it opens its own connections; picklable to its settings,
+    token included (see ``__reduce__``), so it can be sent to worker processes.
 
     Examples:
         >>> client = paperlens.Client()  # token and base URL from the environment

@@ -11,6 +11,7 @@ pub mod config;
 pub mod contract;
 pub mod error;
 pub mod events;
+pub mod fork;
 pub mod network;
 pub mod open_platform;
 pub mod operation;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use reqwest::{redirect, Certificate, NoProxy, Proxy};
@@ -22,6 +22,7 @@ use url::Url;
 
 use crate::config::ClientConfig;
 use crate::error::Error;
+use crate::fork::ForkLocal;
 
 pub const SSL_CERT_FILE_ENV: &str = "SSL_CERT_FILE";
 pub const SSL_CERT_DIR_ENV: &str = "SSL_CERT_DIR";
@@ -120,8 +121,9 @@ type Fingerprint = Option<(u64, Option<SystemTime>)>;
 type Stored = (Fingerprint, Arc<Vec<CertificateDer<'static>>>);
 
 /// Stores read before, by kind and path. Reading a system store takes milliseconds and clients are
-/// made often; a file or directory whose size or modification time changed is read again.
-static STORES: LazyLock<Mutex<HashMap<(Store, PathBuf), Stored>>> = LazyLock::new(Default::default);
+/// made often; a file or directory whose size or modification time changed is read again. A
+/// forked child starts afresh (the parent's lock may have been held by a thread of its own).
+static STORES: ForkLocal<Mutex<HashMap<(Store, PathBuf), Stored>>> = ForkLocal::empty();
 
 fn remembered(
     store: Store,
@@ -130,13 +132,19 @@ fn remembered(
 ) -> Result<Arc<Vec<CertificateDer<'static>>>, Error> {
     let fingerprint = std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
     let key = (store, path.to_path_buf());
-    if let Some((seen, certs)) = STORES.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+    if let Some((seen, certs)) =
+        STORES.get_or_init(Mutex::default).lock().unwrap_or_else(PoisonError::into_inner).get(&key)
+    {
         if *seen == fingerprint {
             return Ok(Arc::clone(certs));
         }
     }
     let certs = Arc::new(load()?);
-    STORES.lock().unwrap_or_else(PoisonError::into_inner).insert(key, (fingerprint, Arc::clone(&certs)));
+    STORES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, (fingerprint, Arc::clone(&certs)));
     Ok(certs)
 }
 

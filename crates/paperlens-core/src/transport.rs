@@ -15,6 +15,7 @@ use crate::cache::{CacheKey, Hit, ResponseCache};
 use crate::config::ClientConfig;
 use crate::error::{ApiError, Error};
 use crate::events::{Event, EventSink};
+use crate::fork::ForkLocal;
 use crate::pacing::{Outcome, Pacer, Ticket};
 use crate::request::{ApiRequest, ApiResponse};
 use crate::retry::{backoff, decide, parse_retry_after, retry_after_from_details, Decision};
@@ -44,11 +45,29 @@ pub enum Body {
 /// Shares one connection pool and one pacer among all clients derived from it.
 #[derive(Clone)]
 pub struct Transport {
-    http: reqwest::Client,
     config: Arc<ClientConfig>,
-    pacer: Arc<Pacer>,
+    connections: Arc<SharedConnections>,
     events: Arc<dyn EventSink>,
     cache: Option<Arc<ResponseCache>>,
+}
+
+/// The connection pool and the pacing state, live on this process's runtime: a forked child
+/// builds its own from the settings they were first built from.
+struct Connections {
+    http: reqwest::Client,
+    pacer: Pacer,
+}
+
+struct SharedConnections {
+    settings: ClientConfig,
+    of_this_process: ForkLocal<Connections>,
+}
+
+impl Connections {
+    fn new(config: &ClientConfig) -> Result<Connections, Error> {
+        let http = crate::network::http_client(config, redirect::Policy::custom(follow_redirect))?;
+        Ok(Connections { http, pacer: Pacer::new(config)? })
+    }
 }
 
 /// A failed attempt that may be retried after `wait`.
@@ -66,17 +85,22 @@ enum Attempt {
 
 impl Transport {
     pub fn new(config: ClientConfig, events: Arc<dyn EventSink>) -> Result<Transport, Error> {
-        let http = crate::network::http_client(&config, redirect::Policy::custom(follow_redirect))?;
-        let pacer = Arc::new(Pacer::new(&config)?);
+        let connections = ForkLocal::new(Connections::new(&config)?);
+        let connections = Arc::new(SharedConnections { settings: config.clone(), of_this_process: connections });
         let cache = config
             .cache
             .as_ref()
             .map(|c| Arc::new(ResponseCache::new(c.dir.clone(), c.ttl, config.base_url.as_str(), &config.token)));
-        Ok(Transport { http, config: Arc::new(config), pacer, events, cache })
+        Ok(Transport { config: Arc::new(config), connections, events, cache })
     }
 
     pub fn config(&self) -> &ClientConfig {
         &self.config
+    }
+
+    fn connections(&self) -> Result<&Connections, Error> {
+        let shared = &*self.connections;
+        shared.of_this_process.get_or_try_init(|| Connections::new(&shared.settings))
     }
 
     /// The response cache, when enabled.
@@ -135,12 +159,13 @@ impl Transport {
                 return serve_hit(hit.response, sink).await;
             }
         }
+        let connections = self.connections()?;
         let request_id = uuid::Uuid::new_v4().to_string();
         let max_retries = self.config.max_retries;
         for attempt in 0.. {
-            let (mut ticket, in_flight) = self.pace(request, &request_id).await;
+            let (mut ticket, in_flight) = self.pace(&connections.pacer, request, &request_id).await;
             ticket.sent();
-            let answer = self.attempt(request, &request_id, sink, attempt).await;
+            let answer = self.attempt(&connections.http, request, &request_id, sink, attempt).await;
             // The pacing state learns how the attempt ended before its place in flight is given
             // up: a request waiting for that place must see the pause a 429 here begins.
             ticket.finish(outcome(&answer));
@@ -177,17 +202,23 @@ impl Transport {
 
     /// Waits for the request's turn under its quota (or its operation's adaptive rate) and
     /// for a place among the requests in flight.
-    async fn pace(&self, request: &ApiRequest, request_id: &str) -> (Ticket, SemaphorePermit<'_>) {
+    async fn pace<'p>(
+        &self,
+        pacer: &'p Pacer,
+        request: &ApiRequest,
+        request_id: &str,
+    ) -> (Ticket, SemaphorePermit<'p>) {
         let events = &self.events;
         let mut told = |quota: &'static str, wait: Duration, per_minute: u32| {
             events.emit(Event::Paced { quota, per_minute, wait, request_id: request_id.into() });
         };
-        self.pacer.enter(request, &mut told).await
+        pacer.enter(request, &mut told).await
     }
 
     /// One attempt. `Err` is final; `Ok(Attempt::Retry)` may be retried.
     async fn attempt(
         &self,
+        http: &reqwest::Client,
         request: &ApiRequest,
         request_id: &str,
         sink: &BodySink<'_>,
@@ -200,7 +231,7 @@ impl Transport {
             attempt,
         });
         let started = Instant::now();
-        let response = match self.build(request, request_id).send().await {
+        let response = match self.build(http, request, request_id).send().await {
             Ok(response) => response,
             Err(e) => return Ok(Attempt::Retry(self.transport_failure(e, request_id, attempt))),
         };
@@ -250,7 +281,7 @@ impl Transport {
         Retryable { error: transport_error(&error, request_id, self.config.timeout), wait, refused: false }
     }
 
-    fn build(&self, request: &ApiRequest, request_id: &str) -> reqwest::RequestBuilder {
+    fn build(&self, http: &reqwest::Client, request: &ApiRequest, request_id: &str) -> reqwest::RequestBuilder {
         let config = &self.config;
         let mut url = config.base_url.clone();
         url.set_path(&format!("{}{}", config.base_url.path().trim_end_matches('/'), request.path));
@@ -271,7 +302,7 @@ impl Transport {
         }
         let accept = if request.path == "/resource" { "*/*" } else { "application/json" };
         headers.insert(ACCEPT, HeaderValue::from_static(accept));
-        let mut builder = self.http.request(request.method.clone(), url).headers(headers).timeout(config.timeout);
+        let mut builder = http.request(request.method.clone(), url).headers(headers).timeout(config.timeout);
         if let Some(body) = &request.body {
             builder = builder.header(CONTENT_TYPE, "application/json").body(body.clone());
         }

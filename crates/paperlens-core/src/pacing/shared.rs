@@ -51,6 +51,7 @@ impl SharedWindow {
             configured,
             fallback: Mutex::default(),
         };
+        let _no_fork = crate::fork::hold_off_fork();
         shared
             .locked()
             .map_err(|e| Error::Configuration(format!("shared_pacing: cannot use the file {}: {e}", path.display())))?;
@@ -71,7 +72,9 @@ impl SharedWindow {
     }
 
     /// Applies `step` to this quota's window under the file's lock (closing the file unlocks it).
+    /// A child forked meanwhile would keep the lock as long as it lives: fork waits.
     fn update<R>(&self, now: Duration, step: impl FnOnce(&mut Window) -> R) -> R {
+        let _no_fork = crate::fork::hold_off_fork();
         let Ok(mut file) = self.locked() else {
             return step(&mut self.fallback.lock().unwrap_or_else(|p| p.into_inner()));
         };
