@@ -5,10 +5,10 @@ use std::ops::Range;
 use jiter::{FloatMode, Jiter, JiterResult, PartialMode, Peek, PythonParse, StringCacheMode};
 use paperlens_core::{decode_replacing_lone_surrogates, ApiResponse, Error};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::to_py_err;
 use crate::json::loads;
+use crate::objects::{new_bytes, new_dict, new_list, new_optional_text, new_text, new_tuple};
 use crate::rows::{scan_row, RowSpan};
 
 const PARSER: PythonParse = PythonParse {
@@ -85,7 +85,7 @@ impl<'py> IntoPyObject<'py> for JsonAnswer {
                 to_py_err(py, error)
             })?,
         };
-        (value, response.request_id).into_pyobject(py).map(Bound::into_any)
+        Ok(new_tuple(py, [value, new_text(py, &response.request_id)?.into_any()])?.into_any())
     }
 }
 
@@ -128,19 +128,19 @@ fn row_spans(jiter: &mut Jiter, body: &[u8]) -> JiterResult<Vec<RowSpan>> {
 
 /// The page as a dict; its rows that are objects are [`Row`](crate::rows::Row)s (anything else decoded).
 fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'py, PyAny>> {
-    let object = PyDict::new(py);
+    let object = new_dict(py)?;
     for (name, member) in page {
         match member {
-            Member::Value(span) => object.set_item(name, loads(py, &body[span])?)?,
+            Member::Value(span) => object.set_item(new_text(py, &name)?, loads(py, &body[span])?)?,
             Member::Rows(rows) => {
-                let list = PyList::empty(py);
+                let list = new_list(py, std::iter::empty())?;
                 for row in rows {
                     match row {
                         RowSpan::Object(row) => list.append(row)?,
                         RowSpan::Other(span) => list.append(loads(py, &body[span])?)?,
                     }
                 }
-                object.set_item(name, list)?;
+                object.set_item(new_text(py, &name)?, list)?;
             }
         }
     }
@@ -159,8 +159,10 @@ impl<'py> IntoPyObject<'py> for BytesAnswer {
         let response = self.0;
         let content_type = header_text(&response, "content-type");
         let disposition = header_text(&response, "content-disposition");
-        let data = PyBytes::new(py, &response.body);
-        (data, content_type, disposition, response.request_id).into_pyobject(py).map(Bound::into_any)
+        let data = new_bytes(py, &response.body)?.into_any();
+        let content_type = new_optional_text(py, content_type.as_deref())?;
+        let disposition = new_optional_text(py, disposition.as_deref())?;
+        Ok(new_tuple(py, [data, content_type, disposition, new_text(py, &response.request_id)?.into_any()])?.into_any())
     }
 }
 
