@@ -3,12 +3,12 @@
 use std::ops::Range;
 
 use jiter::{FloatMode, Jiter, JiterResult, PartialMode, Peek, PythonParse, StringCacheMode};
-use paperlens_core::{ApiResponse, Error};
+use paperlens_core::{decode_replacing_lone_surrogates, ApiResponse, Error};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::to_py_err;
 use crate::json::loads;
+use crate::objects::{new_bytes, new_dict, new_list, new_optional_text, new_text, new_tuple};
 use crate::rows::{scan_row, RowSpan};
 
 const PARSER: PythonParse = PythonParse {
@@ -50,10 +50,21 @@ pub fn page_rows(operation: &str) -> Option<&'static str> {
 
 impl JsonAnswer {
     /// `rows`: what [`page_rows`] gives for the operation.
-    pub fn new(rows: Option<&'static str>, response: ApiResponse) -> JsonAnswer {
-        let page = rows.and_then(|rows| scan_page(&response.body, rows));
+    pub fn new(rows: Option<&'static str>, mut response: ApiResponse) -> JsonAnswer {
+        let page = rows.and_then(|rows| decoded(&mut response, |body| scan_page(body, rows).ok_or(())).ok());
         JsonAnswer { response, page }
     }
+}
+
+/// `decode(body)`; when that fails and the body holds lone surrogate escapes, `decode` of the
+/// body with each replaced by `\uFFFD` (which then becomes the body): a lone surrogate reads
+/// as U+FFFD, and costs nothing to an answer that has none.
+fn decoded<T, E>(response: &mut ApiResponse, decode: impl Fn(&[u8]) -> Result<T, E>) -> Result<T, E> {
+    let (value, fixed) = decode_replacing_lone_surrogates(&response.body, decode)?;
+    if let Some(fixed) = fixed {
+        response.body = fixed.into();
+    }
+    Ok(value)
 }
 
 impl<'py> IntoPyObject<'py> for JsonAnswer {
@@ -62,10 +73,10 @@ impl<'py> IntoPyObject<'py> for JsonAnswer {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let response = self.response;
+        let mut response = self.response;
         let value = match self.page.map(|page| build_page(py, &response.body, page)) {
             Some(value) => value?,
-            None => PARSER.python_parse(py, &response.body).map_err(|e| {
+            None => decoded(&mut response, |body| PARSER.python_parse(py, body)).map_err(|e| {
                 let error = Error::Decode {
                     message: format!("the body is not valid JSON ({e}); it starts with {:?}", head(&response.body)),
                     request_id: response.request_id.clone(),
@@ -74,7 +85,7 @@ impl<'py> IntoPyObject<'py> for JsonAnswer {
                 to_py_err(py, error)
             })?,
         };
-        (value, response.request_id).into_pyobject(py).map(Bound::into_any)
+        Ok(new_tuple(py, [value, new_text(py, &response.request_id)?.into_any()])?.into_any())
     }
 }
 
@@ -117,19 +128,19 @@ fn row_spans(jiter: &mut Jiter, body: &[u8]) -> JiterResult<Vec<RowSpan>> {
 
 /// The page as a dict; its rows that are objects are [`Row`](crate::rows::Row)s (anything else decoded).
 fn build_page<'py>(py: Python<'py>, body: &[u8], page: Page) -> PyResult<Bound<'py, PyAny>> {
-    let object = PyDict::new(py);
+    let object = new_dict(py)?;
     for (name, member) in page {
         match member {
-            Member::Value(span) => object.set_item(name, loads(py, &body[span])?)?,
+            Member::Value(span) => object.set_item(new_text(py, &name)?, loads(py, &body[span])?)?,
             Member::Rows(rows) => {
-                let list = PyList::empty(py);
+                let list = new_list(py, std::iter::empty())?;
                 for row in rows {
                     match row {
                         RowSpan::Object(row) => list.append(row)?,
                         RowSpan::Other(span) => list.append(loads(py, &body[span])?)?,
                     }
                 }
-                object.set_item(name, list)?;
+                object.set_item(new_text(py, &name)?, list)?;
             }
         }
     }
@@ -148,8 +159,10 @@ impl<'py> IntoPyObject<'py> for BytesAnswer {
         let response = self.0;
         let content_type = header_text(&response, "content-type");
         let disposition = header_text(&response, "content-disposition");
-        let data = PyBytes::new(py, &response.body);
-        (data, content_type, disposition, response.request_id).into_pyobject(py).map(Bound::into_any)
+        let data = new_bytes(py, &response.body)?.into_any();
+        let content_type = new_optional_text(py, content_type.as_deref())?;
+        let disposition = new_optional_text(py, disposition.as_deref())?;
+        Ok(new_tuple(py, [data, content_type, disposition, new_text(py, &response.request_id)?.into_any()])?.into_any())
     }
 }
 

@@ -4,18 +4,17 @@
 //! bytes at a time, object keys come from a small cache of the names the rows of a page repeat,
 //! and, outside the stable ABI, an ASCII string is copied straight into a new `str`.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+
+use crate::objects::{new_dict, new_list};
 
 /// Decodes the one JSON value of `text` (whitespace around it allowed).
 pub fn loads<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    // Busy only when a decode is re-entered (the collector ran a `__del__` that decodes, or
-    // another thread took the GIL meanwhile): that one decodes without the cache.
-    let mut keys = KEYS.try_lock().ok();
+    let mut keys = key_cache();
     let mut decoder =
         Decoder { py, text, at: 0, depth: 0, keys: keys.as_deref_mut(), scratch: Vec::new(), items: Vec::new() };
     decoder.document().map_err(|failure| match failure {
@@ -96,7 +95,7 @@ impl<'py> Decoder<'_, 'py, '_> {
 
     fn object(&mut self) -> Decoded<Bound<'py, PyAny>> {
         self.enter()?;
-        let dict = PyDict::new(self.py);
+        let dict = new_dict(self.py)?;
         self.skip_whitespace();
         if self.text.get(self.at) == Some(&b'}') {
             self.at += 1;
@@ -136,7 +135,7 @@ impl<'py> Decoder<'_, 'py, '_> {
             }
         }
         self.depth -= 1;
-        Ok(PyList::new(self.py, self.items.drain(base..))?.into_any())
+        Ok(new_list(self.py, self.items.drain(base..))?.into_any())
     }
 
     /// Steps into an object or array (at its opening bracket).
@@ -430,6 +429,23 @@ struct Slot {
 
 static KEYS: Mutex<KeyCache> = Mutex::new(KeyCache { slots: Vec::new() });
 
+/// The key cache for a decode. Busy only when a decode is re-entered (the collector ran a
+/// `__del__` that decodes, or another thread took the GIL meanwhile): that one decodes without
+/// it. Poisoned (a decode panicked while holding it): emptied, as a slot may be half written,
+/// and used again, so that the process goes on at full speed.
+fn key_cache() -> Option<MutexGuard<'static, KeyCache>> {
+    match KEYS.try_lock() {
+        Ok(keys) => Some(keys),
+        Err(TryLockError::WouldBlock) => None,
+        Err(TryLockError::Poisoned(poisoned)) => {
+            let mut keys = poisoned.into_inner();
+            keys.slots.clear();
+            KEYS.clear_poison();
+            Some(keys)
+        }
+    }
+}
+
 const KEY_MAX: usize = 32;
 const SLOT_BITS: u32 = 11;
 
@@ -476,6 +492,20 @@ fn slot_of(words: &[u64; 4], length: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_cache_poisoned_by_a_panic_is_emptied_and_used_again() {
+        let panicked = std::thread::spawn(|| {
+            let mut keys = KEYS.lock().unwrap();
+            keys.slots = (0..4).map(|_| Slot { words: [1; 4], length: 3, key: None }).collect();
+            panic!("a decode failed while holding the cache");
+        });
+        assert!(panicked.join().is_err() && KEYS.is_poisoned());
+        let keys = key_cache().expect("the cache is free");
+        assert!(keys.slots.is_empty());
+        drop(keys);
+        assert!(!KEYS.is_poisoned() && key_cache().is_some());
+    }
 
     #[test]
     fn packing_is_one_to_one_for_a_length() {

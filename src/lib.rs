@@ -6,6 +6,7 @@ mod decode;
 mod errors;
 mod events;
 mod json;
+mod objects;
 mod operation;
 mod rows;
 mod runtime;

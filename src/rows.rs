@@ -1,16 +1,19 @@
 //! The rows of a large page, left undecoded until read: each holds its JSON text and where
 //! each property's value is in it, so that reading a field decodes that value alone.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use jiter::{Jiter, JiterResult, Peek};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
+use paperlens_core::decode_replacing_lone_surrogates;
+
 use crate::json::loads;
+use crate::objects::{new_bytes, new_dict, new_list, new_text, new_tuple};
 
 /// One property of a row: the bytes of its name (between the quotes) and of its value.
 #[derive(Clone, Copy)]
@@ -75,6 +78,19 @@ pub struct Row {
 }
 
 impl Row {
+    fn from_text(text: &[u8]) -> PyResult<Row> {
+        let mut jiter = Jiter::new(text);
+        let peek = jiter.peek().map_err(|e| PyValueError::new_err(e.description(&jiter)))?;
+        if peek != Peek::Object {
+            return Err(PyValueError::new_err("a row is the JSON text of an object"));
+        }
+        match scan_row(&mut jiter, text, peek, 0).and_then(|row| jiter.finish().map(|()| row)) {
+            Ok(RowSpan::Object(row)) => Ok(row),
+            Ok(RowSpan::Other(_)) => unreachable!("an object was peeked"),
+            Err(e) => Err(PyValueError::new_err(e.description(&jiter))),
+        }
+    }
+
     /// How many properties this row has, when it knows.
     pub fn properties(&self) -> usize {
         self.properties.as_ref().map_or(0, Vec::len)
@@ -92,19 +108,11 @@ impl Row {
 
 #[pymethods]
 impl Row {
-    /// A row from the JSON text of an object (how a pickled row comes back).
+    /// A row from the JSON text of an object (how a pickled row comes back); a lone surrogate
+    /// escape in it reads as U+FFFD, as in an answer.
     #[new]
     fn py_new(text: &[u8]) -> PyResult<Row> {
-        let mut jiter = Jiter::new(text);
-        let peek = jiter.peek().map_err(|e| PyValueError::new_err(e.description(&jiter)))?;
-        if peek != Peek::Object {
-            return Err(PyValueError::new_err("a row is the JSON text of an object"));
-        }
-        match scan_row(&mut jiter, text, peek, 0).and_then(|row| jiter.finish().map(|()| row)) {
-            Ok(RowSpan::Object(row)) => Ok(row),
-            Ok(RowSpan::Other(_)) => unreachable!("an object was peeked"),
-            Err(e) => Err(PyValueError::new_err(e.description(&jiter))),
-        }
+        decode_replacing_lone_surrogates(text, Row::from_text).map(|(row, _)| row)
     }
 
     /// The whole object, decoded; the value of a property named in `ints` that is a string
@@ -148,14 +156,14 @@ impl Row {
         }
     }
 
-    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.text)
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        new_bytes(py, &self.text)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
-        let text = PyBytes::new(py, &slf.get().text);
-        (slf.get_type(), (text,)).into_pyobject(py)
+        let text = new_bytes(py, &slf.get().text)?;
+        new_tuple(py, [slf.get_type().into_any(), new_tuple(py, [text.into_any()])?.into_any()])
     }
 
     fn __repr__(&self) -> String {
@@ -206,7 +214,7 @@ impl LazyField {
         };
         if value.is_none() {
             if self.empty_list {
-                value = PyList::empty(py).into_any();
+                value = new_list(py, std::iter::empty())?.into_any();
             }
         } else if let Some(convert) = &self.convert {
             if !self.int_only || value.is_instance_of::<PyString>() {
@@ -232,6 +240,7 @@ pub fn undecoded_rows<'py>(
     build: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
     let py = undecoded.py();
+    check_plain_class(undecoded)?;
     let none = py.None().into_bound(py);
     let state =
         [(intern!(py, "_absent"), nothing), (intern!(py, "_moved"), &none), (intern!(py, "_request_id"), request_id)];
@@ -247,7 +256,21 @@ pub fn undecoded_rows<'py>(
         }
         Ok(object)
     });
-    PyList::new(py, results.collect::<PyResult<Vec<_>>>()?)
+    new_list(py, results.collect::<PyResult<Vec<_>>>()?.into_iter())
+}
+
+/// Fails unless `object.__new__(class)` may make an instance, as `undecoded_rows` makes each
+/// (its raw allocation would crash on the instances of a `dict` or an extension type).
+fn check_plain_class(class: &Bound<'_, PyType>) -> PyResult<()> {
+    let py = class.py();
+    match py.get_type::<PyAny>().call_method1(intern!(py, "__new__"), (class,)) {
+        Err(error) if error.is_instance_of::<PyTypeError>(py) => Err(PyTypeError::new_err(format!(
+            "undecoded_rows() needs the undecoded class of a result type (a plain Python class), not {}: {}",
+            class.fully_qualified_name()?,
+            error.value(py),
+        ))),
+        other => other.map(drop),
+    }
 }
 
 /// `object.__setattr__(object, name, value)`: past a frozen class's `__setattr__`.
@@ -268,28 +291,31 @@ fn generic_set(object: &Bound<'_, PyAny>, name: &Bound<'_, PyString>, value: &Bo
 pub fn columns<'py>(
     py: Python<'py>,
     rows: Vec<Bound<'py, Row>>,
-    strings: HashSet<String>,
+    strings: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyDict>>> {
     let rows: Vec<&Row> = rows.iter().map(Bound::get).collect();
     let Some(found) = spans(&rows) else { return Ok(None) };
-    let out = PyDict::new(py);
+    let out = new_dict(py)?;
     for (name, values) in found {
         let name = std::str::from_utf8(name).map_err(|_| PyValueError::new_err("a property name is not UTF-8"))?;
-        let arrow = match strings.contains(name) {
+        let key = new_text(py, name)?;
+        let arrow = match strings.contains(&key)? {
             true => arrow_strings(&values),
             false => None,
         };
         match arrow {
             Some(a) => {
-                let buffers = [a.validity, a.offsets, a.data].map(|buffer| PyBytes::new(py, &buffer));
-                out.set_item(name, (a.nulls, buffers))?
+                let [validity, offsets, data] = [a.validity, a.offsets, a.data].map(|buffer| new_bytes(py, &buffer));
+                let buffers = new_tuple(py, [validity?.into_any(), offsets?.into_any(), data?.into_any()])?;
+                let nulls = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromSize_t(a.nulls))? };
+                out.set_item(key, new_tuple(py, [nulls, buffers.into_any()])?)?
             }
             None => {
                 let decoded = values.iter().map(|value| match value {
                     Some(text) => loads(py, text),
                     None => Ok(py.None().into_bound(py)),
                 });
-                out.set_item(name, PyList::new(py, decoded.collect::<PyResult<Vec<_>>>()?)?)?
+                out.set_item(key, new_list(py, decoded.collect::<PyResult<Vec<_>>>()?.into_iter())?)?
             }
         }
     }
