@@ -10,12 +10,15 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+from werkzeug import Response
 
 import paperlens
+from paperlens import cli
 from paperlens.harvest import (
     HarvestError,
     HarvestWriteError,
@@ -311,3 +314,40 @@ def test_a_ctrl_c_says_that_the_same_call_resumes_and_jsonl_stays_whole(client, 
     assert lines_are_whole(out) == reference[:100]
     assert harvest(client, out=out, format="jsonl", **CHUNK).resumed
     assert read_records(out) == reference
+
+
+def test_the_cli_prints_the_same_sentence_and_exits_7(sandbox, tmp_path, mounts, monkeypatch, capsys):
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    disk = mounts.tmpfs(tmp_path / "disk", 1 << 20)
+    mounts.read_only(disk)
+    out = disk / "h.jsonl"
+    code = cli.main(["harvest", "--format", "jsonl", "--limit", "10", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_OUTPUT == 7
+    assert f"paperlens harvest: HarvestWriteError: cannot write {out}: Read-only file system" in err
+    assert RESUMES in err
+
+
+def test_a_ctrl_c_of_the_cli_says_that_the_same_command_resumes(httpserver, tmp_path):
+    """A harvest waiting on a hung service gets SIGINT: exit 130 and the sentence."""
+    entered, leave = threading.Event(), threading.Event()
+
+    def hang(request):
+        entered.set()
+        leave.wait(60)
+        return Response("{}", status=503)
+
+    httpserver.expect_request("/meta-search").respond_with_handler(hang)
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT), "PAPERLENS_API_TOKEN": "sk-test"}
+    env["PAPERLENS_BASE_URL"] = httpserver.url_for("")
+    command = [sys.executable, "-m", "paperlens", "harvest", "--format", "jsonl", "--out", str(tmp_path / "h.jsonl")]
+    child = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert entered.wait(60), "the harvest never sent its request"
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        leave.set()
+    assert child.returncode == cli.EXIT_INTERRUPTED
+    assert "paperlens harvest: interrupted; run the same command again to resume" in err
