@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -351,3 +352,13 @@ def test_a_ctrl_c_of_the_cli_says_that_the_same_command_resumes(httpserver, tmp_
         leave.set()
     assert child.returncode == cli.EXIT_INTERRUPTED
     assert "paperlens harvest: interrupted; run the same command again to resume" in err
+
+
+def test_a_download_into_a_read_only_folder_keeps_its_errno(client, tmp_path, mounts):
+    texts = (client.read_text(r.doc_id) for r in client.meta_search(None, page_size=50).results if r.doc_id)
+    name = next(m.group(1) for text in texts if (m := re.search(r"!\[[^\]]*\]\(([^)\s]+)", text)))
+    disk = mounts.tmpfs(tmp_path / "disk", 1 << 20)
+    mounts.read_only(disk)
+    with pytest.raises(paperlens.ResourceWriteError) as failed:
+        client.download_resource(name, disk / "figure.png")
+    assert failed.value.errno == errno.EROFS and str(disk) in str(failed.value)

@@ -181,7 +181,7 @@ def harvest(
     holds every chunk written so far: call again to resume), :class:`HarvestError`
     when ``out`` holds something else than this harvest (or its manifest,
     ``<out>.manifest.json``, records other parameters), :class:`OutputInUseError` when
-    another run is writing ``out`` (one writer per output, see :mod:`paperlens._output_guard`),
+    another run is writing ``out`` (one writer per output: the lock file ``<out>.lock``),
     and :class:`HarvestWriteError` (an ``OSError``) when the disk is full or ``out`` cannot
     be written: a JSONL file is cut back to its last checkpoint, so it stays readable.
     """
