@@ -575,6 +575,33 @@ mod tests {
     }
 
     #[test]
+    fn a_timeout_given_up_tells_the_attempts_and_the_total() {
+        let timeout = Error::Timeout {
+            message: "no complete answer within the timeout of 1.0 s per attempt".into(),
+            request_id: "r".into(),
+        };
+        let Error::Timeout { message, request_id } = given_up(timeout, 4, Duration::from_millis(11_600)) else {
+            panic!("a timeout stays a timeout")
+        };
+        assert_eq!(request_id, "r");
+        assert_eq!(
+            message,
+            "no complete answer within the timeout of 1.0 s per attempt; 4 attempts in 11.6 s in all \
+             (a deadline bounds the whole call)"
+        );
+        let refused = Error::Connection { message: "could not connect".into(), request_id: "r".into() };
+        assert_eq!(given_up(refused.clone(), 4, Duration::from_secs(1)), refused);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn within_a_deadline_work_ends_when_it_passes() {
+        let soon = tokio::time::Instant::now() + Duration::from_secs(1);
+        assert_eq!(within(Some(soon), async { 7 }).await, Some(7));
+        assert_eq!(within(Some(soon), tokio::time::sleep(Duration::from_secs(5))).await, None);
+        assert_eq!(within(None, async { 7 }).await, Some(7));
+    }
+
+    #[test]
     fn excerpt_is_short() {
         let long = "x".repeat(1000);
         assert_eq!(excerpt(long.as_bytes()).chars().count(), EXCERPT_CHARS + 3);
