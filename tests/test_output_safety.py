@@ -362,3 +362,9 @@ def test_a_download_into_a_read_only_folder_keeps_its_errno(client, tmp_path, mo
     with pytest.raises(paperlens.ResourceWriteError) as failed:
         client.download_resource(name, disk / "figure.png")
     assert failed.value.errno == errno.EROFS and str(disk) in str(failed.value)
+
+
+def test_a_bad_argument_leaves_no_lock_and_no_folder(client, tmp_path):
+    with pytest.raises(ValueError, match="chunk_size"):
+        harvest(client, out=tmp_path / "new" / "deeper" / "h.jsonl", format="jsonl", chunk_size=0)
+    assert list(tmp_path.iterdir()) == []

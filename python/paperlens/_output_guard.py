@@ -48,9 +48,11 @@ class OutputLock:
         self.out = Path(out)
         self.path = lock_path(out)
         self._file: IO[bytes] | None = None
+        self._made: list[Path] = []  # folders made for the lock: removed again if left empty
 
     def acquire(self) -> None:
         """Takes the lock or raises :class:`~paperlens.harvest.OutputInUseError` at once."""
+        self._made = [p for p in reversed(self.path.parents) if not p.exists()][::-1]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             file = open(self.path, "a+b", buffering=0)  # noqa: SIM115 (kept open while the lock is held)
@@ -77,6 +79,9 @@ class OutputLock:
             self.path.unlink()
         self._file.close()
         self._file = None
+        for folder in self._made:  # deepest first; a run that wrote nothing leaves nothing
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
 
 def _try_lock(file: IO[bytes]) -> bool:
