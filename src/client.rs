@@ -90,7 +90,7 @@ impl NativeClient {
     #[pyo3(signature = (*, api_token, base_url, timeout, connect_timeout, max_retries, retry_backoff,
                         max_rate_limit_wait, service_source, rate_limits, validate, user_agent,
                         cache_dir=None, cache_ttl=None, ca_bundle=None, proxy=None, max_concurrency=None,
-                        shared_pacing=None))]
+                        shared_pacing=None, deadline=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -111,12 +111,14 @@ impl NativeClient {
         proxy: Option<String>,
         max_concurrency: Option<i64>,
         shared_pacing: Option<&Bound<'_, PyAny>>,
+        deadline: Option<f64>,
     ) -> PyResult<NativeClient> {
         let input = ConfigInput {
             api_token,
             base_url,
             timeout,
             connect_timeout,
+            deadline,
             max_retries,
             retry_backoff,
             max_rate_limit_wait,
@@ -139,7 +141,8 @@ impl NativeClient {
     }
 
     /// A client sharing this one's connection pool and pacing, with other call settings.
-    #[pyo3(signature = (*, timeout=None, max_retries=None, retry_backoff=None, max_rate_limit_wait=None, validate=None))]
+    #[pyo3(signature = (*, timeout=None, max_retries=None, retry_backoff=None, max_rate_limit_wait=None, validate=None,
+                        deadline=None))]
     fn with_options(
         &self,
         timeout: Option<f64>,
@@ -147,6 +150,7 @@ impl NativeClient {
         retry_backoff: Option<f64>,
         max_rate_limit_wait: Option<f64>,
         validate: Option<bool>,
+        deadline: Option<f64>,
     ) -> Result<NativeClient, PyPaperlensErr> {
         let mut config = self.transport.config().clone();
         let seconds = |name: &str, value: f64| {
@@ -158,6 +162,9 @@ impl NativeClient {
         };
         if let Some(t) = timeout {
             config.timeout = seconds("timeout", t)?;
+        }
+        if let Some(d) = deadline {
+            config.deadline = Some(seconds("deadline", d)?);
         }
         if let Some(b) = retry_backoff {
             config.retry_backoff = seconds("retry_backoff", b)?;
@@ -188,6 +195,7 @@ impl NativeClient {
         let cleared = py.detach(|| cache.clear()).map_err(|e| Error::Io {
             message: format!("could not clear the response cache: {e}"),
             request_id: String::new(),
+            errno: e.raw_os_error(),
         })?;
         Ok(cleared)
     }

@@ -62,8 +62,9 @@ fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {
             fields.set_item("status", status)?;
             "decode"
         }
-        Error::Io { request_id, .. } => {
+        Error::Io { request_id, errno, .. } => {
             fields.set_item("request_id", request_id)?;
+            fields.set_item("errno", errno)?;
             "io"
         }
     };

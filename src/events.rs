@@ -71,6 +71,7 @@ impl PythonLog {
             Event::Retry { wait, .. } => ("retry", wait.as_secs_f64()),
             Event::Paced { wait, .. } => ("paced", wait.as_secs_f64()),
             Event::CacheHit { .. } => ("cache_hit", 0.0),
+            Event::CacheDamaged { .. } => ("cache_damaged", 0.0),
         };
         let callbacks: Vec<Py<PyAny>> = {
             let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
@@ -89,7 +90,9 @@ impl PythonLog {
 impl EventSink for PythonLog {
     fn emit(&self, event: Event) {
         let level = match &event {
-            Event::Request { .. } | Event::Response { .. } | Event::CacheHit { .. } => DEBUG,
+            Event::Request { .. } | Event::Response { .. } | Event::CacheHit { .. } | Event::CacheDamaged { .. } => {
+                DEBUG
+            }
             Event::Paced { .. } => INFO,
             Event::Retry { .. } => WARNING,
         };
@@ -130,5 +133,8 @@ fn message(event: &Event) -> String {
             "{method} {path} answered from the response cache (stored {:.0} s ago) [request_id={request_id}]",
             age.as_secs_f64()
         ),
+        Event::CacheDamaged { method, path, entry, reason } => {
+            format!("{method} {path}: the response cache entry {entry} is damaged ({reason}); deleted, fetching again")
+        }
     }
 }

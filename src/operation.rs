@@ -148,19 +148,27 @@ async fn download(
 ) -> Result<(PathBuf, String), Error> {
     let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
-    let (response, file) = transport.download_with_progress(&request, &dir, progress.as_deref()).await?;
+    let (response, file) =
+        transport.download_with_progress(&request, &dir, progress.as_deref()).await.map_err(|error| match error {
+            Error::Io { message, request_id, errno } => {
+                Error::Io { message: format!("could not write into {}: {message}", dir.display()), request_id, errno }
+            }
+            other => other,
+        })?;
     let target = if dest.is_dir() {
         let disposition = header_text(&response, "content-disposition");
-        dest.join(
-            download_name(disposition, &file_name)
-                .map_err(|message| Error::Io { message, request_id: response.request_id.clone() })?,
-        )
+        dest.join(download_name(disposition, &file_name).map_err(|message| Error::Io {
+            message,
+            request_id: response.request_id.clone(),
+            errno: None,
+        })?)
     } else {
         dest
     };
     file.persist(&target).map_err(|e| Error::Io {
         message: format!("could not move the download into {}: {}", target.display(), e.error),
         request_id: response.request_id.clone(),
+        errno: e.error.raw_os_error(),
     })?;
     Ok((target, response.request_id))
 }

@@ -178,3 +178,33 @@ def test_processes_sharing_a_directory(sandbox, tmp_path):
     assert sent(sandbox) == before  # a whole entry was left by the last writer
     debris = [p for p in tmp_path.rglob(".tmp-*")]
     assert debris == []
+
+
+def damage_in_place(entry: Path, find: bytes, replace: bytes) -> None:
+    """Changes bytes of a cache entry, keeping its length (what a bad sector or a stray write does)."""
+    data = entry.read_bytes()
+    at = data.rindex(find)
+    assert len(find) == len(replace) and find != replace
+    entry.write_bytes(data[:at] + replace + data[at + len(find) :])
+
+
+@pytest.mark.parametrize("damage", ["a digit changed", "broken JSON"])
+def test_a_damaged_entry_is_dropped_and_fetched_again_never_served(sandbox, tmp_path, caplog, damage):
+    client = cached_client(sandbox, tmp_path)
+    first = client.meta_search("learning", page_size=4)
+    [entry] = tmp_path.rglob("*.plc")
+    total = str(first.total_count).encode()
+    if damage == "a digit changed":
+        wrong = str((first.total_count + 1) % 10 ** len(total)).zfill(len(total)).encode()
+        damage_in_place(entry, b'"total_count":' + total, b'"total_count":' + wrong)
+    else:
+        damage_in_place(entry, b"}", b" ")
+    before = sent(sandbox)
+    with caplog.at_level(logging.DEBUG, logger="paperlens"):
+        again = client.meta_search("learning", page_size=4)
+    assert sent(sandbox) == before + 1
+    assert again.total_count == first.total_count and again.to_dict()["results"] == first.to_dict()["results"]
+    assert any(f"entry {entry} is damaged" in r.getMessage() for r in caplog.records)
+    # The fresh answer replaced the entry: the next call is a hit.
+    assert client.meta_search("learning", page_size=4).request_id == again.request_id
+    assert sent(sandbox) == before + 1

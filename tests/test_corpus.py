@@ -325,7 +325,7 @@ def test_a_harvest_killed_at_random_moments_ends_as_an_uninterrupted_one(sandbox
 
 def test_the_command_line_harvests_a_corpus(sandbox, catalogue, tmp_path, monkeypatch, capsys):
     from paperlens.cli import main
-    from paperlens.cli.exit_codes import EXIT_OTHER, EXIT_USAGE
+    from paperlens.cli.exit_codes import EXIT_OUTPUT, EXIT_USAGE
 
     monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
     monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
@@ -340,7 +340,7 @@ def test_the_command_line_harvests_a_corpus(sandbox, catalogue, tmp_path, monkey
     assert "1 ids not found: W9999999999" in printed.err
     assert list(records(out).unique_id) == [catalogue[0]["unique_id"], catalogue[3]["unique_id"]]
     capsys.readouterr()
-    assert main([*argv, "--limit", "1"]) == EXIT_OTHER
+    assert main([*argv, "--limit", "1"]) == EXIT_OUTPUT  # the output holds another call
     assert "other parameters" in capsys.readouterr().err
     assert main(["harvest", "--figures", "--out", str(tmp_path / "x")]) == EXIT_USAGE
     assert main(["harvest", "--texts", "--format", "jsonl", "--out", str(tmp_path / "x")]) == EXIT_USAGE

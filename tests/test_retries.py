@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import re
+import threading
 import time
 
 import pytest
@@ -221,3 +223,54 @@ async def test_pacing_holds_requests_within_the_quota(httpserver: HTTPServer, ca
     await asyncio.sleep(0.2)
     assert len(httpserver.log) == 2
     assert any("pacing: waiting" in r.getMessage() and "meta-search" in r.getMessage() for r in caplog.records)
+
+
+def hung(httpserver: HTTPServer, path: str) -> threading.Event:
+    """``path`` never answers until the returned event is set (at the end of the test)."""
+    release = threading.Event()
+
+    def hang(_request):
+        release.wait(30)
+        return Response("{}", status=503)
+
+    httpserver.expect_request(path).respond_with_handler(hang)
+    return release
+
+
+def test_a_timeout_is_per_attempt_and_the_message_gives_attempts_and_total(make_client, httpserver: HTTPServer):
+    release = hung(httpserver, "/meta-catalog")
+    try:
+        with pytest.raises(paperlens.APITimeoutError) as caught:
+            make_client(timeout=0.2, max_retries=2).meta_catalog()
+    finally:
+        release.set()
+    message = str(caught.value)
+    assert "within the timeout of 0.2 s per attempt; 3 attempts in " in message
+    assert re.search(r"3 attempts in \d+\.\d s in all", message)
+
+
+@pytest.mark.parametrize("options", ["constructor", "with_options"])
+def test_a_deadline_bounds_the_whole_call(make_client, httpserver: HTTPServer, options):
+    release = hung(httpserver, "/meta-catalog")
+    client = make_client(deadline=0.5) if options == "constructor" else make_client().with_options(deadline=0.5)
+    try:
+        with pytest.raises(paperlens.APITimeoutError) as caught:
+            client.meta_catalog()
+    finally:
+        release.set()
+    assert "within the deadline of 0.5 s for the whole call (1 attempts in " in str(caught.value)
+    assert caught.value.request_id
+
+
+def test_a_deadline_shorter_than_the_backoff_ends_the_call_at_the_retry(make_client, httpserver: HTTPServer):
+    httpserver.expect_request("/meta-paper-relations").respond_with_response(fail(503, "UNAVAILABLE"))
+    with pytest.raises(paperlens.APITimeoutError) as caught:
+        make_client(deadline=5.0, retry_backoff=60.0).paper_relations("W1", "CITATIONS")
+    assert [request.path for request, _ in httpserver.log].count("/meta-paper-relations") == 1
+    assert "within the deadline of 5.0 s for the whole call (1 attempts in " in str(caught.value)
+    assert "the last attempt: " in str(caught.value) and "503" in str(caught.value)
+
+
+def test_a_bad_deadline_is_refused():
+    with pytest.raises(paperlens.ConfigurationError, match="deadline"):
+        paperlens.Client(api_token="t", base_url="http://127.0.0.1:1", deadline=-1.0)

@@ -17,6 +17,7 @@ async def every_flavour(client: paperlens.Client, aclient: paperlens.AsyncClient
     assert_type(client.schema.search("coral"), t.PaperSearchPage)
     assert_type(client.schema.iter_entities("s1", limit=3), paperlens.Paginator[t.Entity])
     assert_type(client.with_options(timeout=5.0), paperlens.Client)
+    assert_type(client.with_options(deadline=30.0), paperlens.Client)
     assert_type(client.read_text("doc"), str)
 
     assert_type(await aclient.meta_search("coral"), t.MetaSearchPage)

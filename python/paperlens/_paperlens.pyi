@@ -87,6 +87,7 @@ class NativeClient:
         proxy: str | None = None,
         max_concurrency: int | None = None,
         shared_pacing: bool | str | PathLike[str] | None = None,
+        deadline: float | None = None,
     ) -> NativeClient: ...
     def with_options(
         self,
@@ -96,6 +97,7 @@ class NativeClient:
         retry_backoff: float | None = None,
         max_rate_limit_wait: float | None = None,
         validate: bool | None = None,
+        deadline: float | None = None,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...

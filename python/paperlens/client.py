@@ -147,6 +147,7 @@ class _ClientBase:
         proxy: str | None = None,
         shared_pacing: bool | str | os.PathLike[str] = False,
         max_concurrency: int | None = None,
+        deadline: float | None = None,
     ) -> None:
         """Creates a client; no request is sent until the first call.
 
@@ -156,10 +157,16 @@ class _ClientBase:
                 an exception message; a pickled client holds it (treat the bytes like the token).
             base_url: the service's base URL; default: ``PAPERLENS_BASE_URL``. Plain ``http://``
                 is refused unless the host is a loopback address (a sandbox).
-            timeout: seconds for a whole request, answer included.
+            timeout: seconds for one attempt of a request, answer included. Each retry has
+                its own: with ``max_retries=3`` a call may take four timeouts plus the backoff
+                waits (``deadline`` bounds the whole).
             connect_timeout: seconds to establish a connection.
             max_retries: retries of a 429, 502, 503, 504 or a failed connection (exponential
                 backoff with jitter, about 1 s, 2 s, 4 s).
+            deadline: seconds a whole call may take, every attempt, retry wait and pacing wait
+                included; past it the call raises ``APITimeoutError`` saying so. None: no bound
+                but ``timeout`` per attempt. (A paginator or workflow makes one call per
+                request: each has its own deadline.)
             service_source: the ``X-Service-Source`` label of every request.
             rate_limits: client-side quota pacing, in requests per minute per quota resource:
                 ``"default"`` (30 to ``/meta-search``, 30 shared by all ``/paper-schema``
@@ -208,6 +215,7 @@ class _ClientBase:
             proxy=proxy,
             shared_pacing=shared_pacing,
             max_concurrency=max_concurrency,
+            deadline=deadline,
         )
 
     @property
@@ -274,15 +282,18 @@ class _ClientBase:
         max_rate_limit_wait: float | None = None,
         validate: bool | None = None,
         retry_backoff: float | None = None,
+        deadline: float | None = None,
     ) -> Self:
         """A client with other call settings, sharing this one's connections, pacing and cache.
 
         Args:
-            timeout: seconds for a whole request; None keeps this client's.
+            timeout: seconds for one attempt of a request; None keeps this client's.
             max_retries: retries of retryable failures; None keeps this client's.
             max_rate_limit_wait: the longest 429 wait retried, in seconds; None keeps this client's.
             validate: check the contract's bounds before sending; None keeps this client's.
             retry_backoff: the first retry backoff, in seconds; None keeps this client's.
+            deadline: seconds a whole call may take, retries and waits included; None keeps
+                this client's.
 
         Returns:
             A client of the same class (``Client`` or ``AsyncClient``).
@@ -761,6 +772,10 @@ class _Workflows:
         Raises:
             ValidationError: before any request, for no seeds, an unknown direction, a
                 negative depth or a cap below 1.
+            paperlens.harvest.OutputInUseError: another run is using ``checkpoint`` (it is
+                locked, ``<checkpoint>.lock``, while a run writes it).
+            paperlens.harvest.HarvestWriteError: ``checkpoint`` cannot be written (a full
+                disk, a read-only folder); an ``OSError``. Call again to resume.
 
         Examples:
             >>> network = client.snowball(["W2741809807"], depth=2, max_per_paper=50)

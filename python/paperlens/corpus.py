@@ -44,6 +44,7 @@ from paperlens._checks import choice, count, invalid, non_empty_text, not_one_st
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
+from paperlens._output_guard import guarded_plan, resumable
 from paperlens._progress import Progress
 from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
@@ -146,7 +147,10 @@ def harvest_corpus(
         paperlens.ValidationError: a bad parameter (before any request), e.g. ``ids[3]``
             empty, an unknown ``by``, ``figures`` without ``texts``, ``query`` with ``ids``.
         paperlens.harvest.HarvestError: ``out`` holds something else than this harvest, or
-            its manifest records other parameters.
+            its manifest records other parameters; its subclass
+            :class:`~paperlens.harvest.OutputInUseError` when another run is writing ``out``,
+            and :class:`~paperlens.harvest.HarvestWriteError` (an ``OSError``) when the disk
+            is full or ``out`` cannot be written (call again to resume).
         paperlens.PaperlensError: what the client raises (a 403 or 404 of a text or figure
             is recorded instead); call again to resume.
 
@@ -156,18 +160,19 @@ def harvest_corpus(
         >>> frame.loc[frame.text_status == "ok", "text_path"]  # documents/<doc_id>/text.md
     """
     wanted = _checked(query, ids, by, texts, figures, limit)
-    return _harvest(  # type: ignore[no-any-return]
-        client,
-        Path(out),
-        query=query,
-        ids=wanted,
-        by=by,
-        filters=filters_to_wire(filters),
-        texts=texts,
-        figures=figures,
-        limit=limit,
-        progress=progress,
-    )
+    with resumable():
+        return _harvest(  # type: ignore[no-any-return]
+            client,
+            Path(out),
+            query=query,
+            ids=wanted,
+            by=by,
+            filters=filters_to_wire(filters),
+            texts=texts,
+            figures=figures,
+            limit=limit,
+            progress=progress,
+        )
 
 
 def _checked(
@@ -241,6 +246,7 @@ class _Output:
 
 
 @workflow
+@guarded_plan("out", position=1)
 def _harvest(
     client: Any,
     out: Path,

@@ -210,9 +210,12 @@ class APIConnectionError(PaperlensError):
 
 
 class APITimeoutError(APIConnectionError):
-    """No complete answer within the client's ``timeout`` (after the retries).
+    """No complete answer within the client's ``timeout``, which bounds each attempt (the
+    message gives the attempts made and the time they took in all), or within its
+    ``deadline``, which bounds a whole call with its retries and waits.
 
-    Raise the timeout for one call with ``client.with_options(timeout=...)``.
+    Raise the timeout for one call with ``client.with_options(timeout=...)``; bound a call's
+    total time with ``client.with_options(deadline=...)``.
     """
 
 
@@ -237,11 +240,16 @@ class ResourceWriteError(PaperlensError, OSError):
     Args:
         message: the path and the operating system's reason.
         request_id: the request id of the call.
+        errno: the operating system's error number (``errno.ENOSPC``...), when there is one.
+
+    Attributes:
+        errno: the operating system's error number, or None.
     """
 
-    def __init__(self, message: str, *, request_id: str | None = None) -> None:
+    def __init__(self, message: str, *, request_id: str | None = None, errno: int | None = None) -> None:
         super().__init__(message)
         self.request_id = request_id
+        self.errno = errno
 
 
 class PartialResultWarning(UserWarning):

@@ -25,6 +25,7 @@ Full-text corpora (records, one Markdown file per document and its figures) are 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from paperlens._manifest import ManifestError, ManifestRecorder
+from paperlens._output_guard import guarded
 from paperlens._progress import Progress
 from paperlens.errors import PaperlensError
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
@@ -43,7 +45,16 @@ if TYPE_CHECKING:
     from paperlens.client import Client
     from paperlens.corpus import harvest_corpus as harvest_corpus
 
-__all__ = ["HarvestError", "HarvestResult", "harvest", "harvest_corpus", "manifest_path", "read_records"]
+__all__ = [
+    "HarvestError",
+    "HarvestResult",
+    "HarvestWriteError",
+    "OutputInUseError",
+    "harvest",
+    "harvest_corpus",
+    "manifest_path",
+    "read_records",
+]
 
 Format = Literal["parquet", "jsonl"]
 _VERSION = 2
@@ -52,6 +63,38 @@ _MAX_PAGE_SIZE = 200
 
 class HarvestError(PaperlensError):
     """The output or checkpoint does not belong to this harvest, or cannot be used."""
+
+
+class OutputInUseError(HarvestError):
+    """Another run (a process holding ``<out>.lock``) is writing the same output.
+
+    Attributes:
+        out: the output.
+        pid: the process id of the run holding it, when known.
+        host: the host name of the run holding it, when known.
+    """
+
+    def __init__(self, message: str, *, out: Path, pid: int | None, host: str | None) -> None:
+        super().__init__(message)
+        self.out, self.pid, self.host = out, pid, host
+
+
+class HarvestWriteError(HarvestError, OSError):
+    """The output could not be written or read (a full disk, a read-only folder, no
+    permission): everything committed before is kept, and the same call run again resumes.
+
+    Attributes:
+        errno: the operating system's error number (``errno.ENOSPC``...).
+        out: the output the call was given (the path named in the message).
+    """
+
+    def __init__(self, message: str, *, errno: int | None, out: Path) -> None:
+        super().__init__(message)
+        self.errno, self.out = errno, out
+        self.filename = str(out)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -103,6 +146,7 @@ def recorder(
         raise HarvestError(str(error)) from error
 
 
+@guarded("out")
 def harvest(
     client: Client,
     query: str | None = None,
@@ -134,9 +178,12 @@ def harvest(
         on_chunk: called after each chunk and its checkpoint are on disk.
 
     Returns a :class:`HarvestResult`. Raises what the client raises (the checkpoint then
-    holds every chunk written so far: call again to resume), and :class:`HarvestError`
+    holds every chunk written so far: call again to resume), :class:`HarvestError`
     when ``out`` holds something else than this harvest (or its manifest,
-    ``<out>.manifest.json``, records other parameters).
+    ``<out>.manifest.json``, records other parameters), :class:`OutputInUseError` when
+    another run is writing ``out`` (one writer per output: the lock file ``<out>.lock``),
+    and :class:`HarvestWriteError` (an ``OSError``) when the disk is full or ``out`` cannot
+    be written: a JSONL file is cut back to its last checkpoint, so it stays readable.
     """
     if format not in ("parquet", "jsonl"):
         raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
@@ -220,6 +267,9 @@ def harvest(
                     on_chunk(result())
             if after is None:
                 break
+    except BaseException:
+        writer.discard_uncommitted(ckpt_path)
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -313,16 +363,36 @@ class Writer:
     def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
         raise NotImplementedError
 
+    def discard_uncommitted(self, checkpoint: Path) -> None:
+        """After a failure: drops what was written after the checkpoint on disk, where a
+        reader would see it (parts are not: a reader counts only checkpointed ones)."""
+
 
 class JsonlWriter(Writer):
     def __init__(self, out: Path) -> None:
         self.out = out
         self.size = 0
 
+    def exists(self) -> bool:
+        # Empty: a first run failed before its first checkpoint; it starts over.
+        return self.out.exists() and (not self.out.is_file() or self.out.stat().st_size > 0)
+
     def start(self) -> None:
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.out.touch()
         self.size = 0
+
+    def discard_uncommitted(self, checkpoint: Path) -> None:
+        try:
+            committed = int(json.loads(checkpoint.read_text(encoding="utf-8"))["bytes"])
+        except FileNotFoundError:
+            committed = 0
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+        with contextlib.suppress(OSError), open(self.out, "r+b") as file:
+            if os.fstat(file.fileno()).st_size > committed:
+                file.truncate(committed)
+                os.fsync(file.fileno())
 
     def position(self) -> dict[str, Any]:
         return {"bytes": self.size}
@@ -357,7 +427,9 @@ class ParquetParts(Writer):
         return f"part-{index:05d}.parquet"
 
     def exists(self) -> bool:
-        return self.out.exists() and (not self.out.is_dir() or any(self.out.iterdir()))
+        if self.out.exists() and not self.out.is_dir():
+            raise HarvestError(f"{self.out} is a file; format='parquet' writes part files into a directory")
+        return self.out.exists() and any(self.out.iterdir())
 
     def start(self) -> None:
         pyarrow_modules()

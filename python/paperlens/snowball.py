@@ -20,6 +20,7 @@ is dropped on resume, so a page is saved whole or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Generator, Iterable
@@ -31,6 +32,7 @@ from typing import Any, BinaryIO
 from paperlens import _checks as checks
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
+from paperlens._output_guard import guarded_plan
 from paperlens._progress import Listen
 from paperlens.errors import ValidationError
 
@@ -292,7 +294,8 @@ class _Journal:
         self._file: BinaryIO | None = None
         kept = self._read(parameters)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "r+b" if kept else "wb")  # noqa: SIM115 (closed by close())
+        # Unbuffered: a failed write leaves nothing behind to be flushed later.
+        self._file = open(self.path, "r+b" if kept else "wb", buffering=0)  # noqa: SIM115 (closed by close())
         self._file.truncate(kept)
         self._file.seek(kept)
         if not kept:
@@ -336,9 +339,17 @@ class _Journal:
 
     def _append(self, entry: dict[str, Any]) -> None:
         assert self._file is not None
-        self._file.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        line = memoryview(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        kept = self._file.tell()
+        try:
+            while line:
+                line = line[self._file.write(line) :]
+            os.fsync(self._file.fileno())
+        except BaseException:  # a full disk: the file ends at its last whole line
+            with contextlib.suppress(OSError):
+                self._file.truncate(kept)
+                self._file.seek(kept)
+            raise
 
     def record(self, key: str, entry: dict[str, Any]) -> None:
         self.answers[key] = entry
@@ -474,6 +485,7 @@ class _Bar:
         self.progress.close()
 
 
+@guarded_plan("checkpoint")
 def snowball_plan(
     seeds: Iterable[str],
     *,

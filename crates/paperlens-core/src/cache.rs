@@ -5,9 +5,12 @@
 //! the token), the method, the path, the query and the body. It is one file,
 //! `<dir>/<2 hex>/<64 hex>.plc`, written to a temporary file in the same directory and
 //! renamed into place, so several processes may share a directory: a reader sees a whole
-//! entry or none. An entry that is corrupt, truncated, of another key or older than the
-//! TTL is ignored (and replaced on the next successful answer). Caching is best effort:
-//! an unwritable directory never fails a call.
+//! entry or none. After its magic comes the SHA-256 of the rest (header and body): an entry
+//! damaged on disk (a byte
+//! changed, cut short, of another key) is never served but deleted, reported
+//! ([`Lookup::Damaged`]) and fetched again. An entry older than the TTL, or written by
+//! another version of the format, is a miss (replaced on the next successful answer).
+//! Caching is best effort: an unwritable directory never fails a call.
 
 use std::fs;
 use std::io::{ErrorKind, Write};
@@ -23,7 +26,8 @@ use tempfile::NamedTempFile;
 use crate::config::Secret;
 use crate::request::{ApiRequest, ApiResponse};
 
-const MAGIC: &[u8; 5] = b"PLC1\n";
+/// The format's version: entries of another one are misses (PLC1 had no checksum).
+const MAGIC: &[u8; 5] = b"PLC2\n";
 const EXTENSION: &str = "plc";
 const TEMP_PREFIX: &str = ".tmp-";
 /// Answers larger than this are not stored.
@@ -64,6 +68,28 @@ struct Header {
     content_type: Option<String>,
     content_disposition: Option<String>,
     body_len: usize,
+}
+
+/// What the cache holds for a key.
+#[derive(Debug)]
+pub enum Lookup {
+    Hit(Hit),
+    /// No entry, an expired one, or one of another format version.
+    Miss,
+    /// An entry that fails its checks (now deleted): `reason` says which.
+    Damaged {
+        path: PathBuf,
+        reason: &'static str,
+    },
+}
+
+impl Lookup {
+    pub fn hit(self) -> Option<Hit> {
+        match self {
+            Lookup::Hit(hit) => Some(hit),
+            _ => None,
+        }
+    }
 }
 
 /// A successful answer read back from the cache.
@@ -121,22 +147,32 @@ impl ResponseCache {
         self.dir.join(&key.0[..2]).join(format!("{}.{EXTENSION}", key.0))
     }
 
-    /// The stored answer of `key`, if there is a whole one younger than the TTL.
-    pub fn get(&self, key: &CacheKey) -> Option<Hit> {
-        let raw = fs::read(self.path(key)).ok()?;
-        let (header, body) = parse(&raw)?;
-        if header.key != key.0 || body.len() != header.body_len {
-            return None;
-        }
+    /// The stored answer of `key`, if there is a whole one younger than the TTL. A damaged
+    /// entry is deleted, so that it is fetched again and replaced.
+    pub fn get(&self, key: &CacheKey) -> Lookup {
+        let path = self.path(key);
+        let Ok(raw) = fs::read(&path) else {
+            return Lookup::Miss;
+        };
+        let Some(rest) = raw.strip_prefix(MAGIC) else {
+            return Lookup::Miss;
+        };
+        let (header, body) = match check(rest, key) {
+            Ok(entry) => entry,
+            Err(reason) => {
+                let _ = fs::remove_file(&path);
+                return Lookup::Damaged { path, reason };
+            }
+        };
         let now = unix_now();
         // A clock set back makes an entry look young; one from the future is not trusted.
         let age = now - header.stored_at;
         if !(age.is_finite() && age >= -60.0) {
-            return None;
+            return Lookup::Miss;
         }
         let age = Duration::from_secs_f64(age.max(0.0));
         if self.ttl.is_some_and(|ttl| age >= ttl) {
-            return None;
+            return Lookup::Miss;
         }
         let mut headers = HeaderMap::new();
         for (name, value) in [(CONTENT_TYPE, &header.content_type), (CONTENT_DISPOSITION, &header.content_disposition)]
@@ -151,7 +187,7 @@ impl ResponseCache {
             body: Bytes::copy_from_slice(body),
             request_id: header.request_id,
         };
-        Some(Hit { response, age })
+        Lookup::Hit(Hit { response, age })
     }
 
     /// Whether an answer may be stored: a whole success, not a `partial=true` one.
@@ -186,9 +222,12 @@ impl ResponseCache {
             body_len: body.len(),
         };
         let header = serde_json::to_vec(&header).expect("a header serializes");
+        let length = (header.len() as u32).to_le_bytes();
+        let digest = Sha256::new().chain_update(length).chain_update(&header).chain_update(body).finalize();
         let mut file = NamedTempFile::with_prefix_in(TEMP_PREFIX, dir)?;
         file.write_all(MAGIC)?;
-        file.write_all(&(header.len() as u32).to_le_bytes())?;
+        file.write_all(&digest)?;
+        file.write_all(&length)?;
         file.write_all(&header)?;
         file.write_all(body)?;
         file.flush()?;
@@ -240,15 +279,26 @@ fn is_stale(path: &Path) -> bool {
     modified.ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > STALE_TEMP)
 }
 
-fn parse(raw: &[u8]) -> Option<(Header, &[u8])> {
-    let rest = raw.strip_prefix(MAGIC)?;
-    let (len, rest) = rest.split_first_chunk::<4>()?;
+/// The header and body of an entry (after its magic), if it is whole and of `key`.
+fn check<'a>(rest: &'a [u8], key: &CacheKey) -> Result<(Header, &'a [u8]), &'static str> {
+    let (digest, rest) = rest.split_first_chunk::<32>().ok_or("cut short")?;
+    if Sha256::digest(rest)[..] != digest[..] {
+        return Err("does not match its checksum");
+    }
+    let (len, rest) = rest.split_first_chunk::<4>().ok_or("cut short")?;
     let len = u32::from_le_bytes(*len) as usize;
     if rest.len() < len {
-        return None;
+        return Err("cut short");
     }
     let (header, body) = rest.split_at(len);
-    Some((serde_json::from_slice(header).ok()?, body))
+    let header: Header = serde_json::from_slice(header).map_err(|_| "unreadable header")?;
+    if header.key != key.0 {
+        return Err("the entry of another request");
+    }
+    if body.len() != header.body_len {
+        return Err("body of the wrong length");
+    }
+    Ok((header, body))
 }
 
 fn unix_now() -> f64 {
@@ -285,9 +335,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = cache(dir.path(), Some(Duration::from_secs(60)), "tok");
         let key = cache.key(&request(r#"{"query":"x"}"#));
-        assert!(cache.get(&key).is_none());
+        assert!(cache.get(&key).hit().is_none());
         cache.put(&key, &response("{}"), br#"{"results":[]}"#).unwrap();
-        let hit = cache.get(&key).unwrap();
+        let hit = cache.get(&key).hit().unwrap();
         assert_eq!(&hit.response.body[..], br#"{"results":[]}"#);
         assert_eq!(hit.response.request_id, "rid-1");
         assert_eq!(hit.response.header("content-type"), Some("application/json"));
@@ -335,26 +385,51 @@ mod tests {
         let cache = cache(dir.path(), Some(Duration::ZERO), "tok");
         let key = cache.key(&request("{}"));
         cache.put(&key, &response("{}"), b"{}").unwrap();
-        assert!(cache.get(&key).is_none());
+        assert!(cache.get(&key).hit().is_none());
+    }
+
+    fn damaged(lookup: Lookup) -> &'static str {
+        match lookup {
+            Lookup::Damaged { reason, .. } => reason,
+            other => panic!("not reported damaged: {other:?}"),
+        }
     }
 
     #[test]
-    fn corrupt_and_truncated_entries_are_ignored() {
+    fn damaged_entries_are_reported_and_deleted_never_served() {
         let dir = tempfile::tempdir().unwrap();
         let cache = cache(dir.path(), None, "tok");
         let key = cache.key(&request("{}"));
-        cache.put(&key, &response("{}"), b"{\"results\":[1,2,3]}").unwrap();
+        let body = br#"{"total_count":170,"results":[1,2,3]}"#;
+        cache.put(&key, &response("{}"), body).unwrap();
         let path = cache.path(&key);
         let whole = fs::read(&path).unwrap();
+        // Same length, one byte changed: in the body (a digit, a bracket), the header, the checksum.
+        let digit = whole.len() - body.len() + 16;
+        assert_eq!(whole[digit], b'7');
+        for (at, byte) in [(digit, b'1'), (whole.len() - 1, b' '), (MAGIC.len() + 40, b'x'), (MAGIC.len(), 0)] {
+            let mut changed = whole.clone();
+            changed[at] = if changed[at] == byte { byte ^ 1 } else { byte };
+            fs::write(&path, &changed).unwrap();
+            assert_eq!(damaged(cache.get(&key)), "does not match its checksum");
+            assert!(!path.exists(), "a damaged entry is deleted");
+        }
         fs::write(&path, &whole[..whole.len() - 3]).unwrap();
-        assert!(cache.get(&key).is_none());
-        fs::write(&path, b"garbage").unwrap();
-        assert!(cache.get(&key).is_none());
+        assert_eq!(damaged(cache.get(&key)), "does not match its checksum");
+        fs::write(&path, &whole[..MAGIC.len() + 10]).unwrap();
+        assert_eq!(damaged(cache.get(&key)), "cut short");
         // An entry of another key copied over this one's name is not served.
         let other = cache.key(&request("[]"));
         cache.put(&other, &response("{}"), b"[]").unwrap();
         fs::copy(cache.path(&other), &path).unwrap();
-        assert!(cache.get(&key).is_none());
+        assert_eq!(damaged(cache.get(&key)), "the entry of another request");
+        // Garbage, or an entry of the format before checksums, is a miss (replaced on the next put).
+        fs::write(&path, b"garbage").unwrap();
+        assert!(matches!(cache.get(&key), Lookup::Miss));
+        fs::write(&path, [b"PLC1\n".as_slice(), &whole[MAGIC.len() + 32..]].concat()).unwrap();
+        assert!(matches!(cache.get(&key), Lookup::Miss));
+        cache.put(&key, &response("{}"), body).unwrap();
+        assert_eq!(&cache.get(&key).hit().unwrap().response.body[..], body);
     }
 
     #[test]
@@ -381,7 +456,7 @@ mod tests {
             cache.put(&key, &response("{}"), b"{}").unwrap();
         }
         assert_eq!(cache.clear().unwrap(), 3);
-        assert!(cache.get(&cache.key(&request("{}"))).is_none());
+        assert!(cache.get(&cache.key(&request("{}"))).hit().is_none());
         assert!(dir.path().join("notes.txt").exists());
         assert_eq!(cache.clear().unwrap(), 0);
         assert_eq!(
@@ -402,7 +477,7 @@ mod tests {
                     let body = format!("{{\"writer\":{i},\"pad\":\"{}\"}}", "x".repeat(100_000));
                     for _ in 0..20 {
                         cache.put(key, &response("{}"), body.as_bytes()).unwrap();
-                        let hit = cache.get(key).expect("a whole entry is always there once written");
+                        let hit = cache.get(key).hit().expect("a whole entry is always there once written");
                         assert!(serde_json::from_slice::<serde_json::Value>(&hit.response.body).is_ok());
                     }
                 });

@@ -49,6 +49,8 @@ pub struct ConfigInput {
     pub base_url: Option<String>,
     pub timeout: Option<f64>,
     pub connect_timeout: Option<f64>,
+    /// Seconds a whole call may take, its retries and waits included; `None`: no bound.
+    pub deadline: Option<f64>,
     pub max_retries: Option<u32>,
     pub retry_backoff: Option<f64>,
     pub max_rate_limit_wait: Option<f64>,
@@ -74,8 +76,11 @@ pub struct ConfigInput {
 pub struct ClientConfig {
     pub token: Secret,
     pub base_url: Url,
+    /// The bound of one attempt.
     pub timeout: Duration,
     pub connect_timeout: Duration,
+    /// The bound of a whole call: every attempt, retry backoff and pacing wait.
+    pub deadline: Option<Duration>,
     pub max_retries: u32,
     pub retry_backoff: Duration,
     pub max_rate_limit_wait: Duration,
@@ -130,6 +135,7 @@ impl ClientConfig {
             base_url: parse_base_url(&base_url)?,
             timeout: seconds("timeout", input.timeout.unwrap_or(30.0))?,
             connect_timeout: seconds("connect_timeout", input.connect_timeout.unwrap_or(10.0))?,
+            deadline: input.deadline.map(|d| seconds("deadline", d)).transpose()?,
             max_retries: input.max_retries.unwrap_or(3),
             retry_backoff: seconds("retry_backoff", input.retry_backoff.unwrap_or(1.0))?,
             max_rate_limit_wait: seconds("max_rate_limit_wait", input.max_rate_limit_wait.unwrap_or(60.0))?,

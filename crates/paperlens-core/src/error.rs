@@ -32,11 +32,16 @@ pub enum Error {
     Connection { message: String, request_id: String },
     /// A 2xx answer whose body could not be decoded.
     Decode { message: String, request_id: String, status: u16 },
-    /// Writing a downloaded file failed.
-    Io { message: String, request_id: String },
+    /// Writing a downloaded file failed; `errno`: the operating system's error number.
+    Io { message: String, request_id: String, errno: Option<i32> },
 }
 
 impl Error {
+    /// A failed write of a download: the operating system's message and errno.
+    pub fn io(error: &std::io::Error, request_id: String) -> Error {
+        Error::Io { message: error.to_string(), request_id, errno: error.raw_os_error() }
+    }
+
     pub fn validation(param: impl Into<String>, rule: impl Into<String>, value: impl fmt::Debug) -> Error {
         Error::Validation { param: param.into(), rule: rule.into(), value: short_debug(&value) }
     }
@@ -81,7 +86,7 @@ impl fmt::Display for Error {
             }
             Error::Timeout { message, request_id }
             | Error::Connection { message, request_id }
-            | Error::Io { message, request_id } => write!(f, "{message} (request_id={request_id})"),
+            | Error::Io { message, request_id, .. } => write!(f, "{message} (request_id={request_id})"),
             Error::Decode { message, request_id, status } => {
                 write!(f, "could not decode the {status} response: {message} (request_id={request_id})")
             }

@@ -20,6 +20,8 @@ pub enum Event {
     },
     /// A call was answered from the response cache: nothing was sent.
     CacheHit { method: String, path: String, request_id: String, age: Duration },
+    /// A cache entry failed its checks: it was deleted and the call is sent instead.
+    CacheDamaged { method: String, path: String, entry: String, reason: &'static str },
     /// Client-side pacing holds a request back to stay within a quota.
     Paced { quota: &'static str, per_minute: u32, wait: Duration, request_id: String },
 }

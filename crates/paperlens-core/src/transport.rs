@@ -11,7 +11,7 @@ use serde_json::Value;
 use tempfile::NamedTempFile;
 use tokio::sync::SemaphorePermit;
 
-use crate::cache::{CacheKey, Hit, ResponseCache};
+use crate::cache::{CacheKey, Lookup, ResponseCache};
 use crate::config::ClientConfig;
 use crate::error::{ApiError, Error};
 use crate::events::{Event, EventSink};
@@ -150,23 +150,43 @@ impl Transport {
         // The cache comes before pacing: a hit sends nothing and so costs no quota.
         let cached = self.cache.as_ref().map(|cache| (Arc::clone(cache), cache.key(request)));
         if let Some((cache, key)) = &cached {
-            if let Some(hit) = cache_get(cache, key).await {
-                self.events.emit(Event::CacheHit {
+            match cache_get(cache, key).await {
+                Lookup::Hit(hit) => {
+                    self.events.emit(Event::CacheHit {
+                        method: request.method.to_string(),
+                        path: request.path.clone(),
+                        request_id: hit.response.request_id.clone(),
+                        age: hit.age,
+                    });
+                    return serve_hit(hit.response, sink).await;
+                }
+                Lookup::Damaged { path, reason } => self.events.emit(Event::CacheDamaged {
                     method: request.method.to_string(),
                     path: request.path.clone(),
-                    request_id: hit.response.request_id.clone(),
-                    age: hit.age,
-                });
-                return serve_hit(hit.response, sink).await;
+                    entry: path.display().to_string(),
+                    reason,
+                }),
+                Lookup::Miss => {}
             }
         }
         let connections = self.connections()?;
         let request_id = uuid::Uuid::new_v4().to_string();
         let max_retries = self.config.max_retries;
+        let started = Instant::now();
+        let deadline = self.config.deadline.map(|d| tokio::time::Instant::from_std(started + d));
+        let mut last: Option<Error> = None;
         for attempt in 0.. {
-            let (mut ticket, in_flight) = self.pace(&connections.pacer, request, &request_id).await;
+            let Some((mut ticket, in_flight)) =
+                within(deadline, self.pace(&connections.pacer, request, &request_id)).await
+            else {
+                return Err(self.deadline_passed(&request_id, attempt, started, last));
+            };
             ticket.sent();
-            let answer = self.attempt(&connections.http, request, &request_id, sink, attempt).await;
+            let Some(answer) =
+                within(deadline, self.attempt(&connections.http, request, &request_id, sink, attempt)).await
+            else {
+                return Err(self.deadline_passed(&request_id, attempt + 1, started, last));
+            };
             // The pacing state learns how the attempt ended before its place in flight is given
             // up: a request waiting for that place must see the pause a 429 here begins.
             ticket.finish(outcome(&answer));
@@ -182,7 +202,10 @@ impl Transport {
                 Err(error) => return Err(error),
             };
             if attempt >= max_retries {
-                return Err(failure.error);
+                return Err(given_up(failure.error, attempt + 1, started.elapsed()));
+            }
+            if deadline.is_some_and(|at| tokio::time::Instant::now() + failure.wait >= at) {
+                return Err(self.deadline_passed(&request_id, attempt + 1, started, Some(failure.error)));
             }
             self.events.emit(Event::Retry {
                 method: request.method.to_string(),
@@ -197,8 +220,23 @@ impl Transport {
             if !failure.refused {
                 tokio::time::sleep(failure.wait).await;
             }
+            last = Some(failure.error);
         }
         unreachable!("the retry loop returns")
+    }
+
+    /// The call's `deadline` passed after `attempts` attempts; `last`: the latest failure.
+    fn deadline_passed(&self, request_id: &str, attempts: u32, started: Instant, last: Option<Error>) -> Error {
+        let deadline = self.config.deadline.unwrap_or_default().as_secs_f64();
+        let mut message = format!(
+            "no complete answer within the deadline of {deadline:.1} s for the whole call \
+             ({attempts} attempts in {:.1} s, retries and waits included)",
+            started.elapsed().as_secs_f64()
+        );
+        if let Some(error) = last {
+            message.push_str(&format!("; the last attempt: {error}"));
+        }
+        Error::Timeout { message, request_id: request_id.to_string() }
     }
 
     /// Waits for the request's turn under its quota (or its operation's adaptive rate) and
@@ -245,7 +283,7 @@ impl Transport {
             return match read_body(response, sink).await {
                 Ok(body) => Ok(Attempt::Done(meta, body)),
                 Err(BodyError::Transport(e)) => Ok(Attempt::Retry(self.transport_failure(e, request_id, attempt))),
-                Err(BodyError::Io(e)) => Err(Error::Io { message: e.to_string(), request_id: meta.request_id }),
+                Err(BodyError::Io(e)) => Err(Error::io(&e, meta.request_id)),
             };
         }
         let body = response.bytes().await.unwrap_or_default();
@@ -333,9 +371,9 @@ fn follow_redirect(attempt: redirect::Attempt) -> redirect::Action {
     }
 }
 
-async fn cache_get(cache: &Arc<ResponseCache>, key: &CacheKey) -> Option<Hit> {
+async fn cache_get(cache: &Arc<ResponseCache>, key: &CacheKey) -> Lookup {
     let (cache, key) = (Arc::clone(cache), key.clone());
-    tokio::task::spawn_blocking(move || cache.get(&key)).await.ok().flatten()
+    tokio::task::spawn_blocking(move || cache.get(&key)).await.unwrap_or(Lookup::Miss)
 }
 
 /// Stores a successful answer; a failure to store is not the caller's problem.
@@ -379,7 +417,7 @@ async fn serve_hit(response: ApiResponse, sink: &BodySink<'_>) -> Result<(ApiRes
             let size = data.len() as u64;
             let written = tokio::task::spawn_blocking(move || -> std::io::Result<NamedTempFile> {
                 use std::io::Write;
-                let mut file = NamedTempFile::with_prefix_in(".paperlens-", dir)?;
+                let mut file = temp_file_in(&dir)?;
                 file.write_all(&data)?;
                 file.as_file().sync_all()?;
                 Ok(file)
@@ -393,7 +431,7 @@ async fn serve_hit(response: ApiResponse, sink: &BodySink<'_>) -> Result<(ApiRes
                     }
                     Ok((ApiResponse { body: Bytes::new(), ..response }, Body::File(file)))
                 }
-                Err(e) => Err(Error::Io { message: e.to_string(), request_id: response.request_id }),
+                Err(e) => Err(Error::io(&e, response.request_id)),
             }
         }
     }
@@ -404,12 +442,20 @@ enum BodyError {
     Io(std::io::Error),
 }
 
+/// A hidden temporary file in `dir`, deleted unless persisted. Made here rather than by
+/// `tempfile`, whose errors hide the operating system's (and its errno) behind the file's path.
+fn temp_file_in(dir: &Path) -> std::io::Result<NamedTempFile> {
+    let path = dir.join(format!(".paperlens-{}", uuid::Uuid::new_v4().simple()));
+    let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
+    Ok(NamedTempFile::from_parts(file, tempfile::TempPath::try_from_path(path)?))
+}
+
 async fn read_body(mut response: reqwest::Response, sink: &BodySink<'_>) -> Result<Body, BodyError> {
     match sink {
         BodySink::Memory => response.bytes().await.map(Body::Bytes).map_err(BodyError::Transport),
         BodySink::TempFileIn(dir, progress) => {
             use std::io::Write;
-            let mut file = NamedTempFile::with_prefix_in(".paperlens-", dir).map_err(BodyError::Io)?;
+            let mut file = temp_file_in(dir).map_err(BodyError::Io)?;
             let total = response.content_length();
             let mut written = 0u64;
             if let Some(progress) = progress {
@@ -437,10 +483,32 @@ const UNKNOWN_ISSUER_HINT: &str = " (the service's certificate is signed by a CA
      give its PEM file as ca_bundle=... or in SSL_CERT_FILE / REQUESTS_CA_BUNDLE)";
 
 /// The error of a failed transport attempt, with no URL (and so no host or query) in its text.
+/// Awaits `work`, or gives `None` once `deadline` passed.
+async fn within<T>(deadline: Option<tokio::time::Instant>, work: impl std::future::Future<Output = T>) -> Option<T> {
+    match deadline {
+        Some(at) => tokio::time::timeout_at(at, work).await.ok(),
+        None => Some(work.await),
+    }
+}
+
+/// The error of the last attempt, telling how many were made: a timeout bounds one attempt.
+fn given_up(error: Error, attempts: u32, elapsed: Duration) -> Error {
+    match error {
+        Error::Timeout { message, request_id } => Error::Timeout {
+            message: format!(
+                "{message}; {attempts} attempts in {:.1} s in all (a deadline bounds the whole call)",
+                elapsed.as_secs_f64()
+            ),
+            request_id,
+        },
+        other => other,
+    }
+}
+
 fn transport_error(error: &reqwest::Error, request_id: &str, timeout: Duration) -> Error {
     let request_id = request_id.to_string();
     if error.is_timeout() {
-        let message = format!("no complete answer within the timeout of {:.1} s", timeout.as_secs_f64());
+        let message = format!("no complete answer within the timeout of {:.1} s per attempt", timeout.as_secs_f64());
         return Error::Timeout { message, request_id };
     }
     let what = if error.is_body() || error.is_decode() {
@@ -548,6 +616,33 @@ mod tests {
         let error = api_error(504, &HeaderMap::new(), b"{}", "r", "/paper-schema/schemas/s1/citation-graph");
         assert!(error.hint.unwrap().contains("narrow the graph depth"));
         assert!(api_error(504, &HeaderMap::new(), b"{}", "r", "/meta-search").hint.is_none());
+    }
+
+    #[test]
+    fn a_timeout_given_up_tells_the_attempts_and_the_total() {
+        let timeout = Error::Timeout {
+            message: "no complete answer within the timeout of 1.0 s per attempt".into(),
+            request_id: "r".into(),
+        };
+        let Error::Timeout { message, request_id } = given_up(timeout, 4, Duration::from_millis(11_600)) else {
+            panic!("a timeout stays a timeout")
+        };
+        assert_eq!(request_id, "r");
+        assert_eq!(
+            message,
+            "no complete answer within the timeout of 1.0 s per attempt; 4 attempts in 11.6 s in all \
+             (a deadline bounds the whole call)"
+        );
+        let refused = Error::Connection { message: "could not connect".into(), request_id: "r".into() };
+        assert_eq!(given_up(refused.clone(), 4, Duration::from_secs(1)), refused);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn within_a_deadline_work_ends_when_it_passes() {
+        let soon = tokio::time::Instant::now() + Duration::from_secs(1);
+        assert_eq!(within(Some(soon), async { 7 }).await, Some(7));
+        assert_eq!(within(Some(soon), tokio::time::sleep(Duration::from_secs(5))).await, None);
+        assert_eq!(within(None, async { 7 }).await, Some(7));
     }
 
     #[test]

@@ -24,6 +24,7 @@ from paperlens.cli.exit_codes import (
     EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_OTHER,
+    EXIT_OUTPUT,
     EXIT_RATE_LIMITED,
     EXIT_SERVER,
     EXIT_USAGE,
@@ -40,6 +41,7 @@ __all__ = [
     "EXIT_NOT_FOUND",
     "EXIT_OK",
     "EXIT_OTHER",
+    "EXIT_OUTPUT",
     "EXIT_RATE_LIMITED",
     "EXIT_SERVER",
     "EXIT_USAGE",
@@ -65,7 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"paperlens {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"paperlens {args.command}: interrupted", file=sys.stderr)
+        resumes = args.command == "harvest" or getattr(args, "checkpoint", None) is not None
+        hint = "; run the same command again to resume: it continues from the last checkpoint" if resumes else ""
+        print(f"paperlens {args.command}: interrupted{hint}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `paperlens ... | head`
         return EXIT_OK

@@ -11,6 +11,7 @@ EXIT_AUTH = 3
 EXIT_NOT_FOUND = 4
 EXIT_RATE_LIMITED = 5
 EXIT_SERVER = 6
+EXIT_OUTPUT = 8  # 7 is reserved for `paperlens verify`: an entry that is not verified
 EXIT_INTERRUPTED = 130
 
 
@@ -20,6 +21,10 @@ class UsageError(Exception):
 
 def exit_code(error: BaseException) -> int:
     """The exit code that tells this kind of failure apart."""
+    from paperlens.harvest import HarvestError
+
+    if isinstance(error, (HarvestError, errors.ResourceWriteError)):
+        return EXIT_OUTPUT
     if isinstance(error, errors.RateLimitError):
         return EXIT_RATE_LIMITED
     if isinstance(error, (errors.AuthenticationError, errors.PermissionDeniedError, errors.ConfigurationError)):
