@@ -45,6 +45,7 @@ from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
 from paperlens._progress import Progress
+from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
 from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 from paperlens.harvest import (
@@ -270,7 +271,7 @@ def _harvest(
     manifest = recorder(output.out, "harvest_corpus", parameters, client)
     state = load_checkpoint(output.checkpoint, fingerprint, output.out, output.exists(), _VERSION)
     resumed = state is not None
-    parts = ParquetParts(output.records)
+    parts = ParquetParts(output.records, records_schema(texts, figures))
     if state is None:
         state = {
             "version": _VERSION,
@@ -333,7 +334,7 @@ class _Harvest:
         self.client, self.output, self.manifest, self.state = client, output, manifest, state
         self.ids, self.by, self.query, self.filters = ids, by, query, filters
         self.texts, self.figures, self.limit = texts, figures, limit
-        self.parts = ParquetParts(output.records)
+        self.parts = ParquetParts(output.records, records_schema(texts, figures))
         self.known_requests = set(manifest.manifest["request_ids"])
         self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
 
@@ -403,7 +404,7 @@ class _Harvest:
             if bar is not None:
                 bar.update(1)
         if rows:
-            self.parts.write_chunk(state["chunks"], rows)
+            self.parts.write_chunk(state["chunks"], pending["records"], rows)
             state["chunks"] += 1
         state["records"] += len(rows)
         state["texts"] += sum(1 for row in rows if row.get("text_status") == "ok")
@@ -417,8 +418,8 @@ class _Harvest:
         write_json_atomically(self.output.checkpoint, state)
 
     def document(self, record: dict[str, Any]) -> Plan[dict[str, Any]]:
-        """``record`` with its text columns, its document written unless it is there already."""
-        row = dict(record)
+        """The text columns of ``record``, its document written unless it is there already."""
+        row: dict[str, Any] = {}
         if not self.texts:
             return row
         doc_id = record.get("doc_id")
@@ -517,6 +518,14 @@ class _Harvest:
             missing_texts=state["missing_texts"],
             not_found=tuple(state["not_found"]),
         )
+
+
+def records_schema(texts: bool, figures: bool) -> RecordSchema:
+    """The columns of ``records/``: the metadata record's, then the text columns the call adds."""
+    added = {"text_status": STRING, "text_path": STRING} if texts else {}
+    if figures:
+        added.update(figure_paths=STRINGS, missing_figures=STRINGS)
+    return metadata_schema(added=added)
 
 
 def _digest(values: Sequence[str]) -> str:
