@@ -306,6 +306,9 @@ def _harvest(
                 if bar is not None:
                     bar.set_total(harvest.expected())
             yield from harvest.write_documents(bar)
+    except BaseException:
+        harvest.save_manifest()  # counts what is on disk, the documents of the unfinished page included
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -337,6 +340,8 @@ class _Harvest:
         self.parts = ParquetParts(output.records, records_schema(texts, figures))
         self.known_requests = set(manifest.manifest["request_ids"])
         self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
+        #: The text columns of the pending page's documents written so far.
+        self.rows: list[dict[str, Any]] = []
 
     @property
     def done(self) -> bool:
@@ -397,7 +402,7 @@ class _Harvest:
         """The documents of the pending page, then its part file, manifest and checkpoint."""
         state, pending = self.state, self.state["pending"]
         self.record_request(pending["request_id"])
-        rows = []
+        rows = self.rows = []
         for record in pending["records"]:
             row = yield from self.document(record)
             rows.append(row)
@@ -407,9 +412,9 @@ class _Harvest:
             self.parts.write_chunk(state["chunks"], pending["records"], rows)
             state["chunks"] += 1
         state["records"] += len(rows)
-        state["texts"] += sum(1 for row in rows if row.get("text_status") == "ok")
-        state["missing_texts"] += sum(1 for row in rows if row.get("text_status") not in (None, "ok"))
-        state["figures"] += sum(len(row.get("figure_paths") or ()) for row in rows)
+        for name, value in _document_counts(rows).items():
+            state[name] += value
+        self.rows = []
         state["not_found"].extend(pending["not_found"])
         state["next"], state["pending"] = pending["next"], None
         # The manifest goes first: a run killed between the two redoes this page from the
@@ -494,9 +499,13 @@ class _Harvest:
         sync_dir(self.output.documents)
 
     def save_manifest(self) -> None:
+        """The manifest with the counts of what is on disk: the pages written, and the
+        documents of the page being written."""
         state = self.state
-        for name in ("records", "chunks", "texts", "figures", "missing_texts"):
+        for name in ("records", "chunks"):
             self.manifest.count(name, state[name])
+        for name, value in _document_counts(self.rows).items():
+            self.manifest.count(name, state[name] + value)
         self.manifest.count("not_found", len(state["not_found"]))
         self.manifest.total(self.total_count)
         self.manifest.manifest["not_found"] = list(state["not_found"])
@@ -518,6 +527,15 @@ class _Harvest:
             missing_texts=state["missing_texts"],
             not_found=tuple(state["not_found"]),
         )
+
+
+def _document_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """``texts``, ``missing_texts`` and ``figures`` of the text columns ``rows``."""
+    return {
+        "texts": sum(1 for row in rows if row.get("text_status") == "ok"),
+        "missing_texts": sum(1 for row in rows if row.get("text_status") not in (None, "ok")),
+        "figures": sum(len(row.get("figure_paths") or ()) for row in rows),
+    }
 
 
 def records_schema(texts: bool, figures: bool) -> RecordSchema:
