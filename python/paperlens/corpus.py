@@ -13,7 +13,8 @@ The output directory ``out`` holds::
 
 and ``<out>.checkpoint.json`` sits beside it, as for :func:`paperlens.harvest.harvest`. Each
 record gains ``text_status`` (``"ok"``, ``"no_doc_id"``, ``"forbidden"`` for a 403,
-``"not_found"`` for a 404) and ``text_path`` (relative to ``out``, or null), and with
+``"not_found"`` for a 404, ``"invalid_doc_id"`` for a ``doc_id`` that ``/content`` cannot be
+asked for) and ``text_path`` (relative to ``out``, or null), and with
 ``figures=True`` ``figure_paths`` (the files written, relative to ``out``) and
 ``missing_figures`` (the figures the text names that the service refused or lacks). A record
 without a text is written all the same, never dropped.
@@ -46,7 +47,7 @@ from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
-from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError
+from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 from paperlens.harvest import (
     HarvestResult,
@@ -439,6 +440,8 @@ class _Harvest:
                 status = "forbidden"
             except NotFoundError:
                 status = "not_found"
+            except ValidationError:
+                status = "invalid_doc_id"  # one /content cannot be asked for (``..``, a backslash)
             else:
                 yield from self.commit(folder, text)
         row["text_status"] = status

@@ -76,7 +76,7 @@ class HarvestResult:
     figures: int = 0
     """:func:`harvest_corpus`: figure files written."""
     missing_texts: int = 0
-    """:func:`harvest_corpus`: records written without a text (no ``doc_id``, or 403/404)."""
+    """:func:`harvest_corpus`: records written without a text (no usable ``doc_id``, or 403/404)."""
     not_found: tuple[str, ...] = ()
     """:func:`harvest_corpus` of ``ids``: the ids no record matched, in input order."""
 
