@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use jiter::{FloatMode, Jiter, JiterResult, PartialMode, Peek, PythonParse, StringCacheMode};
-use paperlens_core::{ApiResponse, Error};
+use paperlens_core::{decode_replacing_lone_surrogates, ApiResponse, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -50,10 +50,21 @@ pub fn page_rows(operation: &str) -> Option<&'static str> {
 
 impl JsonAnswer {
     /// `rows`: what [`page_rows`] gives for the operation.
-    pub fn new(rows: Option<&'static str>, response: ApiResponse) -> JsonAnswer {
-        let page = rows.and_then(|rows| scan_page(&response.body, rows));
+    pub fn new(rows: Option<&'static str>, mut response: ApiResponse) -> JsonAnswer {
+        let page = rows.and_then(|rows| decoded(&mut response, |body| scan_page(body, rows).ok_or(())).ok());
         JsonAnswer { response, page }
     }
+}
+
+/// `decode(body)`; when that fails and the body holds lone surrogate escapes, `decode` of the
+/// body with each replaced by `\uFFFD` (which then becomes the body): a lone surrogate reads
+/// as U+FFFD, and costs nothing to an answer that has none.
+fn decoded<T, E>(response: &mut ApiResponse, decode: impl Fn(&[u8]) -> Result<T, E>) -> Result<T, E> {
+    let (value, fixed) = decode_replacing_lone_surrogates(&response.body, decode)?;
+    if let Some(fixed) = fixed {
+        response.body = fixed.into();
+    }
+    Ok(value)
 }
 
 impl<'py> IntoPyObject<'py> for JsonAnswer {
@@ -62,10 +73,10 @@ impl<'py> IntoPyObject<'py> for JsonAnswer {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let response = self.response;
+        let mut response = self.response;
         let value = match self.page.map(|page| build_page(py, &response.body, page)) {
             Some(value) => value?,
-            None => PARSER.python_parse(py, &response.body).map_err(|e| {
+            None => decoded(&mut response, |body| PARSER.python_parse(py, body)).map_err(|e| {
                 let error = Error::Decode {
                     message: format!("the body is not valid JSON ({e}); it starts with {:?}", head(&response.body)),
                     request_id: response.request_id.clone(),

@@ -10,6 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
+use paperlens_core::decode_replacing_lone_surrogates;
+
 use crate::json::loads;
 
 /// One property of a row: the bytes of its name (between the quotes) and of its value.
@@ -75,6 +77,19 @@ pub struct Row {
 }
 
 impl Row {
+    fn from_text(text: &[u8]) -> PyResult<Row> {
+        let mut jiter = Jiter::new(text);
+        let peek = jiter.peek().map_err(|e| PyValueError::new_err(e.description(&jiter)))?;
+        if peek != Peek::Object {
+            return Err(PyValueError::new_err("a row is the JSON text of an object"));
+        }
+        match scan_row(&mut jiter, text, peek, 0).and_then(|row| jiter.finish().map(|()| row)) {
+            Ok(RowSpan::Object(row)) => Ok(row),
+            Ok(RowSpan::Other(_)) => unreachable!("an object was peeked"),
+            Err(e) => Err(PyValueError::new_err(e.description(&jiter))),
+        }
+    }
+
     /// How many properties this row has, when it knows.
     pub fn properties(&self) -> usize {
         self.properties.as_ref().map_or(0, Vec::len)
@@ -92,19 +107,11 @@ impl Row {
 
 #[pymethods]
 impl Row {
-    /// A row from the JSON text of an object (how a pickled row comes back).
+    /// A row from the JSON text of an object (how a pickled row comes back); a lone surrogate
+    /// escape in it reads as U+FFFD, as in an answer.
     #[new]
     fn py_new(text: &[u8]) -> PyResult<Row> {
-        let mut jiter = Jiter::new(text);
-        let peek = jiter.peek().map_err(|e| PyValueError::new_err(e.description(&jiter)))?;
-        if peek != Peek::Object {
-            return Err(PyValueError::new_err("a row is the JSON text of an object"));
-        }
-        match scan_row(&mut jiter, text, peek, 0).and_then(|row| jiter.finish().map(|()| row)) {
-            Ok(RowSpan::Object(row)) => Ok(row),
-            Ok(RowSpan::Other(_)) => unreachable!("an object was peeked"),
-            Err(e) => Err(PyValueError::new_err(e.description(&jiter))),
-        }
+        decode_replacing_lone_surrogates(text, Row::from_text).map(|(row, _)| row)
     }
 
     /// The whole object, decoded; the value of a property named in `ints` that is a string

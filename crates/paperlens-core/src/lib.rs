@@ -18,6 +18,7 @@ pub mod pacing;
 pub mod paper_schema;
 pub mod request;
 pub mod retry;
+pub mod surrogates;
 pub mod transport;
 pub mod validate;
 
@@ -27,4 +28,5 @@ pub use error::{ApiError, Error};
 pub use events::{Event, EventSink};
 pub use operation::prepare;
 pub use request::{ApiRequest, ApiResponse, Quota};
+pub use surrogates::decode_replacing_lone_surrogates;
 pub use transport::{Body, BodySink, DownloadProgress, Transport};

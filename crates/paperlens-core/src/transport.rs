@@ -18,6 +18,7 @@ use crate::events::{Event, EventSink};
 use crate::pacing::{Outcome, Pacer, Ticket};
 use crate::request::{ApiRequest, ApiResponse};
 use crate::retry::{backoff, decide, parse_retry_after, retry_after_from_details, Decision};
+use crate::surrogates::decode_replacing_lone_surrogates;
 
 const REQUEST_ID: &str = "x-request-id";
 const SERVICE_SOURCE: &str = "x-service-source";
@@ -434,7 +435,8 @@ fn transport_error(error: &reqwest::Error, request_id: &str, timeout: Duration) 
 /// Decodes an error answer; a non-JSON body (an HTML page of a proxy) still gives the status
 /// and a short excerpt.
 fn api_error(status: u16, headers: &HeaderMap, body: &[u8], request_id: &str, path: &str) -> ApiError {
-    let parsed: Option<serde_json::Map<String, Value>> = serde_json::from_slice(body).ok();
+    let parsed: Option<serde_json::Map<String, Value>> =
+        decode_replacing_lone_surrogates(body, |text| serde_json::from_slice(text)).ok().map(|(map, _)| map);
     let text = |key: &str| parsed.as_ref().and_then(|m| m.get(key)).and_then(Value::as_str).map(str::to_string);
     let details = parsed.as_ref().and_then(|m| m.get("details")).filter(|d| !d.is_null()).cloned();
     let message = text("message").unwrap_or_else(|| match parsed {
@@ -501,6 +503,13 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert("retry-after", HeaderValue::from_static("2"));
         assert_eq!(api_error(429, &headers, body, "rid", "/x").retry_after, Some(2.0));
+    }
+
+    #[test]
+    fn an_error_body_with_a_lone_surrogate_keeps_its_message() {
+        let body = br#"{"code":"BAD","message":"no \ud83d here","request_id":"srv-1"}"#;
+        let error = api_error(400, &HeaderMap::new(), body, "rid", "/meta-search");
+        assert_eq!((error.message.as_str(), error.code.as_deref()), ("no \u{fffd} here", Some("BAD")));
     }
 
     #[test]
