@@ -9,6 +9,7 @@ documented schema (``paperlens._records``): typed columns, six JSON-text columns
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -94,3 +95,38 @@ def test_a_corpus_keeps_every_record_value(sandbox, tmp_path):
     assert [row["doc_id"] for row in rows] == [r.get("doc_id") for r in answers]
     assert [row["text_status"] for row in rows] == ["ok" if r.get("doc_id") else "no_doc_id" for r in answers]
     assert sum(row["text_status"] == "ok" for row in rows) == result.texts > 0
+
+
+def test_values_that_do_not_fit_their_column_are_kept(httpserver, tmp_path):
+    """Odd answers (the service may send them; the client keeps them as sent) go to extra_json
+    under their own names, beside records whose values fit."""
+    import pyarrow.parquet as pq
+
+    import paperlens
+
+    odd = {
+        "unique_id": "W1",
+        "title": 5,
+        "reference_count": 1.5,
+        "influential_citation_count": 2**70,
+        "citation_count": True,
+        "fwci": "high",
+        "author": [{"name": "A", "affiliation": "Lab"}],
+        "isbns": "9780000000000",
+        "keywords": ["x", 3],
+        "locations": "somewhere",
+        "to_dict": {"nested": [1, None]},
+    }
+    plain = {"unique_id": "W2", "title": "Plain", "reference_count": 3, "author": [{"name": "B"}], "fwci": 2}
+    records = [odd, plain, plain, odd]
+    page = {"results": records, "total_count": 4, "page": 1, "page_size": 4, "total_pages": 1, "next_cursor": ""}
+    httpserver.expect_request("/meta-search", method="POST").respond_with_json(page)
+    client = paperlens.Client(api_token="t", base_url=httpserver.url_for(""), rate_limits=None)
+    answers = [r.to_dict() for r in client.meta_search(None).results]
+    assert answers == records
+    harvest(client, None, out=tmp_path / "odd", chunk_size=1, page_size=4)
+    assert read_records(tmp_path / "odd") == records
+    assert_datasets_hold(tmp_path / "odd", records)
+    first = pq.read_table(tmp_path / "odd" / "part-00000.parquet").to_pylist()[0]
+    assert first["title"] is None and first["reference_count"] is None
+    assert json.loads(first["extra_json"])["title"] == 5

@@ -26,6 +26,7 @@ one thing: a null value and an absent one are both null in a column, and read ba
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import typing
 from collections.abc import Iterable, Mapping, Sequence
@@ -80,6 +81,14 @@ ALWAYS_RETURNED: Final = ("doc_id", "unique_id")
 
 STRING, INTEGER, FLOAT, STRINGS, AUTHORS, JSON = "string", "integer", "float", "strings", "authors", "json"
 _METADATA = b"paperlens.record_columns"
+#: The types a column's values may have (None aside), where types alone tell.
+_TYPES: Final[dict[str, set[type]]] = {
+    STRING: {str},
+    INTEGER: {int},
+    FLOAT: {int, float},
+    STRINGS: {list},
+    AUTHORS: {list},
+}
 _INT64 = 1 << 63
 _EXACT_FLOAT = 1 << 53
 
@@ -116,6 +125,29 @@ def _fits(kind: str, value: Any) -> bool:
     return True
 
 
+def _all_fit(kind: str, values: list[Any]) -> bool:
+    """Whether every value of a column fits, from the set of their types where it tells."""
+    types = set(map(type, values))
+    types.discard(type(None))
+    if kind == JSON:
+        return True
+    if not types <= _TYPES[kind]:
+        return False
+    if kind == STRING:
+        return True
+    present = [value for value in values if value is not None]
+    if kind == INTEGER:
+        return not present or (min(present) >= -_INT64 and max(present) < _INT64)
+    if kind == FLOAT:
+        ints = [value for value in present if type(value) is int]
+        return not ints or (min(ints) >= -_EXACT_FLOAT and max(ints) <= _EXACT_FLOAT)
+    items = set(map(type, itertools.chain.from_iterable(present)))
+    items.discard(type(None))
+    if kind == STRINGS:
+        return items <= {str}
+    return items <= {dict} and all(map(_is_author, itertools.chain.from_iterable(present)))
+
+
 def _is_author(item: Any) -> bool:
     return (
         type(item) is dict
@@ -136,8 +168,8 @@ def _arrow_type(pa: Any, kind: str) -> Any:
     return pa.string()
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+#: ``json.dumps`` with other than the default settings would build an encoder per call.
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class RecordSchema:
@@ -161,31 +193,30 @@ class RecordSchema:
         layout = {"record": self.record, "added": self.added, "extra": EXTRA_COLUMN}
         return pa.schema(columns, metadata={_METADATA: _json(layout).encode()})
 
-    def table(self, records: Sequence[Mapping[str, Any]], added: Sequence[Mapping[str, Any]] | None = None) -> Any:
+    def table(self, records: Sequence[dict[str, Any]], added: Sequence[Mapping[str, Any]] | None = None) -> Any:
         """A ``pyarrow.Table`` of ``records`` (``to_dict()`` values), with ``added[i]`` the
-        paperlens columns of ``records[i]``."""
+        paperlens columns of ``records[i]``. Built column by column: a column whose values all
+        fit (the usual case, checked by their types at once) is taken as it is."""
         import pyarrow as pa
 
         kinds = self.record
-        cells: dict[str, list[Any]] = {name: [] for name in (*kinds, *self.added, EXTRA_COLUMN)}
-        extras_column = cells[EXTRA_COLUMN]
+        extras: list[dict[str, Any]] = [{} for _ in records]
+        cells: dict[str, list[Any]] = {}
+        for name, kind in kinds.items():
+            values = list(map(dict.get, records, itertools.repeat(name)))
+            if not _all_fit(kind, values):
+                for index, value in enumerate(values):
+                    if value is not None and not _fits(kind, value):
+                        extras[index][name] = value
+                        values[index] = None
+            cells[name] = [None if v is None else _json(v) for v in values] if kind == JSON else values
         for index, record in enumerate(records):
-            row: dict[str, Any] = dict.fromkeys(kinds)
-            extras: dict[str, Any] = {}
-            for name, value in record.items():
-                if value is None:
-                    continue
-                kind = kinds.get(name)
-                if kind is None or not _fits(kind, value):
-                    extras[name] = value
-                else:
-                    row[name] = _json(value) if kind == JSON else value
-            for name, value in row.items():
-                cells[name].append(value)
-            columns = added[index] if added is not None else {}
-            for name in self.added:
-                cells[name].append(columns.get(name))
-            extras_column.append(_json(extras) if extras else None)
+            for name in record.keys() - kinds.keys():
+                if record[name] is not None:
+                    extras[index][name] = record[name]
+        for name in self.added:
+            cells[name] = [row.get(name) for row in added] if added is not None else [None] * len(records)
+        cells[EXTRA_COLUMN] = [_json(more) if more else None for more in extras]
         schema = self.arrow()
         arrays = [pa.array(cells[field.name], type=field.type) for field in schema]
         return pa.Table.from_arrays(arrays, schema=schema)
