@@ -81,6 +81,7 @@ ALWAYS_RETURNED: Final = ("doc_id", "unique_id")
 
 STRING, INTEGER, FLOAT, STRINGS, AUTHORS, JSON = "string", "integer", "float", "strings", "authors", "json"
 _METADATA = b"paperlens.record_columns"
+_AUTHOR_KEYS: Final = {"name", "orcid"}
 #: The types a column's values may have (None aside), where types alone tell.
 _TYPES: Final[dict[str, set[type]]] = {
     STRING: {str},
@@ -145,13 +146,18 @@ def _all_fit(kind: str, values: list[Any]) -> bool:
     items.discard(type(None))
     if kind == STRINGS:
         return items <= {str}
-    return items <= {dict} and all(map(_is_author, itertools.chain.from_iterable(present)))
+    if not items <= {dict}:
+        return False
+    authors = [author for author in itertools.chain.from_iterable(present) if author is not None]
+    keys = set(itertools.chain.from_iterable(authors))
+    kinds = set(map(type, itertools.chain.from_iterable(map(dict.values, authors))))
+    return keys <= _AUTHOR_KEYS and kinds <= {str, type(None)}
 
 
 def _is_author(item: Any) -> bool:
     return (
         type(item) is dict
-        and item.keys() <= {"name", "orcid"}
+        and item.keys() <= _AUTHOR_KEYS
         and all(value is None or type(value) is str for value in item.values())
     )
 
