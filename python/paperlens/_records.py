@@ -15,7 +15,8 @@ nodes) writes ``id``, ``id_type`` and ``title``. Each is typed from the contract
 Nothing is dropped: every property the contract does not name, and every value whose type does
 not fit its column (a string where an integer belongs, an author with other keys...), goes
 under its own name into one JSON-text column, ``extra_json`` (null when there is none).
-A property sent as null is left out (a null cell); nulls inside values are kept.
+A property sent as null is left out (a null cell); nulls inside values are kept, but for an
+author's ``name`` or ``orcid`` (a struct field: null reads as absent).
 Columns paperlens adds (the corpus's text columns, a node's ``depth``) are typed columns of
 their own; a wire property of the same name is an extra like any other.
 
