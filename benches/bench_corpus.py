@@ -10,9 +10,9 @@ each figure is that of one harvest alone:
 
 - seconds: the ``harvest_corpus`` call, from the first request to the last file synced;
 - requests: what the sandbox received (``Sandbox.requests()``), by path;
-- peak RSS: the child's maximum resident set (``os.wait4``), and the same for a child that only
-  imports paperlens and pyarrow and makes a client (the baseline), so the difference is what
-  the harvest itself holds;
+- peak RSS: the child's own high-water mark (``VmHWM``, see ``bench_harvest.peak_rss``), and
+  the same for a child that only imports paperlens and pyarrow and makes a client (the
+  baseline), so the difference is what the harvest itself holds;
 - tracemalloc peak: the largest Python heap of the call, in a second child run with
   ``tracemalloc`` on (slower, so not timed), after a harvest of one document has imported what a
   harvest imports on first use; "retained after": what the heap still holds once the call
@@ -36,6 +36,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench_harvest import peak_rss
+
 CHILD = "--child"
 
 
@@ -49,7 +51,7 @@ def child(ids_file: str, out: str, trace: bool, figures: bool) -> None:
     client = paperlens.Client(rate_limits=None)
     ids = Path(ids_file).read_text().split() if ids_file != "-" else None
     if ids is None:  # the baseline: imports and a client, no harvest
-        print(json.dumps({}))
+        print(json.dumps({"max_rss": peak_rss()}))
         return
     if trace:
         import tracemalloc
@@ -73,7 +75,7 @@ def child(ids_file: str, out: str, trace: bool, figures: bool) -> None:
             harvest_corpus(client, f"{out}-{start}", ids=ids[start : start + 200], figures=figures)
             slices.append(tracemalloc.get_traced_memory()[1])
         figures_out["slice_peaks"] = slices
-    print(json.dumps(figures_out))
+    print(json.dumps({**figures_out, "max_rss": peak_rss()}))
 
 
 def run_child(env: dict[str, str], ids_file: str, out: str, *, trace: bool, figures: bool) -> dict[str, Any]:
@@ -81,10 +83,10 @@ def run_child(env: dict[str, str], ids_file: str, out: str, *, trace: bool, figu
     process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE)
     assert process.stdout is not None
     printed = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if status != 0:
-        raise SystemExit(f"the child failed ({status}): {argv}")
-    return {**json.loads(printed), "max_rss": usage.ru_maxrss * 1024}
+    if process.wait() != 0:
+        raise SystemExit(f"the child failed ({process.returncode}): {argv}")
+    figures: dict[str, Any] = json.loads(printed)
+    return figures
 
 
 def mib(n: float) -> str:

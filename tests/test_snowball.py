@@ -12,6 +12,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
+from paperlens._records import read_table_records
 from paperlens.cli import main
 from paperlens.sandbox import Sandbox
 
@@ -267,7 +268,7 @@ def test_citations_are_topical_and_skewed():
 
 def test_cli_writes_parquet_graphml_and_manifest(sandbox, seeds, tmp_path, monkeypatch, capsys):
     pd = pytest.importorskip("pandas")
-    pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
     nx = pytest.importorskip("networkx")
     monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
     monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
@@ -280,9 +281,10 @@ def test_cli_writes_parquet_graphml_and_manifest(sandbox, seeds, tmp_path, monke
     client = sandbox_client(sandbox)
     expected = client.snowball(seeds, depth=2, max_per_paper=20)
     assert capsys.readouterr().out.startswith(f"{len(expected)} nodes and {len(expected.edge_rows())} edges")
-    nodes = pd.read_parquet(out / "nodes.parquet")
-    assert nodes["id"].tolist() == [row["id"] for row in expected.node_rows()]
-    pd.testing.assert_frame_equal(nodes, expected.nodes)
+    nodes = pq.read_table(out / "nodes.parquet")
+    rows = expected.node_rows()
+    assert nodes.column("depth").to_pylist() == [row.pop("depth") for row in rows]
+    assert read_table_records(nodes) == [{k: v for k, v in row.items() if v is not None} for row in rows]
     pd.testing.assert_frame_equal(pd.read_parquet(out / "edges.parquet"), expected.edges)
     graph = nx.read_graphml(out / "network.graphml")
     assert set(graph.edges) == set(expected.to_networkx().edges)

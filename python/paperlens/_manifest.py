@@ -83,13 +83,14 @@ class ManifestRecorder:
             "base_url": base_url,
             "sandbox": corpus_of(base_url),
             "started": earlier["started"] if earlier else _now(),
-            "finished": None,
-            "runs": (earlier.get("runs", 1) + 1) if earlier else 1,
+            "finished": earlier.get("finished") if earlier else None,
+            "runs": earlier.get("runs", 1) if earlier else 1,
             "total_count": earlier.get("total_count") if earlier else None,
             "request_ids": list(earlier.get("request_ids", [])) if earlier else [],
             "counts": dict(earlier.get("counts", {})) if earlier else {},
         }
         self.resumed = earlier is not None
+        self._earlier = earlier
 
     @property
     def manifest(self) -> dict[str, Any]:
@@ -109,9 +110,16 @@ class ManifestRecorder:
         self._manifest["counts"][name] = value
 
     def save(self, *, finished: bool = False) -> None:
-        """Writes the manifest atomically (a temporary file renamed into place)."""
-        if finished:
+        """Writes the manifest atomically (a temporary file renamed into place). A run that
+        changes nothing it records (no request, count or end) leaves an earlier manifest as it
+        is and is not counted in its ``runs``."""
+        if finished and self._manifest["finished"] is None:
             self._manifest["finished"] = _now()
+        earlier = self._earlier
+        if earlier is not None:
+            if _work(self._manifest) == _work(earlier):
+                return
+            self._manifest["runs"] = earlier.get("runs", 1) + 1
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps(self._manifest, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
         fd, temp = tempfile.mkstemp(prefix=".manifest-", dir=self.path.parent)
@@ -124,6 +132,11 @@ class ManifestRecorder:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def _work(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What a manifest records of the work done (not who did it)."""
+    return {name: value for name, value in manifest.items() if name not in ("runs", "base_url", "sandbox", "sdk")}
 
 
 def _check_same_call(path: Path, earlier: dict[str, Any], call: str, parameters: dict[str, Any]) -> None:

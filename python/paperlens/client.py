@@ -649,6 +649,11 @@ class _Workflows:
 
     _listen: Callable[..., Any]  # the client's transport events, for the plans' progress bars
 
+    if TYPE_CHECKING:
+
+        @property
+        def base_url(self) -> str: ...  # the client's (a snowball's network remembers it)
+
     @workflow
     def lookup(
         self, ids: Iterable[str], *, by: str = "doi", fields: list[str] | None = None, progress: bool = False
@@ -783,7 +788,7 @@ class _Workflows:
         """
         from paperlens.snowball import snowball_plan
 
-        return snowball_plan(**params(locals(), "snowball_plan"), listen=self._listen)
+        return snowball_plan(**params(locals(), "snowball_plan"), listen=self._listen, base_url=self.base_url)
 
 
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):

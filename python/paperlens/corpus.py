@@ -13,7 +13,8 @@ The output directory ``out`` holds::
 
 and ``<out>.checkpoint.json`` sits beside it, as for :func:`paperlens.harvest.harvest`. Each
 record gains ``text_status`` (``"ok"``, ``"no_doc_id"``, ``"forbidden"`` for a 403,
-``"not_found"`` for a 404) and ``text_path`` (relative to ``out``, or null), and with
+``"not_found"`` for a 404, ``"invalid_doc_id"`` for a ``doc_id`` that ``/content`` cannot be
+asked for) and ``text_path`` (relative to ``out``, or null), and with
 ``figures=True`` ``figure_paths`` (the files written, relative to ``out``) and
 ``missing_figures`` (the figures the text names that the service refused or lacks). A record
 without a text is written all the same, never dropped.
@@ -46,7 +47,8 @@ from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
 from paperlens._output_guard import guarded_plan, resumable
 from paperlens._progress import Progress
-from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError
+from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
+from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 from paperlens.harvest import (
     HarvestResult,
@@ -276,7 +278,7 @@ def _harvest(
     manifest = recorder(output.out, "harvest_corpus", parameters, client)
     state = load_checkpoint(output.checkpoint, fingerprint, output.out, output.exists(), _VERSION)
     resumed = state is not None
-    parts = ParquetParts(output.records)
+    parts = ParquetParts(output.records, records_schema(texts, figures))
     if state is None:
         state = {
             "version": _VERSION,
@@ -311,6 +313,9 @@ def _harvest(
                 if bar is not None:
                     bar.set_total(harvest.expected())
             yield from harvest.write_documents(bar)
+    except BaseException:
+        harvest.save_manifest()  # counts what is on disk, the documents of the unfinished page included
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -339,9 +344,11 @@ class _Harvest:
         self.client, self.output, self.manifest, self.state = client, output, manifest, state
         self.ids, self.by, self.query, self.filters = ids, by, query, filters
         self.texts, self.figures, self.limit = texts, figures, limit
-        self.parts = ParquetParts(output.records)
+        self.parts = ParquetParts(output.records, records_schema(texts, figures))
         self.known_requests = set(manifest.manifest["request_ids"])
         self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
+        #: The text columns of the pending page's documents written so far.
+        self.rows: list[dict[str, Any]] = []
 
     @property
     def done(self) -> bool:
@@ -402,19 +409,19 @@ class _Harvest:
         """The documents of the pending page, then its part file, manifest and checkpoint."""
         state, pending = self.state, self.state["pending"]
         self.record_request(pending["request_id"])
-        rows = []
+        rows = self.rows = []
         for record in pending["records"]:
             row = yield from self.document(record)
             rows.append(row)
             if bar is not None:
                 bar.update(1)
         if rows:
-            self.parts.write_chunk(state["chunks"], rows)
+            self.parts.write_chunk(state["chunks"], pending["records"], rows)
             state["chunks"] += 1
         state["records"] += len(rows)
-        state["texts"] += sum(1 for row in rows if row.get("text_status") == "ok")
-        state["missing_texts"] += sum(1 for row in rows if row.get("text_status") not in (None, "ok"))
-        state["figures"] += sum(len(row.get("figure_paths") or ()) for row in rows)
+        for name, value in _document_counts(rows).items():
+            state[name] += value
+        self.rows = []
         state["not_found"].extend(pending["not_found"])
         state["next"], state["pending"] = pending["next"], None
         # The manifest goes first: a run killed between the two redoes this page from the
@@ -423,8 +430,8 @@ class _Harvest:
         write_json_atomically(self.output.checkpoint, state)
 
     def document(self, record: dict[str, Any]) -> Plan[dict[str, Any]]:
-        """``record`` with its text columns, its document written unless it is there already."""
-        row = dict(record)
+        """The text columns of ``record``, its document written unless it is there already."""
+        row: dict[str, Any] = {}
         if not self.texts:
             return row
         doc_id = record.get("doc_id")
@@ -439,6 +446,8 @@ class _Harvest:
                 status = "forbidden"
             except NotFoundError:
                 status = "not_found"
+            except ValidationError:
+                status = "invalid_doc_id"  # one /content cannot be asked for (``..``, a backslash)
             else:
                 yield from self.commit(folder, text)
         row["text_status"] = status
@@ -499,9 +508,13 @@ class _Harvest:
         sync_dir(self.output.documents)
 
     def save_manifest(self) -> None:
+        """The manifest with the counts of what is on disk: the pages written, and the
+        documents of the page being written."""
         state = self.state
-        for name in ("records", "chunks", "texts", "figures", "missing_texts"):
+        for name in ("records", "chunks"):
             self.manifest.count(name, state[name])
+        for name, value in _document_counts(self.rows).items():
+            self.manifest.count(name, state[name] + value)
         self.manifest.count("not_found", len(state["not_found"]))
         self.manifest.total(self.total_count)
         self.manifest.manifest["not_found"] = list(state["not_found"])
@@ -523,6 +536,23 @@ class _Harvest:
             missing_texts=state["missing_texts"],
             not_found=tuple(state["not_found"]),
         )
+
+
+def _document_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """``texts``, ``missing_texts`` and ``figures`` of the text columns ``rows``."""
+    return {
+        "texts": sum(1 for row in rows if row.get("text_status") == "ok"),
+        "missing_texts": sum(1 for row in rows if row.get("text_status") not in (None, "ok")),
+        "figures": sum(len(row.get("figure_paths") or ()) for row in rows),
+    }
+
+
+def records_schema(texts: bool, figures: bool) -> RecordSchema:
+    """The columns of ``records/``: the metadata record's, then the text columns the call adds."""
+    added = {"text_status": STRING, "text_path": STRING} if texts else {}
+    if figures:
+        added.update(figure_paths=STRINGS, missing_figures=STRINGS)
+    return metadata_schema(added=added)
 
 
 def _digest(values: Sequence[str]) -> str:

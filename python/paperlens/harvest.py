@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from paperlens._manifest import ManifestError, ManifestRecorder
 from paperlens._output_guard import guarded
 from paperlens._progress import Progress
+from paperlens._records import RecordSchema, metadata_schema, read_table_records
 from paperlens.errors import PaperlensError
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
@@ -118,7 +119,7 @@ class HarvestResult:
     figures: int = 0
     """:func:`harvest_corpus`: figure files written."""
     missing_texts: int = 0
-    """:func:`harvest_corpus`: records written without a text (no ``doc_id``, or 403/404)."""
+    """:func:`harvest_corpus`: records written without a text (no usable ``doc_id``, or 403/404)."""
     not_found: tuple[str, ...] = ()
     """:func:`harvest_corpus` of ``ids``: the ids no record matched, in input order."""
 
@@ -199,7 +200,9 @@ def harvest(
         "fields": fields,
         "page_size": page_size,
     }
-    writer: Writer = ParquetParts(Path(out)) if format == "parquet" else JsonlWriter(Path(out))
+    writer: Writer = (
+        ParquetParts(Path(out), metadata_schema(fields, collection)) if format == "parquet" else JsonlWriter(Path(out))
+    )
     ckpt_path = checkpoint_path(out)
     fingerprint = _fingerprint(search, format, limit)
     where = manifest_path(out)
@@ -419,8 +422,11 @@ class JsonlWriter(Writer):
 
 
 class ParquetParts(Writer):
-    def __init__(self, out: Path) -> None:
+    """Numbered Parquet part files, each with the columns of ``schema`` (see :mod:`paperlens._records`)."""
+
+    def __init__(self, out: Path, schema: RecordSchema) -> None:
         self.out = out
+        self.schema = schema
 
     @staticmethod
     def part(index: int) -> str:
@@ -452,9 +458,9 @@ class ParquetParts(Writer):
             if stray:
                 path.unlink()
 
-    def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
-        pa, pq = pyarrow_modules()
-        table = pa.Table.from_pylist(records)
+    def write_chunk(self, index: int, records: list[dict[str, Any]], added: list[dict[str, Any]] | None = None) -> None:
+        _pa, pq = pyarrow_modules()
+        table = self.schema.table(records, added)
         fd, temp = tempfile.mkstemp(prefix=".part-", suffix=".tmp", dir=self.out)
         try:
             with os.fdopen(fd, "wb") as file:
@@ -489,7 +495,9 @@ def read_records(out: str | os.PathLike[str], format: Format | None = None) -> l
     """The records a harvest wrote to ``out``, in order (Parquet parts or JSONL lines).
 
     Only what a checkpoint counts is read, so a harvest interrupted mid-chunk reads exactly
-    what it will keep."""
+    what it will keep. Each record equals the ``to_dict()`` of the record that arrived, except
+    that a property the service sent as null reads as absent from Parquet; the columns
+    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records)."""
     out = Path(out)
     fmt = format or ("parquet" if out.is_dir() else "jsonl")
     state: dict[str, Any] = {}
@@ -507,7 +515,7 @@ def read_records(out: str | os.PathLike[str], format: Format | None = None) -> l
         parts = [p for p in parts if part_index(p.name) < int(state["chunks"])]
     records: list[dict[str, Any]] = []
     for part in parts:
-        records.extend(pq.read_table(part).to_pylist())
+        records.extend(read_table_records(pq.read_table(part)))
     return records
 
 

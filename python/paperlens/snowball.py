@@ -34,6 +34,7 @@ from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
 from paperlens._output_guard import guarded_plan
 from paperlens._progress import Listen
+from paperlens._records import INTEGER, relation_schema
 from paperlens.errors import ValidationError
 
 __all__ = ["DIRECTIONS", "CitationNetwork", "snowball_plan"]
@@ -67,6 +68,8 @@ class CitationNetwork:
         request_ids: the request id of every page the network was built from.
         limit_reached: True when ``limit`` stopped the growth (no request was sent after that).
         started, finished: when the snowball started and finished (UTC, ISO 8601).
+        base_url: the base URL of the service that answered (None when not known).
+        sandbox: the corpus of the sandbox that answered (``{"papers": ..., "seed": ...}``), or None.
 
     >>> network = client.snowball(["W2741809807"], depth=1)
     >>> len(network), network.edges["direction"].value_counts()
@@ -83,6 +86,8 @@ class CitationNetwork:
     limit_reached: bool
     started: str
     finished: str
+    base_url: str | None = None
+    sandbox: dict[str, int] | None = None
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -92,7 +97,7 @@ class CitationNetwork:
     def node_rows(self) -> list[dict[str, Any]]:
         """One dict per node, in the order they were found: ``id``, ``depth``, then the relation
         item's fields."""
-        return [{"id": key, "depth": node["depth"], **_fields(node)} for key, node in self._nodes.items()]
+        return [{**node["item"], "id": key, "depth": node["depth"]} for key, node in self._nodes.items()]
 
     def edge_rows(self) -> list[dict[str, Any]]:
         """One dict per edge, in the order they were found: ``source`` (citing), ``target``
@@ -140,42 +145,47 @@ class CitationNetwork:
     def write(self, out_dir: str | os.PathLike[str], graphml: bool = False, *, client: Any = None) -> Path:
         """Writes ``nodes.parquet`` and ``edges.parquet`` (and ``network.graphml``) into
         ``out_dir``, each file replaced atomically, then ``manifest.json``: the call and its
-        parameters, start and end times, counts, the request ids, and (given ``client``) the
-        base URL and the sandbox corpus.
+        parameters, start and end times, counts, the request ids, the base URL of the service
+        and the sandbox corpus (of the client that ran the snowball).
+
+        ``nodes.parquet`` has the columns ``id``, ``id_type``, ``title`` (the relation item's),
+        ``depth`` (int64) and ``extra_json``: the JSON text of the item's other properties, and
+        of a value whose type does not fit its column (see :mod:`paperlens._records`).
 
         Args:
             out_dir: the output directory (created if needed).
             graphml: also write ``network.graphml`` (needs networkx).
-            client: the client that ran the snowball; without it the manifest's ``base_url``
-                is null.
+            client: unused but for the base URL, when the network was not built by a client
+                (the base URL and sandbox the network remembers are recorded otherwise).
 
         Returns:
             The output directory.
 
         Raises:
             ManifestError: ``out_dir`` holds the manifest of another call.
-            ImportError: pandas and pyarrow (or networkx for ``graphml``) are not installed.
+            ImportError: pyarrow (or networkx for ``graphml``) is not installed.
 
-        >>> client.snowball(["W2741809807"], depth=2).write("network/", graphml=True, client=client)
+        >>> client.snowball(["W2741809807"], depth=2).write("network/", graphml=True)
         """
         from paperlens._manifest import ManifestRecorder
 
         out = Path(out_dir)
-        origin = client if client is not None else _NoClient()
-        recorder = ManifestRecorder(out, "snowball", self.parameters, origin)
+        recorder = ManifestRecorder(out, "snowball", self.parameters, _NoClient())
         out.mkdir(parents=True, exist_ok=True)
-        _replace(out / "nodes.parquet", lambda path: self.nodes.to_parquet(path, index=False))
-        _replace(out / "edges.parquet", lambda path: self.edges.to_parquet(path, index=False))
+        _replace(out / "nodes.parquet", lambda path: _write_parquet(self._node_table(), path))
+        _replace(out / "edges.parquet", lambda path: _write_parquet(self._edge_table(), path))
         if graphml:
             import networkx as nx
 
             _replace(out / "network.graphml", lambda path: nx.write_graphml(_graphml_ready(self.to_networkx()), path))
+        base_url = client.base_url if client is not None else self.base_url
         manifest = recorder.manifest
         manifest.update(
             started=self.started,
             finished=self.finished,
             request_ids=list(self.request_ids),
-            base_url=client.base_url if client is not None else None,
+            base_url=base_url,
+            sandbox=self.sandbox if client is None else _corpus_of(base_url),
         )
         files = [name for name in _FILES if name != "network.graphml" or graphml]
         manifest["counts"] = {"nodes": len(self._nodes), "edges": len(self._edges), "requests": len(self.request_ids)}
@@ -183,6 +193,17 @@ class CitationNetwork:
         manifest["limit_reached"] = self.limit_reached
         recorder.save()
         return out
+
+    def _node_table(self) -> Any:
+        nodes = self._nodes.values()
+        return NODE_SCHEMA.table([node["item"] for node in nodes], [{"depth": node["depth"]} for node in nodes])
+
+    def _edge_table(self) -> Any:
+        import pyarrow as pa
+
+        rows = self.edge_rows()
+        names = ("source", "target", "direction")
+        return pa.table({name: pa.array([row[name] for row in rows], pa.string()) for name in names})
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -206,8 +227,22 @@ class _NoClient:
     base_url = ""
 
 
-def _fields(node: dict[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in node.items() if name not in ("id", "depth")}
+#: The columns of ``nodes.parquet``.
+NODE_SCHEMA = relation_schema(added={"depth": INTEGER})
+
+
+def _corpus_of(base_url: str | None) -> dict[str, int] | None:
+    from paperlens.sandbox import corpus_of
+
+    return corpus_of(base_url) if base_url else None
+
+
+def _write_parquet(table: Any, path: Path) -> None:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as error:
+        raise ImportError('CitationNetwork.write needs pyarrow: pip install "paperlens[pandas]"') from error
+    pq.write_table(table, path)
 
 
 def _parameters(
@@ -399,18 +434,19 @@ class _Growth:
             if node is None:
                 if self.full:
                     continue
-                self.nodes[other] = {**item, "id": other, "depth": depth}
+                self.nodes[other] = {"depth": depth, "item": dict(item)}
             else:
+                known = node["item"]
                 for name, value in item.items():
-                    if name != "depth" and node.get(name) is None:
-                        node[name] = value
+                    if known.get(name) is None:
+                        known[name] = value
             edge = (other, paper) if relation == "CITATIONS" else (paper, other)
             before = self.edges.get(edge)
             self.edges[edge] = found_by if before in (None, found_by) else "both"
 
 
 def _expandable(node: dict[str, Any]) -> bool:
-    return str(node.get("id_type", "")).lower() == "unique_id"
+    return str(node["item"].get("id_type", "")).lower() == "unique_id"
 
 
 def _next_page(start: int, need: int) -> tuple[int, int, int]:
@@ -496,6 +532,7 @@ def snowball_plan(
     checkpoint: str | os.PathLike[str] | None,
     progress: bool,
     listen: Listen | None = None,
+    base_url: str | None = None,
 ) -> Plan[CitationNetwork]:
     """The :data:`~paperlens._operation.Plan` of ``client.snowball``: every argument is checked
     before any request, then the network grows breadth first.
@@ -515,6 +552,7 @@ def snowball_plan(
         progress: a progress bar of the papers expanded and the frontier of each depth
             (needs the ``progress`` extra).
         listen: the client's transport events, so the bar shows pacing and retry waits.
+        base_url: the client's base URL, which the network remembers for its manifest.
 
     Returns:
         A :class:`CitationNetwork`.
@@ -533,7 +571,7 @@ def snowball_plan(
     journal = _Journal(checkpoint, parameters) if checkpoint is not None else None
     growth = _Growth(limit)
     for seed in parameters["seeds"]:
-        growth.nodes[seed] = {"id": seed, "id_type": "unique_id", "depth": 0}
+        growth.nodes[seed] = {"depth": 0, "item": {"id": seed, "id_type": "unique_id"}}
     bar = _Bar(depth, listen) if progress and depth > 0 else None
     started = journal.started if journal is not None else _now()
     try:
@@ -574,4 +612,6 @@ def snowball_plan(
         limit_reached=growth.full,
         started=started,
         finished=finished,
+        base_url=base_url,
+        sandbox=_corpus_of(base_url),
     )

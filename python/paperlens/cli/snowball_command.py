@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     wanted = {name: getattr(args, name) for name in ("direction", "depth", "max_per_paper", "limit", "checkpoint")}
     with Session() as client:
         network = client.snowball(args.seeds, progress=show_progress(args), **wanted)
-        out = network.write(args.out, graphml=args.graphml, client=client)
+        out = network.write(args.out, graphml=args.graphml)
     capped = f" (limit {args.limit} reached)" if network.limit_reached else ""
     print(
         f"{len(network)} nodes and {len(network.edge_rows())} edges from {len(network.request_ids)} requests "
