@@ -116,6 +116,31 @@ def test_a_checkpoint_of_other_parameters_is_refused(client, tmp_path):
         harvest(client, out=stray, format="jsonl")
 
 
+def test_a_parquet_harvest_of_the_schema_per_chunk_format_is_not_continued(client, tmp_path):
+    """Parts written by a version-2 checkpoint took their columns from their own records: continuing
+    such a harvest would mix two schemas in one dataset, so it is refused with what to do."""
+    out = tmp_path / "papers"
+    kwargs = dict(format="parquet", fields=FIELDS, chunk_size=100, page_size=50, limit=300)
+
+    def stop(result):
+        if result.chunks == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        harvest(client, out=out, on_chunk=stop, **kwargs)
+    ckpt = checkpoint_path(out)
+    state = json.loads(ckpt.read_text())
+    assert state["version"] == 3
+    ckpt.write_text(json.dumps({**state, "version": 2}))
+    with pytest.raises(
+        HarvestError, match=r"another version of paperlens \(checkpoint version 2, this one continues version 3\)"
+    ):
+        harvest(client, out=out, **kwargs)
+    ckpt.write_text("[]")
+    with pytest.raises(HarvestError, match=r"unreadable \(not a JSON object\)"):
+        harvest(client, out=out, **kwargs)
+
+
 def test_filters_and_progress(client, tmp_path, capsys):
     pytest.importorskip("tqdm")
     out = tmp_path / "recent"

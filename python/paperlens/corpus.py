@@ -69,7 +69,8 @@ __all__ = ["BY", "harvest_corpus"]
 #: The record fields ``ids`` may name (``by``).
 BY = ("unique_id", "doc_id", "doi", "isbn13")
 TEXT_NAME = "text.md"
-_VERSION = 1
+# 2: the records' parts have one schema per harvest (those of 1 took their columns from their page).
+_VERSION = 2
 # The largest page /content serves (its `limit`): most texts come whole in one request.
 # A Markdown image: ![caption](target "optional title"), the target maybe in <> (then with spaces)
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"\n]*\")?\s*\)")

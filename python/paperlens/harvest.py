@@ -58,7 +58,9 @@ __all__ = [
 ]
 
 Format = Literal["parquet", "jsonl"]
-_VERSION = 2
+# The checkpoint format of each output format; Parquet 3: one schema per harvest (the parts of a
+# version 2 harvest took their columns from their own records and cannot be continued alike).
+_VERSIONS = {"jsonl": 2, "parquet": 3}
 _MAX_PAGE_SIZE = 200
 
 
@@ -207,11 +209,17 @@ def harvest(
     fingerprint = _fingerprint(search, format, limit)
     where = manifest_path(out)
     manifest = recorder(where.parent, "harvest", {**search, "format": format, "limit": limit}, client, where.name)
-    state = load_checkpoint(ckpt_path, fingerprint, writer.out, writer.exists())
+    state = load_checkpoint(ckpt_path, fingerprint, writer.out, writer.exists(), _VERSIONS[format])
     resumed = state is not None
     if state is None:
         writer.start()
-        state = {"version": _VERSION, "fingerprint": fingerprint, "next": {"cursor": None}, "records": 0, "chunks": 0}
+        state = {
+            "version": _VERSIONS[format],
+            "fingerprint": fingerprint,
+            "next": {"cursor": None},
+            "records": 0,
+            "chunks": 0,
+        }
         state.update(writer.position())
         write_json_atomically(ckpt_path, state)
     else:
@@ -284,9 +292,7 @@ def _fingerprint(search: dict[str, Any], format: str, limit: int | None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def load_checkpoint(
-    path: Path, fingerprint: str, out: Path, exists: bool, version: int = _VERSION
-) -> dict[str, Any] | None:
+def load_checkpoint(path: Path, fingerprint: str, out: Path, exists: bool, version: int) -> dict[str, Any] | None:
     """The state a checkpoint holds, None when there is none yet (``exists``: whether ``out``
     holds something, which then cannot be resumed); a :class:`HarvestError` when it belongs
     to another harvest or cannot be read."""
@@ -301,10 +307,16 @@ def load_checkpoint(
         return None
     try:
         state: dict[str, Any] = json.loads(raw)
-        if state.get("version") != version:
-            raise ValueError(f"version {state.get('version')!r}")
+        if not isinstance(state, dict):
+            raise ValueError("not a JSON object")
     except ValueError as e:
         raise HarvestError(f"the checkpoint {path} is unreadable ({e}); remove it and the output to start over") from e
+    if state.get("version") != version:
+        raise HarvestError(
+            f"{path} was written by another version of paperlens (checkpoint version {state.get('version')!r}, "
+            f"this one continues version {version}); finish the harvest with that version, or remove {out} "
+            f"and the checkpoint to start over"
+        )
     if state.get("fingerprint") != fingerprint:
         raise HarvestError(
             f"{path} belongs to a harvest with other parameters; "
