@@ -10,7 +10,7 @@ each figure is that of one harvest alone:
 
 - seconds: the ``harvest_corpus`` call, from the first request to the last file synced;
 - requests: what the sandbox received (``Sandbox.requests()``), by path;
-- peak RSS: the child's own high-water mark (``VmHWM``, see ``bench_harvest.peak_rss``), and
+- peak RSS: the child's own high-water mark (``VmHWM``, see ``_child.peak_rss``), and
   the same for a child that only imports paperlens and pyarrow and makes a client (the
   baseline), so the difference is what the harvest itself holds;
 - tracemalloc peak: the largest Python heap of the call, in a second child run with
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +35,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench_harvest import peak_rss
+import _child
+from _child import mib, peak_rss
 
 CHILD = "--child"
 
@@ -79,18 +79,7 @@ def child(ids_file: str, out: str, trace: bool, figures: bool) -> None:
 
 
 def run_child(env: dict[str, str], ids_file: str, out: str, *, trace: bool, figures: bool) -> dict[str, Any]:
-    argv = [sys.executable, __file__, CHILD, ids_file, out, "1" if trace else "0", "1" if figures else "0"]
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE)
-    assert process.stdout is not None
-    printed = process.stdout.read()
-    if process.wait() != 0:
-        raise SystemExit(f"the child failed ({process.returncode}): {argv}")
-    figures: dict[str, Any] = json.loads(printed)
-    return figures
-
-
-def mib(n: float) -> str:
-    return f"{n / 2**20:.1f} MiB"
+    return _child.run_child(__file__, [CHILD, ids_file, out, "1" if trace else "0", "1" if figures else "0"], env)
 
 
 def main() -> None:

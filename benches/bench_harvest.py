@@ -25,12 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import _child
+from _child import mib, peak_rss
 
 CHILD = "--child"
 
@@ -59,27 +61,8 @@ def child(limit: int, out: str, fmt: str, trace: bool) -> None:
     print(json.dumps({**figures, "max_rss": peak_rss()}))
 
 
-def peak_rss() -> int:
-    """This process's peak resident set in bytes (Linux)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise SystemExit("no VmHWM in /proc/self/status: this benchmark measures memory on Linux")
-
-
 def run_child(env: dict[str, str], limit: int, out: str, fmt: str, *, trace: bool) -> dict[str, Any]:
-    argv = [sys.executable, __file__, CHILD, str(limit), out, fmt, "1" if trace else "0"]
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE)
-    assert process.stdout is not None
-    printed = process.stdout.read()
-    if process.wait() != 0:
-        raise SystemExit(f"the child failed ({process.returncode}): {argv}")
-    figures: dict[str, Any] = json.loads(printed)
-    return figures
-
-
-def mib(n: float) -> str:
-    return f"{n / 2**20:.1f} MiB"
+    return _child.run_child(__file__, [CHILD, str(limit), out, fmt, "1" if trace else "0"], env)
 
 
 def main() -> None:
