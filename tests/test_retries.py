@@ -122,10 +122,9 @@ def test_timeout_raises_api_timeout_error(make_client, httpserver: HTTPServer):
 
     httpserver.expect_request("/meta-catalog").respond_with_handler(slow)
     client = make_client(timeout=0.2, max_retries=0)
-    started = time.monotonic()
     with pytest.raises(paperlens.APITimeoutError) as caught:
         client.meta_catalog()
-    assert time.monotonic() - started < 0.9
+    assert not answered.is_set()  # it gave up before the answer came, not after it
     assert "timeout of 0.2 s" in str(caught.value)
     assert caught.value.request_id
     answered.wait(5)  # let the server finish before the next test reuses it
