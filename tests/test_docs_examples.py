@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import tokenize
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,7 +157,12 @@ def test_a_shown_output_belongs_to_the_statement_before_it() -> None:
 def run_page(page: Path) -> list[str]:
     """Runs the blocks of a page in order in one namespace, from the point Getting started
     leaves a reader; returns the differences of shown and actual output."""
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, "paperlens": paperlens}
+    # The page's own __main__, as a pasted script has: what it defines is found there by pickle
+    # (a function handed to a process pool).
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    namespace: dict[str, Any] = main.__dict__
+    namespace.update({"__builtins__": builtins, "paperlens": paperlens})
     namespace["client"] = paperlens.Client()
     differences = []
     for block in blocks_of(page):
