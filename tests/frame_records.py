@@ -31,7 +31,7 @@ def cell(value: Any) -> Any:
     return value
 
 
-def frame_records(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def frame_records(rows: list[dict[str, Any]], flattened: set[str] = FLATTENED) -> list[dict[str, Any]]:
     """The records of a frame's rows, by the documented layout: a column per property, the
     flattened objects' ``field.key`` columns gathered back, then ``extra_json`` over them."""
     records = []
@@ -42,7 +42,7 @@ def frame_records(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if value is None or name == "extra_json":
                 continue
             field, dot, key = name.partition(".")
-            if dot and field in FLATTENED:
+            if dot and field in flattened:
                 record.setdefault(field, {})[key] = value
             else:
                 record[name] = value
@@ -63,8 +63,10 @@ def same(got: Any, want: Any) -> bool:
     return (type(got) in (int, float) and type(want) in (int, float) and got == want) or got == want
 
 
-def assert_frame_holds(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
-    got, want = frame_records(rows), [{k: v for k, v in r.items() if v is not None} for r in records]
+def assert_frame_holds(
+    rows: list[dict[str, Any]], records: list[dict[str, Any]], flattened: set[str] = FLATTENED
+) -> None:
+    got, want = frame_records(rows, flattened), [{k: v for k, v in r.items() if v is not None} for r in records]
     assert len(got) == len(want)
     for read, sent in zip(got, want, strict=True):
         assert read.keys() == sent.keys()

@@ -101,3 +101,22 @@ def test_columns_still_show_what_they_can(httpserver: HTTPServer, client: paperl
         {"publication_published_date": "1200-01-01"},
         {"publication_published_date": "2020-05-17T10:00:00Z"},
     ]
+
+
+def test_typed_nested_objects_keep_nulls_and_odd_names(httpserver: HTTPServer, client: paperlens.Client) -> None:
+    card = {"schema_id": "p1", "title": "T", "year": 2020}
+    items = [
+        {"entity_id": "e1", "schema_id": "s1", "schema_paper": {**card, "venue": None}},
+        {"entity_id": "e2", "schema_id": "s1", "schema_paper": {**card, "_plan": [1], "to_dict": 2}},
+        {"entity_id": "e3", "schema_id": "s1", "schema_paper": {}},
+        {"entity_id": "e4", "schema_id": "s1", "schema_paper": card},
+    ]
+    body = {"schema_id": "s1", "total": {"value": 4, "relation": "eq"}, "items": items, "next_cursor": None}
+    httpserver.expect_request("/paper-schema/schemas/s1/entities").respond_with_json(body)
+    page = client.schema.entities("s1")
+    # a list field not sent shows its default, []
+    records = [{"provenance": [], **item.to_dict()} for item in page.items]
+
+    assert [r["schema_paper"] for r in records] == [item["schema_paper"] for item in items]
+    assert_frame_holds(page.to_pandas().to_dict("records"), records, {"schema_paper"})
+    assert_frame_holds(page.to_polars().to_dicts(), records, {"schema_paper"})

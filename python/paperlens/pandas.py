@@ -415,7 +415,8 @@ def _flatten(
             odd = [None if type(p) is dict else p for p in parents]
         wire = parents
     for index, value in enumerate(wire):
-        if type(value) is dict and (not value or None in value.values()):
+        # (a typed object's properties named like its attributes are not in its __dict__)
+        if type(value) is dict and (not value or None in value.values() or (kind == "model" and parents[index]._moved)):
             _put(index, field, value, extras)
     known = {sub for sub, _ in subs}
     seen = dict.fromkeys(itertools.chain.from_iterable(inner))
@@ -642,10 +643,11 @@ def _to_polars(columns: list[Column], extras: Extras | None) -> Any:
         pa = None
     series = []
     for name, values, kind, parents in columns:
-        if kind in ("object", "plain", "any"):
-            series.append(_polars_nested(pl, pa, name, values, kind, parents, extras))
+        shaped = kind in ("object", "plain", "any")
+        if shaped or not _fits(kind, values):
+            series.append(_polars_nested(pl, pa, name, values, kind if shaped else "any", parents, extras))
         else:
-            series.append(_polars_series(pl, pa, name, values, kind if _fits(kind, values) else "any"))
+            series.append(_polars_series(pl, pa, name, values, kind))
     series.extend(_polars_series(pl, pa, name, values, kind) for name, values, kind, _ in _extra_json(extras))
     return pl.DataFrame(series)
 
