@@ -12,9 +12,10 @@ objects are flattened one level with dotted names (``primary_topic.display_name`
 deeper objects stay dicts. Last, ``extra_json``: per row, the JSON text of what its columns
 cannot give back exactly (a property whose name cannot be a column, a flattened object that
 is empty or holds a null, a date other than a ``yyyy-MM-dd`` day, in polars a value that its
-column's type would change), each under its own name, as the Parquet harvest writes it. So
-each record's ``to_dict()`` reads back from its row: the non-null cells (``field.key``
-gathered into ``field``), then ``extra_json`` over them; a null property reads as absent.
+column's type changes, such as a struct given every key any row has), each under its own
+name, as the Parquet harvest writes it. So each record's ``to_dict()`` reads back from its
+row: the non-null cells (``field.key`` gathered into ``field``), then ``extra_json`` over
+them; a null property reads as absent.
 
 Columns are built in one pass over the records' wire dicts (for a page's rows, straight from
 their JSON text, the string fields of a pandas frame as Arrow arrays), then handed to a
@@ -121,7 +122,7 @@ def to_pandas(obj: Any) -> Any:
     Returns:
         A ``pandas.DataFrame``, one row per item: ids and titles first, nullable ``Int64``
         integers, datetime ``*_date`` columns, nested objects flattened one level with dotted
-        names.
+        names, and last ``extra_json`` (what the columns cannot give back exactly).
 
     Raises:
         ImportError: pandas is not installed (``pip install "paperlens[pandas]"``).
@@ -656,36 +657,36 @@ def _polars_nested(
     pl: Any, pa: Any, name: str, values: list[Any], kind: str, parents: list[Any] | None, extras: Extras | None
 ) -> Any:
     """A column of values of any shape: polars types it by them, which may change some (a struct
-    has every key any row has; a NUL in a key is cut). Those cells are null in the column and
-    kept as sent in ``extras`` (a flattened object's key: the whole object)."""
-    while True:
-        series = _polars_series(pl, pa, name, values, kind)
-        if extras is None or series.dtype == pl.Object:
-            return series
-        changed = [
-            i for i, (got, sent) in enumerate(zip(series.to_list(), values, strict=True)) if not _same(got, sent)
-        ]
-        if not changed:
-            return series
-        values = list(values)
-        for index in changed:
+    has every key any row has, null where a row has none; a NUL in a key is cut). The column
+    shows them so; ``extras`` keeps them as sent (a flattened object's key: the whole object)."""
+    series = _polars_series(pl, pa, name, values, kind)
+    structs, floats = _structs_floats(pl, series.dtype)
+    if extras is None or not (structs or floats):
+        return series
+    got = series.to_list()
+    if got == values and not floats:
+        return series
+    # ``0.0 == False`` and ``1.0 == 1``: where floats are, their JSON texts are compared (a
+    # struct's keys in another order than sent then count as a change too, which loses nothing).
+    for index, (cell, sent) in enumerate(zip(got, values, strict=True)):
+        if cell != sent or (floats and to_json(cell) != to_json(sent)):
             if parents is None:
-                _put(index, name, values[index], extras)
+                _put(index, name, sent, extras)
             else:
                 _put(index, name.partition(".")[0], parents[index], extras)
-            values[index] = None
+    return series
 
 
-def _same(got: Any, sent: Any) -> bool:
-    """Equal and of the same types throughout (``0.0 == False`` is not the value sent)."""
-    kind = type(got)
-    if kind is not type(sent):
-        return False
-    if kind is list:
-        return len(got) == len(sent) and all(map(_same, got, sent))
-    if kind is dict:
-        return got.keys() == sent.keys() and all(_same(value, sent[key]) for key, value in got.items())
-    return bool(got == sent)
+def _structs_floats(pl: Any, dtype: Any) -> tuple[bool, bool]:
+    """Whether a polars ``dtype`` has structs in it (which take every key any row has) and
+    floats (which may have taken ints and bools): other columns made from Python values give
+    them back unchanged."""
+    if isinstance(dtype, pl.Struct):
+        floats = any(_structs_floats(pl, field.dtype)[1] for field in dtype.fields)
+        return True, floats
+    if isinstance(dtype, (pl.List, pl.Array)):
+        return _structs_floats(pl, dtype.inner)
+    return False, dtype.is_float()
 
 
 def _polars_series(pl: Any, pa: Any, name: str, values: list[Any], kind: str) -> Any:
