@@ -415,9 +415,10 @@ def _flatten(
             # Not an object after all: kept as sent, in a column of its own.
             odd = [None if type(p) is dict else p for p in parents]
         wire = parents
+    # (a typed object's properties named like its attributes are not in its __dict__)
+    moved = kind == "model"
     for index, value in enumerate(wire):
-        # (a typed object's properties named like its attributes are not in its __dict__)
-        if type(value) is dict and (not value or None in value.values() or (kind == "model" and parents[index]._moved)):
+        if type(value) is dict and (not value or None in value.values() or (moved and parents[index]._moved)):
             _put(index, field, value, extras)
     known = {sub for sub, _ in subs}
     seen = dict.fromkeys(itertools.chain.from_iterable(inner))
@@ -448,7 +449,13 @@ def _put_all(name: str, values: list[Any], extras: Extras) -> None:
 def _keep_odd_dates(field: str, values: list[Any], extras: Extras) -> None:
     """A date column shows a day: a value other than a ``yyyy-MM-dd`` text that a datetime
     holds (``2020-05``, a timestamp, another text) is kept as sent in ``extras``."""
-    if type(values) is list:
+    if type(values) is not list:
+        return
+    try:
+        distinct = set(values)  # many records share a day
+    except TypeError:  # not what the spec says: a list...
+        distinct = None
+    if distinct is None or not all(value is None or _is_day(value) for value in distinct):
         for index, value in enumerate(values):
             if value is not None and not _is_day(value):
                 _put(index, field, value, extras)
