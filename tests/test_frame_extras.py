@@ -12,6 +12,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 import paperlens
+from paperlens import types as t
 
 from conftest import TOKEN
 from frame_records import assert_frame_holds
@@ -120,3 +121,15 @@ def test_typed_nested_objects_keep_nulls_and_odd_names(httpserver: HTTPServer, c
     assert [r["schema_paper"] for r in records] == [item["schema_paper"] for item in items]
     assert_frame_holds(page.to_pandas().to_dict("records"), records, {"schema_paper"})
     assert_frame_holds(page.to_polars().to_dicts(), records, {"schema_paper"})
+
+
+def test_facet_frames_stay_tidy_and_keep_odd_bucket_properties() -> None:
+    plain = t.FacetResult._from_wire({"field": "language", "buckets": [{"key": "en", "doc_count": 3}]})
+    odd = t.FacetResult._from_wire({"field": "language", "buckets": [{"key": "en", "doc_count": "4", "": [1]}]})
+
+    assert list(paperlens.to_pandas(plain).columns) == ["field", "key", "doc_count"]
+    frame = paperlens.to_pandas([plain, odd])
+    assert list(frame.columns) == ["field", "key", "doc_count", "extra_json"]
+    assert frame["doc_count"].tolist() == [3, 4]
+    assert frame["extra_json"].tolist()[1] == '{"":[1]}' and frame["extra_json"].isna().tolist()[0]
+    assert paperlens.to_polars([plain, odd])["extra_json"].to_list() == [None, '{"":[1]}']

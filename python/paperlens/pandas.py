@@ -288,7 +288,7 @@ def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[t
 
     extras: Extras | None = None
     if cls is FacetResult:
-        columns = _facet_columns(items, backend)
+        columns, extras = _facet_columns(items, backend)
     elif cls is None:
         columns = []
     else:
@@ -297,12 +297,16 @@ def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[t
     return _to_polars(columns, extras) if backend == "polars" else _to_pandas(columns, extras)
 
 
-def _facet_columns(facets: list[Any], backend: str) -> list[Column]:
+def _facet_columns(facets: list[Any], backend: str) -> tuple[list[Column], Extras | None]:
+    """The tidy columns ``field, key, doc_count`` (and any other property of the buckets), with
+    ``extra_json`` only when some bucket has what a column cannot hold."""
     from paperlens.types import FacetBucket
 
     buckets = [bucket for facet in facets for bucket in facet.buckets]
     fields = [facet.field for facet in facets for _ in facet.buckets]
-    return [("field", fields, "str", None), *_columns(FacetBucket, buckets, backend, None, [None] * len(buckets))]
+    extras: Extras = [None] * len(buckets)
+    columns = [("field", fields, "str", None), *_columns(FacetBucket, buckets, backend, None, extras)]
+    return columns, extras if any(extras) else None
 
 
 def _columns(
