@@ -4,7 +4,9 @@ authors, extra properties of any name, non-ASCII text, unpaired surrogate escape
 arrive as U+FFFD), a loopback server serves them
 following cursors, and each output must hold every value that arrived, equal: ``harvest`` to
 Parquet (read back by paperlens, pyarrow.dataset, DuckDB and polars) and to JSONL, the records
-of ``harvest_corpus``, the nodes and edges of a snowball's ``write()``.
+of ``harvest_corpus``, the nodes and edges of a snowball's ``write()``, and the frames of
+``to_pandas()`` and ``to_polars()`` (page by page from a paginator, and of the records' list),
+read back by the documented layout (``frame_records``).
 
 A new output path joins this file when it is added.
 """
@@ -31,6 +33,7 @@ from paperlens.harvest import harvest, read_records
 
 from conftest import TOKEN
 from contract_answers import TEXT, Answers, expected
+from frame_records import assert_frame_holds
 from record_datasets import assert_datasets_hold, without_nulls
 
 pq = pytest.importorskip("pyarrow.parquet")
@@ -189,3 +192,16 @@ def test_snowball_write_holds_every_value(httpserver: HTTPServer, items):
         assert nodes.column("depth").to_pylist() == [0] + [1] * len(items)
         edges = pq.read_table(out / "edges.parquet").to_pylist()
         assert edges == [{"source": f"n{i}", "target": "S", "direction": "citations"} for i in range(len(items))]
+
+
+@settings(PROFILE)
+@given(pages=PAGES)
+def test_frames_hold_every_value(httpserver: HTTPServer, pages):
+    httpserver.clear()
+    serve_pages(httpserver, pages)
+    client = client_of(httpserver)
+    records = [arrived(record) for page in pages for record in page]
+    assert_frame_holds(client.iter_meta_search(None).to_pandas().to_dict("records"), records)
+    assert_frame_holds(paperlens.to_pandas(client.iter_meta_search(None).to_list()).to_dict("records"), records)
+    assert_frame_holds(client.iter_meta_search(None).to_polars().to_dicts(), records)
+    assert_frame_holds(paperlens.to_polars(client.iter_meta_search(None).to_list()).to_dicts(), records)

@@ -50,7 +50,7 @@ def record_columns() -> list[str]:
     columns = []
     for f in dataclasses.fields(t.MetadataRecord):
         columns += [f"{f.name}.{sub}" for sub in flattened[f.name]] if f.name in flattened else [f.name]
-    return columns
+    return [*columns, "extra_json"]
 
 
 # -- metadata records ---------------------------------------------------------------------------
@@ -193,8 +193,9 @@ def test_relation_items(client: paperlens.Client) -> None:
 
     assert len(frame) > 0
     # The declared fields, with the ids and titles first; the sandbox adds doi and year.
-    assert list(frame.columns) == ["id", "doi", "title", "id_type", "publication_published_year"]
-    assert frame.dtypes["publication_published_year"] == "int64"  # an extra: pandas infers it
+    assert list(frame.columns) == ["id", "doi", "title", "id_type", "publication_published_year", "extra_json"]
+    assert frame.dtypes["publication_published_year"] == "Int64"  # an extra, typed by its values
+    assert frame["extra_json"].isna().all()  # every value is in its column
     page = client.paper_relations(seed.unique_id, "CITATIONS", page_size=5)
     pd.testing.assert_frame_equal(page.to_pandas(), frame.iloc[: len(page.items)])
 
@@ -329,7 +330,7 @@ def test_graph_nodes_and_edges(httpserver: HTTPServer, schema_client: paperlens.
     nodes, edges = graph.to_pandas(), graph.edges_to_pandas()
     assert list(nodes.columns[:2]) == ["schema_id", "title"] and len(nodes) == 2
     assert list(nodes["availability"]) == ["available", "target_unavailable"]
-    assert list(edges.columns) == ["source_schema_id", "target_schema_id", "citation_count"]
+    assert list(edges.columns) == ["source_schema_id", "target_schema_id", "citation_count", "extra_json"]
     assert edges.dtypes["citation_count"] == "Int64" and edges["citation_count"].isna().sum() == 1
     empty = t.CitationGraph._from_wire({"root_schema_id": "s1"}).edges_to_pandas()
     assert list(empty.columns) == list(edges.columns) and empty.empty

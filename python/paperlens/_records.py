@@ -36,9 +36,11 @@ from typing import Any, Final
 __all__ = [
     "EXTRA_COLUMN",
     "RecordSchema",
+    "all_fit",
     "metadata_schema",
     "read_table_records",
     "relation_schema",
+    "to_json",
 ]
 
 #: The JSON-text column of the properties the contract does not name and of the values that do
@@ -127,7 +129,7 @@ def _fits(kind: str, value: Any) -> bool:
     return True
 
 
-def _all_fit(kind: str, values: list[Any]) -> bool:
+def all_fit(kind: str, values: list[Any]) -> bool:
     """Whether every value of a column fits, from the set of their types where it tells."""
     types = set(map(type, values))
     types.discard(type(None))
@@ -176,7 +178,7 @@ def _arrow_type(pa: Any, kind: str) -> Any:
 
 
 #: ``json.dumps`` with other than the default settings would build an encoder per call.
-_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class RecordSchema:
@@ -198,7 +200,7 @@ class RecordSchema:
         columns = [pa.field(name, _arrow_type(pa, kind)) for name, kind in {**self.record, **self.added}.items()]
         columns.append(pa.field(EXTRA_COLUMN, pa.string()))
         layout = {"record": self.record, "added": self.added, "extra": EXTRA_COLUMN}
-        return pa.schema(columns, metadata={_METADATA: _json(layout).encode()})
+        return pa.schema(columns, metadata={_METADATA: to_json(layout).encode()})
 
     def table(self, records: Sequence[dict[str, Any]], added: Sequence[Mapping[str, Any]] | None = None) -> Any:
         """A ``pyarrow.Table`` of ``records`` (``to_dict()`` values), with ``added[i]`` the
@@ -211,19 +213,19 @@ class RecordSchema:
         cells: dict[str, list[Any]] = {}
         for name, kind in kinds.items():
             values = list(map(dict.get, records, itertools.repeat(name)))
-            if not _all_fit(kind, values):
+            if not all_fit(kind, values):
                 for index, value in enumerate(values):
                     if value is not None and not _fits(kind, value):
                         extras[index][name] = value
                         values[index] = None
-            cells[name] = [None if v is None else _json(v) for v in values] if kind == JSON else values
+            cells[name] = [None if v is None else to_json(v) for v in values] if kind == JSON else values
         for index, record in enumerate(records):
             for name in record.keys() - kinds.keys():
                 if record[name] is not None:
                     extras[index][name] = record[name]
         for name in self.added:
             cells[name] = [row.get(name) for row in added] if added is not None else [None] * len(records)
-        cells[EXTRA_COLUMN] = [_json(more) if more else None for more in extras]
+        cells[EXTRA_COLUMN] = [to_json(more) if more else None for more in extras]
         schema = self.arrow()
         arrays = [pa.array(cells[field.name], type=field.type) for field in schema]
         return pa.Table.from_arrays(arrays, schema=schema)

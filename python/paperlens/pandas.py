@@ -9,7 +9,13 @@ One row per item. Every field of the item type is a column, even when no row car
 name (``extra``). Ids and titles come first. Integers are nullable (``Int64``), ``*_date``
 fields are datetimes, booleans are nullable (``boolean``), lists stay lists, and nested
 objects are flattened one level with dotted names (``primary_topic.display_name``);
-deeper objects stay dicts.
+deeper objects stay dicts. Last, ``extra_json``: per row, the JSON text of what its columns
+cannot give back exactly (a property whose name cannot be a column, a flattened object that
+is empty or holds a null, a date other than a ``yyyy-MM-dd`` day, in polars a value that its
+column's type changes, such as a struct given every key any row has), each under its own
+name, as the Parquet harvest writes it. So each record's ``to_dict()`` reads back from its
+row: the non-null cells (``field.key`` gathered into ``field``), then ``extra_json`` over
+them; a null property reads as absent.
 
 Columns are built in one pass over the records' wire dicts (for a page's rows, straight from
 their JSON text, the string fields of a pandas frame as Arrow arrays), then handed to a
@@ -29,6 +35,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from paperlens._model import Model, field_names, plain, rows_field, wire_columns
+from paperlens._records import EXTRA_COLUMN, FLOAT, INTEGER, STRING, all_fit, to_json
 
 if TYPE_CHECKING:
     from paperlens._pagination import _Base
@@ -90,9 +97,15 @@ _SUBFIELDS = {
 _EMPTY: dict[str, Any] = {}
 
 # Column kinds: int, float, bool, str, date (typed columns); object (kept as is), plain
-# (typed results turned into wire dicts), any (pandas infers); dict and model (flattened).
+# (typed results turned into wire dicts), any (typed by its values); dict and model (flattened).
 # The values: a list, or (a str column of a page's rows, for pandas) an Arrow string array.
-Column = tuple[str, Any, str]
+# Last, the property a cell belongs to: None for the column's name, or the flattened objects
+# (wire dicts) whose key the column is.
+Column = tuple[str, Any, str, list[Any] | None]
+#: Per row, the properties its columns cannot give back exactly (see ``_extra_json``).
+Extras = list[dict[str, Any] | None]
+#: The kinds whose values are held only if they all have the column's type.
+_TYPED = {"int": INTEGER, "float": FLOAT, "str": STRING}
 #: A field of a result type: name, default, kind, and (for objects) its sub-fields and their kinds.
 _Group = tuple[str, Any, str, tuple[tuple[str, str], ...]]
 
@@ -109,7 +122,7 @@ def to_pandas(obj: Any) -> Any:
     Returns:
         A ``pandas.DataFrame``, one row per item: ids and titles first, nullable ``Int64``
         integers, datetime ``*_date`` columns, nested objects flattened one level with dotted
-        names.
+        names, and last ``extra_json`` (what the columns cannot give back exactly).
 
     Raises:
         ImportError: pandas is not installed (``pip install "paperlens[pandas]"``).
@@ -273,30 +286,37 @@ def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[t
     """``pages``: the items' wire columns already decoded page by page (``PagedFrame``)."""
     from paperlens.types import FacetResult
 
+    extras: Extras | None = None
     if cls is FacetResult:
-        columns = _facet_columns(items, backend)
+        columns, extras = _facet_columns(items, backend)
     elif cls is None:
         columns = []
     else:
-        columns = _columns(cls, items, backend, pages)
-    return _to_polars(columns) if backend == "polars" else _to_pandas(columns)
+        extras = [None] * len(items)
+        columns = _columns(cls, items, backend, pages, extras)
+    return _to_polars(columns, extras) if backend == "polars" else _to_pandas(columns, extras)
 
 
-def _facet_columns(facets: list[Any], backend: str) -> list[Column]:
+def _facet_columns(facets: list[Any], backend: str) -> tuple[list[Column], Extras | None]:
+    """The tidy columns ``field, key, doc_count`` (and any other property of the buckets), with
+    ``extra_json`` only when some bucket has what a column cannot hold."""
     from paperlens.types import FacetBucket
 
     buckets = [bucket for facet in facets for bucket in facet.buckets]
     fields = [facet.field for facet in facets for _ in facet.buckets]
-    return [("field", fields, "str"), *_columns(FacetBucket, buckets, backend)]
+    extras: Extras = [None] * len(buckets)
+    columns = [("field", fields, "str", None), *_columns(FacetBucket, buckets, backend, None, extras)]
+    return columns, extras if any(extras) else None
 
 
 def _columns(
-    cls: type[Model], items: list[Any], backend: str, pages: list[tuple[int, Any]] | None = None
+    cls: type[Model], items: list[Any], backend: str, pages: list[tuple[int, Any]] | None, extras: Extras
 ) -> list[Column]:
     """The columns of ``items`` (instances of ``cls``, or of other result types whose extra
     fields then come as wire dicts): decoded straight from the rows' JSON text when they have
     it (a page's rows, or ``pages`` decoded already; for pandas, string fields as Arrow arrays),
-    else one comprehension per column over the wire dicts."""
+    else one comprehension per column over the wire dicts. What the columns cannot give back
+    exactly goes to ``extras``."""
     groups, names, lead = _layout(cls)
     n = len(items)
     arrow = _arrow_strings(backend)
@@ -305,7 +325,7 @@ def _columns(
         seen: dict[str, Any] = wire
         mixed = False
     else:
-        dicts = [item.__dict__ if item._moved is None else {**item.__dict__, **item._moved} for item in items]
+        dicts = list(map(_wire_dict, items))
         # Every key of every row, in first-seen order: fields no row carries need no pass.
         seen = dict.fromkeys(itertools.chain.from_iterable(dicts))
         mixed = len(set(map(type, items)) - {cls}) > 0
@@ -320,18 +340,39 @@ def _columns(
         return list(map(dict.get, dicts, repeat(key, n), repeat(default, n)))
 
     columns: list[Column] = []
+    flattened = []
     for field, default, kind, subs in groups:
         values = values_of(field, default)
         if kind == "model" or kind == "dict":
-            columns.extend(_flatten(field, values, kind, subs))
+            columns.extend(_flatten(field, values, kind, subs, extras))
+            flattened.append(f"{field}.")
         else:
-            columns.append((field, [plain(v) for v in values] if kind == "plain" else values, kind))
+            if kind == "date":
+                _keep_odd_dates(field, values, extras)
+            columns.append((field, [plain(v) for v in values] if kind == "plain" else values, kind, None))
+    taken = {name for name, *_ in columns} | {EXTRA_COLUMN}
+    prefixes = tuple(flattened)
     for key in (k for k in seen if k not in names):
         values = values_of(key)
-        columns.append((key, [plain(v) for v in values] if mixed else values, "any"))
+        if mixed:
+            values = [plain(v) for v in values]
+        if not key or key in taken or key.startswith(prefixes) or "\x00" in key:
+            # A name a column cannot have (empty, which polars renames; taken; read as a
+            # flattened object's key; with a NUL, which Arrow cuts): in the extras only.
+            _put_all(key, values, extras)
+        else:
+            columns.append((key, values, "any", None))
     rank = {name: i for i, name in enumerate(lead)}
     columns.sort(key=lambda c: rank.get(c[0], len(rank)))
     return columns
+
+
+def _wire_dict(item: Model) -> dict[str, Any]:
+    """The fields and the properties of ``item`` (its ``__dict__`` first: decoding an undecoded
+    row sets aside the properties named like an attribute, ``_moved``)."""
+    fields = item.__dict__
+    moved = item._moved
+    return fields if moved is None else {**fields, **moved}
 
 
 def _string_fields(cls: type[Model]) -> frozenset[str]:
@@ -359,8 +400,11 @@ def _arrow_strings(backend: str) -> Any:
     return pyarrow if _string_dtype(pd) == "str" else None
 
 
-def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, str], ...]) -> list[Column]:
-    """Columns ``field.sub`` of a nested object (typed result or dict), one level deep."""
+def _flatten(
+    field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, str], ...], extras: Extras
+) -> list[Column]:
+    """Columns ``field.sub`` of a nested object (typed result or dict), one level deep. An
+    object that is empty or holds a null reads as absent there: it goes to ``extras`` whole."""
     odd: list[Any] | None = None
     n = len(parents)
     if kind == "model":
@@ -368,21 +412,85 @@ def _flatten(field: str, parents: list[Any], kind: str, subs: tuple[tuple[str, s
         if any(p is not None and not isinstance(p, Model) for p in parents):
             # Not an object after all: kept as sent, in a column of its own.
             odd = [None if isinstance(p, Model) else p for p in parents]
+        wire = [plain(p) if isinstance(p, Model) else None for p in parents]
     else:
         inner = [p if type(p) is dict else _EMPTY for p in parents]
         if any(p is not None and type(p) is not dict for p in parents):
             # Not an object after all: kept as sent, in a column of its own.
             odd = [None if type(p) is dict else p for p in parents]
+        wire = parents
+    # (a typed object's properties named like its attributes are not in its __dict__)
+    moved = kind == "model"
+    for index, value in enumerate(wire):
+        if type(value) is dict and (not value or None in value.values() or (moved and parents[index]._moved)):
+            _put(index, field, value, extras)
     known = {sub for sub, _ in subs}
     seen = dict.fromkeys(itertools.chain.from_iterable(inner))
     extra = tuple((key, "plain" if kind == "model" else "object") for key in seen if key not in known)
-    columns: list[Column] = [] if odd is None else [(field, odd, "any")]
+    columns: list[Column] = [] if odd is None else [(field, odd, "any", None)]
     for sub, sub_kind in subs + extra:
         values = list(map(dict.get, inner, repeat(sub, n)))
-        columns.append((f"{field}.{sub}", [plain(v) for v in values] if sub_kind == "plain" else values, sub_kind))
+        values = [plain(v) for v in values] if sub_kind == "plain" else values
+        columns.append((f"{field}.{sub}", values, sub_kind, wire))
     if not columns:
-        columns.append((field, [None] * len(parents), "object"))
+        columns.append((field, [None] * len(parents), "object", None))
     return columns
+
+
+def _put(index: int, name: str, value: Any, extras: Extras) -> None:
+    row = extras[index]
+    if row is None:
+        row = extras[index] = {}
+    row[name] = value
+
+
+def _put_all(name: str, values: list[Any], extras: Extras) -> None:
+    for index, value in enumerate(values):
+        if value is not None:
+            _put(index, name, value, extras)
+
+
+def _keep_odd_dates(field: str, values: list[Any], extras: Extras) -> None:
+    """A date column shows a day: a value other than a ``yyyy-MM-dd`` text that a datetime
+    holds (``2020-05``, a timestamp, another text) is kept as sent in ``extras``."""
+    if type(values) is not list:
+        return
+    try:
+        distinct = set(values)  # many records share a day
+    except TypeError:  # not what the spec says: a list...
+        distinct = None
+    if distinct is None or not all(value is None or _is_day(value) for value in distinct):
+        for index, value in enumerate(values):
+            if value is not None and not _is_day(value):
+                _put(index, field, value, extras)
+
+
+def _is_day(value: Any) -> bool:
+    if type(value) is not str or len(value) != 10:
+        return False
+    try:
+        day = datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    # pandas' nanosecond datetimes hold the years 1678 to 2261 whole.
+    return 1678 <= day.year <= 2261 and day.isoformat() == value
+
+
+def _extra_json(extras: Extras | None) -> list[Column]:
+    """The last column: per row, the JSON text of what its columns cannot give back exactly."""
+    if extras is None:
+        return []
+    return [(EXTRA_COLUMN, [None if row is None else to_json(row) for row in extras], "str", None)]
+
+
+def _fits(kind: str, values: Any) -> bool:
+    """Whether a typed column holds ``values`` unchanged (else they are kept as sent)."""
+    if type(values) is not list:
+        return True  # an Arrow array of the rows' strings
+    if kind == "bool":
+        return set(map(type, values)) <= {bool, type(None)}
+    typed = _TYPED.get(kind)
+    return typed is None or all_fit(typed, values)
 
 
 _LAYOUTS: dict[type[Model], tuple[list[_Group], frozenset[str], tuple[str, ...]]] = {}
@@ -465,16 +573,27 @@ def _is_model(hint: Any) -> bool:
 # -- pandas -----------------------------------------------------------------------------------
 
 
-def _to_pandas(columns: list[Column]) -> Any:
+def _to_pandas(columns: list[Column], extras: Extras | None) -> Any:
     try:
         import numpy as np
         import pandas as pd  # type: ignore[import-untyped, unused-ignore]
     except ImportError as e:
         raise ImportError('to_pandas() needs pandas: pip install "paperlens[pandas]"') from e
     strings = _string_dtype(pd)
-    data = {name: _pandas_array(pd, np, values, kind, strings) for name, values, kind in columns}
+    columns = [*columns, *_extra_json(extras)]
+    data = {name: _pandas_array(pd, np, values, kind, strings) for name, values, kind, _ in columns}
     length = len(columns[0][1]) if columns else 0
     return pd.DataFrame(data, index=pd.RangeIndex(length), copy=False)
+
+
+def _datetimes(pd: Any, values: list[Any]) -> Any:
+    """The dates as datetimes; when some cannot be, the days only (the others are in
+    ``extra_json``, see ``_keep_odd_dates``)."""
+    try:
+        return pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", errors="coerce").array
+    except (TypeError, ValueError, OverflowError):
+        days = [value if _is_day(value) else None for value in values]
+        return pd.to_datetime(pd.Series(days, dtype=object), format="ISO8601").array
 
 
 def _string_dtype(pd: Any) -> Any:
@@ -490,6 +609,8 @@ def _string_dtype(pd: Any) -> Any:
 def _pandas_array(pd: Any, np: Any, values: list[Any], kind: str, strings: Any) -> Any:
     if kind == "str" and type(values) is not list:
         return pd.array(values, dtype=strings)  # an Arrow array made from the rows' text
+    if not _fits(kind, values):
+        kind = "any"  # not what the spec says: kept as sent
     try:
         if kind == "str" and strings is not None and pd.api.types.infer_dtype(values) in ("string", "empty"):
             # The same dtype for a page whose strings are all missing (so pages concatenate).
@@ -501,32 +622,29 @@ def _pandas_array(pd: Any, np: Any, values: list[Any], kind: str, strings: Any) 
         if kind == "bool":
             return pd.array(values, dtype="boolean")
         if kind == "date":
-            return pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", errors="coerce").array
+            return _datetimes(pd, values)
     except (TypeError, ValueError, OverflowError):
         pass  # not what the spec says: kept as sent
-    if kind == "object" and _whole_numbers(values):
-        # A field of no given shape that holds integers (a year, a count) reads as one.
-        return pd.array(values, dtype="Int64")
-    if kind in ("object", "plain"):
-        return np.fromiter(values, dtype=object, count=len(values))
-    return values if values else np.empty(0, dtype=object)
-
-
-def _whole_numbers(values: list[Any]) -> bool:
-    """Whether ``values`` holds ints and nulls, one int at least (stops at the first other value)."""
-    found = False
-    for value in values:
-        if value is not None:
-            if type(value) is not int:
-                return False
-            found = True
-    return found
+    first = next((value for value in values if value is not None), None)
+    if kind != "plain" and type(first) not in (list, dict):
+        # Typed by the values when they all have one type that a dtype holds unchanged (a
+        # field of no given shape that holds integers, a year or a count, reads as one).
+        types = set(map(type, values)) - {type(None)}
+        if types == {int} and all_fit(INTEGER, values):
+            return pd.array(values, dtype="Int64")
+        if kind == "any" and types == {float}:
+            return np.array(values, dtype=np.float64)
+        if kind == "any" and types == {bool}:
+            return pd.array(values, dtype="boolean")
+        if kind == "any" and types == {str} and strings is not None:
+            return pd.array(values, dtype=strings)
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 # -- polars -----------------------------------------------------------------------------------
 
 
-def _to_polars(columns: list[Column]) -> Any:
+def _to_polars(columns: list[Column], extras: Extras | None) -> Any:
     try:
         import polars as pl
     except ImportError as e:
@@ -535,8 +653,51 @@ def _to_polars(columns: list[Column]) -> Any:
         import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         pa = None
-    series = [_polars_series(pl, pa, name, values, kind) for name, values, kind in columns]
+    series = []
+    for name, values, kind, parents in columns:
+        shaped = kind in ("object", "plain", "any")
+        if shaped or not _fits(kind, values):
+            series.append(_polars_nested(pl, pa, name, values, kind if shaped else "any", parents, extras))
+        else:
+            series.append(_polars_series(pl, pa, name, values, kind))
+    series.extend(_polars_series(pl, pa, name, values, kind) for name, values, kind, _ in _extra_json(extras))
     return pl.DataFrame(series)
+
+
+def _polars_nested(
+    pl: Any, pa: Any, name: str, values: list[Any], kind: str, parents: list[Any] | None, extras: Extras | None
+) -> Any:
+    """A column of values of any shape: polars types it by them, which may change some (a struct
+    has every key any row has, null where a row has none; a NUL in a key is cut). The column
+    shows them so; ``extras`` keeps them as sent (a flattened object's key: the whole object)."""
+    series = _polars_series(pl, pa, name, values, kind)
+    structs, floats = _structs_floats(pl, series.dtype)
+    if extras is None or not (structs or floats):
+        return series
+    got = series.to_list()
+    if got == values and not floats:
+        return series
+    # ``0.0 == False`` and ``1.0 == 1``: where floats are, their JSON texts are compared (a
+    # struct's keys in another order than sent then count as a change too, which loses nothing).
+    for index, (cell, sent) in enumerate(zip(got, values, strict=True)):
+        if cell != sent or (floats and to_json(cell) != to_json(sent)):
+            if parents is None:
+                _put(index, name, sent, extras)
+            else:
+                _put(index, name.partition(".")[0], parents[index], extras)
+    return series
+
+
+def _structs_floats(pl: Any, dtype: Any) -> tuple[bool, bool]:
+    """Whether a polars ``dtype`` has structs in it (which take every key any row has) and
+    floats (which may have taken ints and bools): other columns made from Python values give
+    them back unchanged."""
+    if isinstance(dtype, pl.Struct):
+        floats = any(_structs_floats(pl, field.dtype)[1] for field in dtype.fields)
+        return True, floats
+    if isinstance(dtype, (pl.List, pl.Array)):
+        return _structs_floats(pl, dtype.inner)
+    return False, dtype.is_float()
 
 
 def _polars_series(pl: Any, pa: Any, name: str, values: list[Any], kind: str) -> Any:
@@ -552,7 +713,7 @@ def _polars_series(pl: Any, pa: Any, name: str, values: list[Any], kind: str) ->
         }
         try:
             return pl.from_arrow(pa.array(values, type=arrow_types.get(kind)), schema=None).alias(name)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        except (pa.ArrowException, TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
             pass
     else:
         polars_types = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String, "date": pl.Date}
