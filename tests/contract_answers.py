@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 DOCUMENT = json.loads((Path(__file__).parents[1] / "crates/paperlens-sandbox/openapi.json").read_text())
@@ -74,6 +77,22 @@ SHAPES: dict[str, Any] = {
 KEPT_AS_SENT = frozenset({"MaterialsResponse.items.counts"})
 
 
+#: Under CI the same examples every run (derandomized); a local run draws new ones. Each test
+#: file sets its own number of examples for its time. (No example database: failures are not replayed, see ``phases``.)
+_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+PROFILE = settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    derandomize=_CI,
+    # Shrinking an answer costs about a minute per failure: a failure shows the answer as
+    # generated (the assertion names the path of what differs).
+    phases=[Phase.explicit, Phase.generate],
+    # One loopback server (a function-scoped fixture) serves every example of a test.
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
 class IntText(str):
     """A digit string sent for an integer field: read as ``int(self)``."""
 
@@ -86,6 +105,21 @@ def expected(value: Any) -> Any:
         return {k: expected(v) for k, v in value.items()}
     if isinstance(value, list):
         return [expected(v) for v in value]
+    return value
+
+
+#: A surrogate code point: in a str that ``json.loads`` gave, one without its pair.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogates_replaced(value: Any) -> Any:
+    """``value`` (as ``json.loads`` gives it) with each lone surrogate as U+FFFD, as paperlens reads it."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [lone_surrogates_replaced(item) for item in value]
+    if isinstance(value, dict):
+        return {lone_surrogates_replaced(key): lone_surrogates_replaced(item) for key, item in value.items()}
     return value
 
 

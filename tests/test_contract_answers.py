@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 import functools
 import json
-import os
 import pickle
 import string
 import types
@@ -22,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
@@ -32,22 +31,8 @@ import paperlens
 from paperlens import types as t
 from paperlens.schema import Schema
 
-from contract_answers import COMPONENTS, DOCUMENT, SHAPES, TEXT, Answers, expected, response_component
+from contract_answers import COMPONENTS, DOCUMENT, PROFILE, SHAPES, TEXT, Answers, expected, response_component
 
-#: Under CI the same examples every run (derandomized); a local run draws new ones. The whole
-#: file takes about 25 s. (No example database: failures are not replayed, see ``phases``.)
-_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-PROFILE = settings(
-    max_examples=25,
-    deadline=None,
-    database=None,
-    derandomize=_CI,
-    # Shrinking an answer costs about a minute per failure: a failure shows the answer as
-    # generated (the assertion names the path of what differs).
-    phases=[Phase.explicit, Phase.generate],
-    # One loopback server (a function-scoped fixture) serves every example of a test.
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 IDS = {"schema_id": "s1", "entity_id": "e1", "relation_id": "r1", "evidence_id": "ev1"}
 
 

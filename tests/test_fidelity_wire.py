@@ -14,14 +14,13 @@ A new output path joins this file when it is added.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
@@ -32,22 +31,13 @@ from paperlens.corpus import harvest_corpus
 from paperlens.harvest import harvest, read_records
 
 from conftest import TOKEN
-from contract_answers import TEXT, Answers, expected
+from contract_answers import PROFILE, TEXT, Answers, expected
 from frame_records import assert_frame_holds
 from record_datasets import assert_datasets_hold, without_nulls
 
 pq = pytest.importorskip("pyarrow.parquet")
 
-_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-PROFILE = settings(
-    max_examples=15,
-    deadline=None,
-    database=None,
-    derandomize=_CI,
-    phases=[Phase.explicit, Phase.generate],
-    # One loopback server (a function-scoped fixture) serves every example of a test.
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+FEW = settings(PROFILE, max_examples=15)  # each example runs whole harvests
 #: Extra property names that collide with what paperlens itself names.
 NAMES = TEXT | st.sampled_from(
     ["extra", "to_dict", "request_id", "extra_json", "text_status", "text_path", "depth", "__class__", "_plan"]
@@ -111,13 +101,17 @@ def client_of(httpserver: HTTPServer) -> paperlens.Client:
     return paperlens.Client(api_token=TOKEN, base_url=httpserver.url_for(""), rate_limits=None, max_retries=0)
 
 
-@settings(PROFILE)
-@given(pages=PAGES)
-def test_harvest_outputs_hold_every_value(httpserver: HTTPServer, pages):
+def served(httpserver: HTTPServer, pages: list[list[dict[str, Any]]]) -> tuple[paperlens.Client, list[dict[str, Any]]]:
+    """A client of ``pages`` served anew, and the records as they arrive."""
     httpserver.clear()
     serve_pages(httpserver, pages)
-    client = client_of(httpserver)
-    records = [arrived(record) for page in pages for record in page]
+    return client_of(httpserver), [arrived(record) for page in pages for record in page]
+
+
+@settings(FEW)
+@given(pages=PAGES)
+def test_harvest_outputs_hold_every_value(httpserver: HTTPServer, pages):
+    client, records = served(httpserver, pages)
     assert [r.to_dict() for r in client.iter_meta_search(None).to_list()] == records
     with tempfile.TemporaryDirectory() as temp:
         out = Path(temp)
@@ -128,7 +122,7 @@ def test_harvest_outputs_hold_every_value(httpserver: HTTPServer, pages):
         assert read_records(out / "h.jsonl") == records
 
 
-@settings(PROFILE)
+@settings(FEW)
 @given(pages=PAGES)
 def test_corpus_records_hold_every_value(httpserver: HTTPServer, pages):
     httpserver.clear()
@@ -160,7 +154,7 @@ def text_status(doc_id: Any) -> str:
 ITEMS = st.lists(ANSWERS.component("RelationItem"), max_size=8)
 
 
-@settings(PROFILE)
+@settings(FEW)
 @given(items=ITEMS)
 def test_snowball_write_holds_every_value(httpserver: HTTPServer, items):
     httpserver.clear()
@@ -194,13 +188,10 @@ def test_snowball_write_holds_every_value(httpserver: HTTPServer, items):
         assert edges == [{"source": f"n{i}", "target": "S", "direction": "citations"} for i in range(len(items))]
 
 
-@settings(PROFILE)
+@settings(FEW)
 @given(pages=PAGES)
 def test_frames_hold_every_value(httpserver: HTTPServer, pages):
-    httpserver.clear()
-    serve_pages(httpserver, pages)
-    client = client_of(httpserver)
-    records = [arrived(record) for page in pages for record in page]
+    client, records = served(httpserver, pages)
     assert_frame_holds(client.iter_meta_search(None).to_pandas().to_dict("records"), records)
     assert_frame_holds(paperlens.to_pandas(client.iter_meta_search(None).to_list()).to_dict("records"), records)
     assert_frame_holds(client.iter_meta_search(None).to_polars().to_dicts(), records)

@@ -5,7 +5,6 @@ decodes an answer; the rest of the string, its record and its page are intact.""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from werkzeug import Request, Response
 import paperlens
 from paperlens import types as t
 
+from contract_answers import lone_surrogates_replaced
 from fixtures import metadata_record
 
 PAGE_SIZE = 200
@@ -29,18 +29,6 @@ ODD_STRINGS = [
     "a pair alone: \U0001f9ec",
     "ends in a lone high one \udbff",
 ]
-LONE = re.compile("[\ud800-\udfff]")
-
-
-def replaced(value: Any) -> Any:
-    """`value` with each lone surrogate (all that a str decoded by json holds) as U+FFFD."""
-    if isinstance(value, str):
-        return LONE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [replaced(item) for item in value]
-    if isinstance(value, dict):
-        return {replaced(key): replaced(item) for key, item in value.items()}
-    return value
 
 
 def record(i: int) -> dict[str, Any]:
@@ -80,7 +68,7 @@ def serve_pages(request: Request) -> Response:
 
 def expected_records(number: int) -> list[dict[str, Any]]:
     """Each record of page `number` as `json.loads` decodes the page's text, lone surrogates replaced."""
-    return replaced(json.loads(page_text(number))["results"])
+    return lone_surrogates_replaced(json.loads(page_text(number))["results"])
 
 
 def test_a_page_with_lone_surrogates_decodes_every_record(client, httpserver: HTTPServer):
@@ -134,7 +122,7 @@ def test_a_paper_schema_answer_with_lone_surrogates_decodes_whole(client, httpse
         text, content_type="application/json"
     )
     page = client.schema.citations("s1")
-    assert page.to_dict() == replaced(json.loads(text))
+    assert page.to_dict() == lone_surrogates_replaced(json.loads(text))
     assert page.items[0].target_schema.title == "before \ufffd after"
 
 

@@ -8,7 +8,6 @@ import copy
 import dataclasses
 import json
 import pickle
-import re
 import threading
 
 import pytest
@@ -20,6 +19,7 @@ import paperlens
 from paperlens import types as t
 from paperlens._paperlens import Row
 
+from contract_answers import LONE_SURROGATE, lone_surrogates_replaced
 from fixtures import meta_search_page
 
 
@@ -238,31 +238,19 @@ _json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_strings, inner, max_size=5),
     max_leaves=25,
 )
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _lone_surrogates_replaced(value: object) -> object:
-    """`value` (as `json.loads` gives it) with each lone surrogate as U+FFFD, as paperlens reads it."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_lone_surrogates_replaced(item) for item in value]
-    if isinstance(value, dict):
-        return {_lone_surrogates_replaced(k): _lone_surrogates_replaced(v) for k, v in value.items()}
-    return value
 
 
 def _json_text(value: object, ensure_ascii: bool, indent: int | None) -> bytes:
     """JSON text of `value`; surrogates, which UTF-8 cannot hold, always as escapes."""
     text = json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
-    return _SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text).encode()
+    return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text).encode()
 
 
 @settings(max_examples=400, deadline=None)
 @given(value=_json_values, key=_strings, ensure_ascii=st.booleans(), indent=st.sampled_from([None, 0, 2]))
 def test_a_row_decodes_as_the_json_module_does(value: object, key: str, ensure_ascii: bool, indent: int | None):
     text = _json_text({key: value, "n": [value]}, ensure_ascii, indent)
-    expected = _lone_surrogates_replaced(json.loads(text))
+    expected = lone_surrogates_replaced(json.loads(text))
     row = Row(text)
     assert _same(row.loads(), expected)
     name = next(iter(expected))  # the key as decoded (a high and a low surrogate make one character)
