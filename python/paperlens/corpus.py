@@ -43,6 +43,7 @@ from urllib.parse import quote
 
 from paperlens._checks import choice, count, invalid, non_empty_text, not_one_string
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
+from paperlens._ids import normalize_id
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import Call, Plan, workflow
 from paperlens._output_guard import guarded_plan, resumable
@@ -59,7 +60,6 @@ from paperlens.harvest import (
     sync_dir,
     write_json_atomically,
 )
-from paperlens.lookup import normalize_id
 
 if TYPE_CHECKING:
     from paperlens.client import AsyncClient, Client

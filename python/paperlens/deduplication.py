@@ -34,7 +34,7 @@ from typing import Any
 
 from paperlens import _checks as checks
 from paperlens._citable import Citable, RecordList, is_data_frame
-from paperlens.lookup import normalize_doi
+from paperlens._ids import normalize_doi
 
 __all__ = ["RULES", "Deduped", "Merge", "dedupe", "normalize_title"]
 

@@ -375,7 +375,7 @@ def _date(row: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
 
 
 def _doi(value: Any) -> str | None:
-    from paperlens.lookup import strip_doi
+    from paperlens._ids import strip_doi
 
     text = _text(value)
     return strip_doi(text) if text else None
