@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from paperlens._citable import Citable, RecordList, is_data_frame
+from paperlens._result import Result, rows_field
 from paperlens._unicode import well_formed
 
 __all__ = ["CITATION_FIELDS", "KINDS", "Citable", "RecordList", "to_bibtex", "to_csl_json", "to_ris"]
@@ -245,21 +246,16 @@ def works(obj: Any) -> list[Work]:
 
 def _rows(obj: Any) -> list[dict[str, Any]]:
     """The wire dicts of the records ``obj`` holds."""
-    from paperlens._model import Model, rows_field
-    from paperlens._pagination import AsyncPaginator
-
     if obj is None:
         return []
     if isinstance(obj, dict):
         return [_item_dict(obj)]
-    if isinstance(obj, Model):
+    if isinstance(obj, Result):
         name = rows_field(obj)
         return [_item_dict(obj)] if name is None else _rows(getattr(obj, name))
     citable_rows = getattr(type(obj), "_citable_rows", None)
     if citable_rows is not None:
         return _rows(citable_rows(obj))
-    if isinstance(obj, AsyncPaginator):
-        raise TypeError("an AsyncPaginator needs awaiting first: paperlens.to_bibtex(await paginator.to_list())")
     if is_data_frame(obj):
         return [frame_row(row) for row in obj.to_dict("records")]
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
