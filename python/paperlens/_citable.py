@@ -1,6 +1,7 @@
 """The mixin that gives results holding records their citation exports, and the list of
-records that has them; the formats themselves are in :mod:`paperlens.export`, imported on
-first use (``import paperlens`` stays light)."""
+records that has them; the formats themselves (``paperlens._formats``, public as
+:mod:`paperlens.export`) are imported on first use: ``import paperlens`` stays light, and the
+import runs downward, from the result types to a conversion."""
 
 from __future__ import annotations
 
