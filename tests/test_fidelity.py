@@ -65,11 +65,12 @@ def test_a_projection_gives_its_columns_and_the_ids(sandbox, tmp_path):
 def test_the_schema_follows_the_catalog(sandbox):
     """The default columns are the catalog's default fields, typed by its types."""
     from paperlens._records import DEFAULT_FIELDS, metadata_schema
+    from paperlens.types import MetadataRecord
 
     catalog = sandbox_client(sandbox).meta_catalog()
     assert list(DEFAULT_FIELDS) == catalog.default_fields
     projectable = [f for f in catalog.fields if f.projectable]
-    kinds = metadata_schema([f.name for f in projectable]).record
+    kinds = metadata_schema(MetadataRecord, [f.name for f in projectable]).record
     expected = {
         "String": "string",
         "Date": "string",

@@ -28,6 +28,7 @@ def test_import_leaves_the_workflows_asyncio_and_the_result_types_for_later() ->
         "paperlens._types_open_platform",
         "paperlens.deduplication",
         "paperlens.export",
+        "paperlens._formats",
         "paperlens._citation",
         "paperlens.matching",
         "paperlens.snowball",
@@ -46,9 +47,11 @@ def test_every_public_name_resolves_and_the_functions_stay_functions() -> None:
         "missing = [n for n in paperlens.__all__ if getattr(paperlens, n, None) is None]\n"
         "assert not missing, missing\n"
         "assert set(paperlens.__all__) <= set(dir(paperlens))\n"
-        "print(paperlens.dedupe.__module__, paperlens.to_bibtex.__module__, paperlens.to_pandas.__module__)"
+        "print(paperlens.dedupe.__module__, paperlens.to_pandas.__module__, paperlens.to_bibtex.__module__,"
+        " paperlens.to_bibtex is paperlens.export.to_bibtex)"
     )
-    assert run(code) == "paperlens.deduplication paperlens.export paperlens.pandas"
+    # The formats are written in paperlens._formats, below the result types; paperlens.export re-exports them.
+    assert run(code) == "paperlens.deduplication paperlens.pandas paperlens._formats True"
 
 
 def test_the_first_read_of_a_method_defines_its_result_type() -> None:

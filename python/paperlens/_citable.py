@@ -1,6 +1,7 @@
 """The mixin that gives results holding records their citation exports, and the list of
-records that has them; the formats themselves are in :mod:`paperlens.export`, imported on
-first use (``import paperlens`` stays light)."""
+records that has them; the formats themselves (``paperlens._formats``, public as
+:mod:`paperlens.export`) are imported on first use: ``import paperlens`` stays light, and the
+import runs downward, from the result types to a conversion."""
 
 from __future__ import annotations
 
@@ -14,19 +15,19 @@ class Citable:
 
     def to_bibtex(self) -> str:
         """The records as BibTeX entries (see :func:`paperlens.to_bibtex`)."""
-        from paperlens.export import to_bibtex
+        from paperlens._formats import to_bibtex
 
         return to_bibtex(self)
 
     def to_ris(self) -> str:
         """The records as RIS references (see :func:`paperlens.to_ris`)."""
-        from paperlens.export import to_ris
+        from paperlens._formats import to_ris
 
         return to_ris(self)
 
     def to_csl_json(self) -> list[dict[str, Any]]:
         """The records as CSL-JSON items (see :func:`paperlens.to_csl_json`)."""
-        from paperlens.export import to_csl_json
+        from paperlens._formats import to_csl_json
 
         return to_csl_json(self)
 
@@ -35,7 +36,3 @@ class RecordList(list[Any], Citable):
     """A plain list of records (``Deduped.kept``) that also exports itself."""
 
     __slots__ = ()
-
-
-def is_data_frame(obj: Any) -> bool:
-    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")

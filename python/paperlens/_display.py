@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from paperlens._model import Model, rows_field
+from paperlens._result import Result, rows_field
 
 #: Rows shown of a list, and nodes drawn in a picture.
 ROWS = 20
@@ -106,7 +106,7 @@ _STYLE = (
 # -- entry points -----------------------------------------------------------------------------
 
 
-def model_html(obj: Model) -> str:
+def model_html(obj: Result) -> str:
     """The HTML of a result: a table of its rows when it is list-shaped (with the other
     fields above it), else a table of its fields.
 
@@ -161,7 +161,7 @@ def relations_html(result: Any) -> str:
     relations = getattr(result, rows)
     title = _title(result, f"{len(relations)} {rows}", _summary(result, skip={rows}))
     entity = getattr(result, "entity", None)
-    known: list[Any] = [entity] if isinstance(entity, Model) else []
+    known: list[Any] = [entity] if isinstance(entity, Result) else []
     roots = {e.entity_id for e in known}
     picture = _picture(lambda: _relations_graph(relations, known), roots=roots) if relations else ""
     return _frame(title, picture + rows_table(relations), _note(result))
@@ -245,7 +245,7 @@ def rows_table(items: Sequence[Any]) -> str:
     head = _head(columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{_cell(getattr(row, c, None))}</td>" for c in columns) + "</tr>"
-        if isinstance(row, Model)
+        if isinstance(row, Result)
         else f'<tr><td colspan="{len(columns)}">{_cell(row)}</td></tr>'
         for row in shown
     )
@@ -253,10 +253,10 @@ def rows_table(items: Sequence[Any]) -> str:
 
 
 def _columns(rows: list[Any]) -> list[str]:
-    kind = next((type(row) for row in rows if isinstance(row, Model)), None)
+    kind = next((type(row) for row in rows if isinstance(row, Result)), None)
     if kind is None:
         return ["value"]
-    filled = {f.name for row in rows if isinstance(row, Model) for f in _fields(row) if _shown(getattr(row, f.name))}
+    filled = {f.name for row in rows if isinstance(row, Result) for f in _fields(row) if _shown(getattr(row, f.name))}
     preferred = [c for c in _COLUMNS.get(kind.__name__, ()) if c in filled]
     if preferred:
         return preferred
@@ -281,7 +281,7 @@ def _dicts_table(rows: Any) -> str:
         records = rows.head(ROWS).to_dict("records")
         columns = [str(c) for c in rows.columns]
     else:
-        records = [r.to_dict() if isinstance(r, Model) else r for r in list(rows)[:ROWS]]
+        records = [r.to_dict() if isinstance(r, Result) else r for r in list(rows)[:ROWS]]
         columns = list(dict.fromkeys(k for r in records if isinstance(r, dict) for k in r))
     if not records:
         return '<p class="pl-note">no rows</p>'
@@ -295,7 +295,7 @@ def _dicts_table(rows: Any) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{_more(total)}"
 
 
-def _fields_table(obj: Model) -> str:
+def _fields_table(obj: Result) -> str:
     pairs = [(f.name, getattr(obj, f.name)) for f in _fields(obj)]
     rows = [(name, _text(value, _FIELD_WIDTH)) for name, value in pairs if _shown(value)]
     extra = obj.extra
@@ -328,7 +328,7 @@ def _title(obj: Any, count: str = "", summary: Sequence[str] = ()) -> str:
     return " · ".join(parts)
 
 
-def _summary(obj: Model, *, skip: set[str]) -> list[str]:
+def _summary(obj: Result, *, skip: set[str]) -> list[str]:
     """``name=value`` of the fields of a list-shaped result other than its rows."""
     out = []
     for f in _fields(obj):
@@ -359,7 +359,7 @@ def _text(value: Any, width: int) -> str:
         return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
     if isinstance(value, (bytes, bytearray)):
         return f"{len(value):,} bytes"
-    if isinstance(value, Model):
+    if isinstance(value, Result):
         text = _short(value.__dict__)
     elif isinstance(value, dict):
         text = _short(value)
@@ -397,7 +397,7 @@ def _listed(values: Sequence[Any]) -> str:
     return ", ".join(shown) + more
 
 
-def _fields(obj: Model) -> tuple[dataclasses.Field[Any], ...]:
+def _fields(obj: Result) -> tuple[dataclasses.Field[Any], ...]:
     return dataclasses.fields(obj)
 
 
@@ -526,7 +526,7 @@ def _relations_graph(relations: Sequence[Any], known: Sequence[Any]) -> Any:
         if source is None or target is None:
             continue
         for key, entity in ((source, relation.source_entity), (target, relation.target_entity)):
-            name = getattr(entity, "name", None) if isinstance(entity, Model) else None
+            name = getattr(entity, "name", None) if isinstance(entity, Result) else None
             graph.add_node(key, label=name or names.get(key) or key)
         graph.add_edge(source, target, relation_type=relation.relation_type)
     return graph

@@ -1,4 +1,5 @@
-"""A module imported when one of its names is first read."""
+"""Optional and heavy modules, kept out of ``import paperlens``: a module imported when one
+of its names is first read, and a pandas DataFrame recognised without importing pandas."""
 
 from __future__ import annotations
 
@@ -17,3 +18,8 @@ class LazyModule:
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(importlib.import_module(self._name), attr)
+
+
+def is_data_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a pandas DataFrame, without importing pandas."""
+    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")

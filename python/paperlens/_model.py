@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from paperlens._paperlens import LazyField, Row, columns, undecoded_rows
+from paperlens._result import Listing, Result, plain
 from paperlens.errors import ResponseDecodeError
 
 M = TypeVar("M", bound="Model")
@@ -128,7 +129,7 @@ def _shadowable(cls: type[Model], fields: frozenset[str]) -> frozenset[str]:
     return frozenset(names)
 
 
-class _State:
+class _State(Result):
     """The slots of a result: its own state, out of the wire's reach (not dataclass fields)."""
 
     __slots__ = ("__dict__", "_absent", "_moved", "_raw", "_request_id")
@@ -218,6 +219,14 @@ class Model(_State):
     def __deepcopy__(self: M, memo: dict[int, Any]) -> M:
         state, moved = copy.deepcopy((self.__dict__, self._moved), memo)
         return _restore(type(self), state, self._absent, self._raw, self._request_id, moved)
+
+    @classmethod
+    def _field_names(cls) -> frozenset[str]:
+        return field_names(cls)
+
+    @classmethod
+    def _wire_columns(cls, items: list[Any], strings: frozenset[str]) -> dict[str, Any] | None:
+        return wire_columns(cls, items, strings)
 
     @classmethod
     def _from_wire(cls: type[M], raw: Any, request_id: str | None = None) -> M:
@@ -406,13 +415,11 @@ def _undecoded_class(cls: type[Model], plan: _Plan) -> type[Model]:
     return type(cls.__name__, (cls,), namespace)
 
 
-class ListResult:
+class ListResult(Listing):
     """A list-shaped result: ``to_pandas()`` and ``to_polars()`` convert the list that the
     class names in ``_rows``, one row per item (see :mod:`paperlens.pandas`)."""
 
     __slots__ = ()
-    #: The name of the list field converted to rows.
-    _rows: ClassVar[str]
 
     def to_pandas(self) -> Any:
         """The items as a pandas DataFrame, one row per item (needs the ``pandas`` extra)."""
@@ -558,18 +565,6 @@ def _int(value: Any, request_id: str | None) -> Any:
     return value
 
 
-def plain(value: Any) -> Any:
-    """``value`` with every result in it turned into its wire dict."""
-    kind = type(value)
-    if kind is list:
-        return [plain(v) for v in value]
-    if kind is dict:
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, Model):
-        return value.to_dict()
-    return value
-
-
 def wire_columns(cls: type[Model], items: list[Any], strings: frozenset[str] = frozenset()) -> dict[str, Any] | None:
     """The wire properties of ``items`` (instances of ``cls``) as columns decoded straight from
     their rows' JSON text, ``{name: values}`` in first-seen order, with the field types'
@@ -612,9 +607,3 @@ def wire_columns(cls: type[Model], items: list[Any], strings: frozenset[str] = f
 def field_names(cls: type[Model]) -> frozenset[str]:
     """The names of the fields ``cls`` declares."""
     return _plan(cls).names
-
-
-def rows_field(result: Any) -> str | None:
-    """The field holding the rows of a list result (``to_pandas()`` makes one row of each
-    item), or None for a result that is a row itself."""
-    return result._rows if isinstance(result, ListResult) else None

@@ -28,11 +28,61 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-__all__ = ["RESUME", "OutputLock", "guarded", "guarded_plan", "lock_path", "resumable", "write_error"]
+from paperlens.errors import PaperlensError
+
+__all__ = [
+    "RESUME",
+    "HarvestError",
+    "HarvestWriteError",
+    "OutputInUseError",
+    "OutputLock",
+    "guarded",
+    "guarded_plan",
+    "lock_path",
+    "resumable",
+    "write_error",
+]
 
 RESUME = "run the same call again to resume: it continues from the last checkpoint"
 F = TypeVar("F", bound=Callable[..., Any])
 _HOLDER_READS = 50  # a holder writes its pid right after it locks: a reader may see the file empty
+
+
+# The errors of harvests (re-exported by paperlens.harvest, where they are documented).
+class HarvestError(PaperlensError):
+    """The output or checkpoint does not belong to this harvest, or cannot be used."""
+
+
+class OutputInUseError(HarvestError):
+    """Another run (a process holding ``<out>.lock``) is writing the same output.
+
+    Attributes:
+        out: the output.
+        pid: the process id of the run holding it, when known.
+        host: the host name of the run holding it, when known.
+    """
+
+    def __init__(self, message: str, *, out: Path, pid: int | None, host: str | None) -> None:
+        super().__init__(message)
+        self.out, self.pid, self.host = out, pid, host
+
+
+class HarvestWriteError(HarvestError, OSError):
+    """The output could not be written or read (a full disk, a read-only folder, no
+    permission): everything committed before is kept, and the same call run again resumes.
+
+    Attributes:
+        errno: the operating system's error number (``errno.ENOSPC``...).
+        out: the output the call was given (the path named in the message).
+    """
+
+    def __init__(self, message: str, *, errno: int | None, out: Path) -> None:
+        super().__init__(message)
+        self.errno, self.out = errno, out
+        self.filename = str(out)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def lock_path(out: str | os.PathLike[str]) -> Path:
@@ -113,8 +163,6 @@ def _same_file(file: IO[bytes], path: Path) -> bool:
 
 
 def _in_use(out: Path, path: Path, file: IO[bytes]) -> Exception:
-    from paperlens.harvest import OutputInUseError
-
     holder: dict[str, Any] = {}
     for _ in range(_HOLDER_READS):
         file.seek(0)
@@ -135,8 +183,6 @@ def _in_use(out: Path, path: Path, file: IO[bytes]) -> Exception:
 
 def write_error(out: Path, error: OSError) -> Exception:
     """The :class:`~paperlens.harvest.HarvestWriteError` of ``error`` met while writing ``out``."""
-    from paperlens.harvest import HarvestWriteError
-
     reason = error.strerror or str(error)
     code = f" [Errno {error.errno}]" if error.errno is not None else ""
     return HarvestWriteError(
@@ -149,8 +195,6 @@ def write_error(out: Path, error: OSError) -> Exception:
 @contextlib.contextmanager
 def writing(out: Path) -> Iterator[None]:
     """Holds the lock of ``out``; an ``OSError`` inside becomes a ``HarvestWriteError``."""
-    from paperlens.harvest import HarvestError
-
     lock = OutputLock(out)
     try:
         lock.acquire()

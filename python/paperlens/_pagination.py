@@ -20,6 +20,7 @@ from paperlens._contract import (
     SCHEMA_PAGE_SIZE_MAX,
 )
 from paperlens._progress import Listen, Progress
+from paperlens._result import Paged
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -174,7 +175,7 @@ class CursorPaging(Paging[Any]):
         return None if params is None else params.get("cursor")
 
 
-class _Base(Generic[T]):
+class _Base(Paged, Generic[T]):
     def __init__(
         self,
         fetch: Callable[[dict[str, Any]], Any],
@@ -384,6 +385,10 @@ class Paginator(_Base[T], Citable):
         """All items as a polars DataFrame (needs the ``polars`` extra)."""
         return self._frame(self.to_list(), "polars")
 
+    def _frame_rows(self) -> tuple[list[Any], Any]:
+        items = self.to_list()
+        return items, self._page
+
 
 class AsyncPaginator(_Base[T]):
     """The async twin of :class:`Paginator`: ``async for item in it``."""
@@ -445,6 +450,12 @@ class AsyncPaginator(_Base[T]):
         """Every item (up to ``limit``) in a list: ``await it.to_list()``; each page is asked for
         while the one before is read."""
         return [item async for batch in self._batches() for item in batch]
+
+    def _frame_rows(self) -> tuple[list[Any], Any]:
+        raise TypeError("an AsyncPaginator needs awaiting: use `await paginator.to_pandas()` (or .to_polars())")
+
+    def _citable_rows(self) -> Any:
+        raise TypeError("an AsyncPaginator needs awaiting first: paperlens.to_bibtex(await paginator.to_list())")
 
     async def to_pandas(self) -> Any:
         """All items as a pandas DataFrame (needs the ``pandas`` extra); each page is turned

@@ -232,26 +232,25 @@ class RecordSchema:
 
 
 def metadata_schema(
-    fields: Iterable[str] | None = None, collection: str | None = None, added: Mapping[str, str] | None = None
+    record: type,
+    fields: Iterable[str] | None = None,
+    collection: str | None = None,
+    added: Mapping[str, str] | None = None,
 ) -> RecordSchema:
-    """The schema of metadata records of a search with this ``fields`` projection and
-    ``collection``: the contract's default field set, or the fields named plus ``doc_id`` and
-    ``unique_id``. The fields of the ``authors`` and ``sources`` collections are not in the
-    contract: all of their properties go to :data:`EXTRA_COLUMN`."""
-    from paperlens._types_open_platform import MetadataRecord
-
+    """The schema of metadata records (their result type ``record``) of a search with this
+    ``fields`` projection and ``collection``: the contract's default field set, or the fields
+    named plus ``doc_id`` and ``unique_id``. The fields of the ``authors`` and ``sources``
+    collections are not in the contract: all of their properties go to :data:`EXTRA_COLUMN`."""
     if collection not in (None, "papers"):
         return RecordSchema({}, added)
-    kinds = _model_kinds(MetadataRecord)
+    kinds = _model_kinds(record)
     wanted = set(DEFAULT_FIELDS) if not fields else {*fields, *ALWAYS_RETURNED}
     return RecordSchema({name: kind for name, kind in kinds.items() if name in wanted}, added)
 
 
-def relation_schema(added: Mapping[str, str] | None = None) -> RecordSchema:
-    """The schema of relation items (``id``, ``id_type``, ``title``)."""
-    from paperlens._types_open_platform import RelationItem
-
-    return RecordSchema(_model_kinds(RelationItem), added)
+def relation_schema(item: type, added: Mapping[str, str] | None = None) -> RecordSchema:
+    """The schema of relation items (their result type ``item``: ``id``, ``id_type``, ``title``)."""
+    return RecordSchema(_model_kinds(item), added)
 
 
 def read_table_records(table: Any) -> list[dict[str, Any]]:

@@ -328,6 +328,7 @@ class FacetResult(Model, ListResult):
     """
 
     _rows = "buckets"
+    _row_label = "field"
 
     field: str | None = None
     buckets: list[FacetBucket] = _list()
@@ -362,9 +363,9 @@ class MetaSearchPage(Response, ListResult, Citable):
 
     def facets_to_pandas(self) -> Any:
         """The facets as one tidy pandas DataFrame: ``field``, ``key``, ``doc_count``."""
-        from paperlens.pandas import facets_frame
+        from paperlens.pandas import frame
 
-        return facets_frame(self.facets)
+        return frame(FacetResult, list(self.facets), "pandas")
 
 
 @_frozen

@@ -43,14 +43,7 @@ from urllib.parse import quote
 
 from paperlens._checks import choice, count, invalid, non_empty_text, not_one_string
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
-from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
-from paperlens._operation import Call, Plan, workflow
-from paperlens._output_guard import guarded_plan, resumable
-from paperlens._progress import Progress
-from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
-from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
-from paperlens.filters import Filter, FilterSpec, filters_to_wire
-from paperlens.harvest import (
+from paperlens._harvesting import (
     HarvestResult,
     ParquetParts,
     checkpoint_path,
@@ -59,7 +52,14 @@ from paperlens.harvest import (
     sync_dir,
     write_json_atomically,
 )
-from paperlens.lookup import normalize_id
+from paperlens._ids import normalize_id
+from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
+from paperlens._operation import Call, Plan, workflow
+from paperlens._output_guard import guarded_plan, resumable
+from paperlens._progress import Progress
+from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
+from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
+from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
 if TYPE_CHECKING:
     from paperlens.client import AsyncClient, Client
@@ -553,7 +553,9 @@ def records_schema(texts: bool, figures: bool) -> RecordSchema:
     added = {"text_status": STRING, "text_path": STRING} if texts else {}
     if figures:
         added.update(figure_paths=STRINGS, missing_figures=STRINGS)
-    return metadata_schema(added=added)
+    from paperlens._types_open_platform import MetadataRecord
+
+    return metadata_schema(MetadataRecord, added=added)
 
 
 def _digest(values: Sequence[str]) -> str:

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperlens import _checks as checks
-from paperlens._citable import Citable, RecordList, is_data_frame
-from paperlens.lookup import normalize_doi
+from paperlens._citable import Citable, RecordList
+from paperlens._ids import normalize_doi
+from paperlens._lazy import is_data_frame
 
 __all__ = ["RULES", "Deduped", "Merge", "dedupe", "normalize_title"]
 
@@ -191,7 +192,7 @@ def _records(items: Any) -> tuple[list[Any], list[dict[str, Any]]]:
     from paperlens._pagination import AsyncPaginator
 
     if is_data_frame(items):
-        from paperlens.export import frame_row
+        from paperlens._formats import frame_row
 
         rows = [frame_row(row) for row in items.to_dict("records")]
         return rows, rows
@@ -247,7 +248,7 @@ def _title_keys(row: dict[str, Any]) -> tuple[list[Any], list[Any]]:
 
 
 def _first_author(row: dict[str, Any]) -> str | None:
-    from paperlens.export import author_name
+    from paperlens._formats import author_name
 
     authors = row.get("author")
     first = authors[0] if isinstance(authors, list) and authors else None

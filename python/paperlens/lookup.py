@@ -22,11 +22,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from paperlens import _checks as checks
 from paperlens._citable import Citable
 from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._ids import normalize_doi, normalize_id, strip_doi
 from paperlens._operation import Call, Plan
 from paperlens._progress import Listen
 from paperlens.filters import Filter
@@ -39,43 +39,8 @@ __all__ = ["LOOKUP_FIELDS", "Lookup", "lookup_plan", "normalize_doi", "normalize
 #: The identifier fields ``lookup`` can search by.
 LOOKUP_FIELDS = ("doi", "unique_id", "doc_id", "isbn13")
 
-_DOI_PREFIX = re.compile(r"^(?:(?:https?://)?(?:dx\.|www\.)?doi\.org/|urn:doi:|doi:)\s*", re.IGNORECASE)
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
-_ISBN_PREFIX = re.compile(r"^isbn(?:-?13)?:?\s*", re.IGNORECASE)
 _ISBN13_SHAPE = re.compile(r"^\d{13}$")
-_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
-
-
-def normalize_doi(doi: str) -> str:
-    """``doi`` without surrounding whitespace, a ``https://doi.org/``, ``http://dx.doi.org/``
-    or ``doi:`` prefix (a URL's percent-escapes decoded), in lower case (DOIs are
-    case-insensitive). The shape is not checked.
-
-    >>> normalize_doi(" https://doi.org/10.1000/ABC%2F1 ")
-    '10.1000/abc/1'
-    """
-    return strip_doi(doi).lower()
-
-
-def strip_doi(doi: str) -> str:
-    text = doi.strip()
-    bare = _DOI_PREFIX.sub("", text, count=1)
-    if bare != text and "/" in text[: len(text) - len(bare)]:
-        bare = unquote(bare)  # a doi.org URL may percent-escape the suffix
-    return bare.strip()
-
-
-def normalize_id(value: str, by: str) -> str:
-    """``value`` as ``lookup`` compares it for the ``by`` field (see :func:`normalize_doi`;
-    ISBN-13s lose hyphens and spaces; a 64-digit hex ``doc_id`` is lower-cased); no checks."""
-    if by == "doi":
-        return normalize_doi(value)
-    text = value.strip()
-    if by == "isbn13":
-        return re.sub(r"[\s-]", "", _ISBN_PREFIX.sub("", text, count=1))
-    if by == "doc_id" and _HEX64.match(text):
-        return text.lower()
-    return text
 
 
 def _checked_id(value: Any, position: int, by: str) -> str:

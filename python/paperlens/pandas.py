@@ -32,13 +32,11 @@ import itertools
 import types
 import typing
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from paperlens._model import Model, field_names, plain, rows_field, wire_columns
 from paperlens._records import EXTRA_COLUMN, FLOAT, INTEGER, STRING, all_fit, to_json
-
-if TYPE_CHECKING:
-    from paperlens._pagination import _Base
+from paperlens._result import Paged, field_names, plain, row_label, rows_field, wire_columns
+from paperlens._result import Result as Model
 
 __all__ = ["to_pandas", "to_polars"]
 
@@ -160,7 +158,7 @@ def to_polars(obj: Any) -> Any:
 # -- entry points of results and paginators --------------------------------------------------
 
 
-def paginated_frame(paginator: _Base[Any], items: list[Any], backend: str) -> Any:
+def paginated_frame(paginator: Any, items: list[Any], backend: str) -> Any:
     """The frame of items a paginator produced (its last page tells the item type when empty)."""
     return frame(_item_type(paginator._page, items), items, backend)
 
@@ -233,23 +231,12 @@ def _merged(pages: list[tuple[int, dict[str, Any] | None]], arrow: Any) -> dict[
     return merged
 
 
-def facets_frame(facets: list[Any], backend: str = "pandas") -> Any:
-    from paperlens.types import FacetResult
-
-    return frame(FacetResult, list(facets), backend)
-
-
 def _rows(obj: Any) -> tuple[type[Model] | None, list[Any]]:
-    from paperlens._pagination import AsyncPaginator, Paginator
-    from paperlens.types import FacetResult
-
-    if isinstance(obj, AsyncPaginator):
-        raise TypeError("an AsyncPaginator needs awaiting: use `await paginator.to_pandas()` (or .to_polars())")
-    if isinstance(obj, Paginator):
-        items = obj.to_list()
-        return _item_type(obj._page, items), items
-    if isinstance(obj, FacetResult):
-        return FacetResult, [obj]
+    if isinstance(obj, Paged):
+        items, page = obj._frame_rows()
+        return _item_type(page, items), items
+    if row_label(type(obj)) is not None:
+        return type(obj), [obj]
     rows = rows_field(obj)
     if rows is not None:
         return _element_type(type(obj), rows), list(getattr(obj, rows))
@@ -284,11 +271,10 @@ def _element_type(cls: type[Any], name: str) -> type[Model] | None:
 
 def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[tuple[int, Any]] | None = None) -> Any:
     """``pages``: the items' wire columns already decoded page by page (``PagedFrame``)."""
-    from paperlens.types import FacetResult
-
     extras: Extras | None = None
-    if cls is FacetResult:
-        columns, extras = _facet_columns(items, backend)
+    label = row_label(cls)
+    if label is not None:
+        columns, extras = _labelled_columns(cls, label, items, backend)
     elif cls is None:
         columns = []
     else:
@@ -297,15 +283,16 @@ def frame(cls: type[Model] | None, items: list[Any], backend: str, pages: list[t
     return _to_polars(columns, extras) if backend == "polars" else _to_pandas(columns, extras)
 
 
-def _facet_columns(facets: list[Any], backend: str) -> tuple[list[Column], Extras | None]:
-    """The tidy columns ``field, key, doc_count`` (and any other property of the buckets), with
-    ``extra_json`` only when some bucket has what a column cannot hold."""
-    from paperlens.types import FacetBucket
-
-    buckets = [bucket for facet in facets for bucket in facet.buckets]
-    fields = [facet.field for facet in facets for _ in facet.buckets]
-    extras: Extras = [None] * len(buckets)
-    columns = [("field", fields, "str", None), *_columns(FacetBucket, buckets, backend, None, extras)]
+def _labelled_columns(cls: Any, label: str, results: list[Any], backend: str) -> tuple[list[Column], Extras | None]:
+    """The rows of every list result, each led by its result's ``label`` field (facets: ``field``,
+    then each bucket's ``key`` and ``doc_count``), with ``extra_json`` only when some row has what
+    a column cannot hold."""
+    name: str = cls._rows
+    items = [item for result in results for item in getattr(result, name)]
+    labels = [getattr(result, label) for result in results for _ in getattr(result, name)]
+    extras: Extras = [None] * len(items)
+    element = typing.cast(type[Model], _element_type(cls, name))
+    columns = [(label, labels, "str", None), *_columns(element, items, backend, None, extras)]
     return columns, extras if any(extras) else None
 
 

@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from paperlens import types as t
 from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
 from paperlens._pagination import CursorPaging
-
-if TYPE_CHECKING:
-    from paperlens.client import AsyncClient, Client
 
 __all__ = ["AsyncSchema", "Schema"]
 
@@ -786,7 +783,7 @@ class Schema(_SchemaOperations, SyncCaller):
         >>> cards = client.schema.search("CRISPR off-target", size=5)
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCaller) -> None:
         self._client = client
         self._listen = client._listen
         self._capabilities: t.Capabilities | None = None
@@ -795,10 +792,12 @@ class Schema(_SchemaOperations, SyncCaller):
     def _call(self, method: str, model: type[M], params: Params) -> M:
         # A PartialResultWarning points at the caller of the public method, so that each
         # call site warns once under the default filter (not once for all 18 operations).
-        return self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+        result: M = self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+        return result
 
     def _start(self, method: str, model: type[M], params: Params) -> Callable[[], M]:
-        return self._client._start(f"schema.{method}", model, params, stacklevel=_CALLER)
+        finish: Callable[[], M] = self._client._start(f"schema.{method}", model, params, stacklevel=_CALLER)
+        return finish
 
     def capabilities(self) -> t.Capabilities:
         """The capability contract (``GET /paper-schema``): contract version, public
@@ -829,7 +828,7 @@ class AsyncSchema(_SchemaOperations, AsyncCaller):
         >>> entities = [entity async for entity in client.schema.iter_entities(cards.items[0].schema_id)]
     """
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCaller) -> None:
         import asyncio
 
         self._client = client
@@ -838,7 +837,8 @@ class AsyncSchema(_SchemaOperations, AsyncCaller):
         self._capabilities_lock = asyncio.Lock()
 
     async def _call(self, method: str, model: type[M], params: Params) -> M:
-        return await self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+        result: M = await self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+        return result
 
     async def capabilities(self) -> t.Capabilities:
         """The capability contract (``GET /paper-schema``), fetched once per client:

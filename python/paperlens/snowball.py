@@ -35,6 +35,7 @@ from paperlens._operation import Call, Plan
 from paperlens._output_guard import guarded_plan
 from paperlens._progress import Listen
 from paperlens._records import INTEGER, relation_schema
+from paperlens._types_open_platform import RelationItem
 from paperlens.errors import ValidationError
 
 __all__ = ["DIRECTIONS", "CitationNetwork", "snowball_plan"]
@@ -228,7 +229,7 @@ class _NoClient:
 
 
 #: The columns of ``nodes.parquet``.
-NODE_SCHEMA = relation_schema(added={"depth": INTEGER})
+NODE_SCHEMA = relation_schema(RelationItem, added={"depth": INTEGER})
 
 
 def _corpus_of(base_url: str | None) -> dict[str, int] | None:

@@ -7,9 +7,9 @@ import json
 import re
 from typing import Any
 
-import paperlens
 from paperlens import _contract as c
 from paperlens.cli.exit_codes import UsageError
+from paperlens.filters import Filter
 
 # A bare value may not start with an operator's character: ``citation_count >> 5`` is a typo,
 # not ``>`` with the value ``"> 5"`` (quote a value that does start so).
@@ -35,7 +35,7 @@ def _scalar(text: str) -> Any:
     return text
 
 
-def filter_arg(text: str) -> paperlens.Filter:
+def filter_arg(text: str) -> Filter:
     """``citation_count>=100``, ``language in en,zh``, ``title match graph``..."""
     match = _FILTER_WORD.match(text) or _FILTER_SYMBOL.match(text)
     if not match:
@@ -46,7 +46,7 @@ def filter_arg(text: str) -> paperlens.Filter:
     field, op, raw = match.groups()
     op = {"=": "=="}.get(op, op.lower())
     value = [_scalar(v) for v in raw.split(",") if v.strip()] if op in _LIST_WORDS else _scalar(raw)
-    return paperlens.Filter(field, op, value)
+    return Filter(field, op, value)
 
 
 def sort_arg(text: str) -> tuple[str, str]:

@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 from typing import TextIO
 
-import paperlens
 from paperlens.cli.output import format_table
+from paperlens.client import Client
 from paperlens.sandbox import Sandbox
 
 _QUESTION = "Does retrieval augmented generation reduce hallucination in question answering?"
@@ -29,7 +29,7 @@ def run_demo(out: TextIO = sys.stdout) -> int:
         print(text, file=out, flush=True)
 
     with Sandbox() as sandbox:
-        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+        client = Client(api_token=sandbox.token, base_url=sandbox.base_url)
         say(f"paperlens demo: a sandbox with a generated corpus at {sandbox.base_url}")
 
         say(f"\n1. Agentic search: {_QUESTION!r}")

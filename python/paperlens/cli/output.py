@@ -11,7 +11,7 @@ import sys
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, TextIO
 
-from paperlens._model import rows_field
+from paperlens._result import rows_field
 from paperlens._unicode import escape_surrogates, well_formed
 
 _SCALARS = (str, int, float, bool, type(None))

@@ -7,7 +7,7 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
-import paperlens
+from paperlens.client import Client
 from paperlens.sandbox import Sandbox
 
 _TOKEN_ENV, _BASE_URL_ENV, _CACHE_ENV = "PAPERLENS_API_TOKEN", "PAPERLENS_BASE_URL", "PAPERLENS_CACHE_DIR"
@@ -22,7 +22,7 @@ class Session:
         self._stack = ExitStack()
         self._shared_pacing = shared_pacing
 
-    def __enter__(self) -> paperlens.Client:
+    def __enter__(self) -> Client:
         token, base_url = os.environ.get(_TOKEN_ENV, "").strip(), os.environ.get(_BASE_URL_ENV, "").strip()
         settings: dict[str, Any] = {"cache_dir": os.environ.get(_CACHE_ENV) or None}
         if not token and not base_url:
@@ -36,7 +36,7 @@ class Session:
         else:
             settings.update(shared_pacing=self._shared_pacing)
         try:
-            client = paperlens.Client(**settings)
+            client = Client(**settings)
         except BaseException:
             self._stack.close()
             raise
