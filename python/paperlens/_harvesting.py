@@ -9,9 +9,10 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from paperlens._manifest import ManifestError, ManifestRecorder
 from paperlens._output_guard import HarvestError
@@ -101,10 +102,16 @@ def write_json_atomically(path: Path, value: Any) -> None:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Writes ``data`` to a temporary file beside ``path``, syncs it, and renames it into place."""
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    replace_atomically(path, lambda file: file.write(data), prefix=f".{path.name}.")
+
+
+def replace_atomically(path: Path, write: Callable[[BinaryIO], object], *, prefix: str) -> None:
+    """Lets ``write`` fill a temporary file beside ``path`` (named ``prefix...tmp``), syncs it,
+    and renames it into place: ``path`` is whole or as it was, never partly written."""
+    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as file:
-            file.write(data)
+            write(file)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temp, path)
@@ -243,17 +250,7 @@ class ParquetParts(Writer):
     def write_chunk(self, index: int, records: list[dict[str, Any]], added: list[dict[str, Any]] | None = None) -> None:
         _pa, pq = pyarrow_modules()
         table = self.schema.table(records, added)
-        fd, temp = tempfile.mkstemp(prefix=".part-", suffix=".tmp", dir=self.out)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                pq.write_table(table, file)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temp, self.out / self.part(index))
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        sync_dir(self.out)
+        replace_atomically(self.out / self.part(index), lambda file: pq.write_table(table, file), prefix=".part-")
 
 
 def part_index(name: str) -> int:
