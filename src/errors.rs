@@ -3,6 +3,7 @@
 use paperlens_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::time::UNIX_EPOCH;
 
 /// A core error on its way to Python, as polars' `PyPolarsErr`: `?` turns an [`Error`] into
 /// it in code returning `Result<_, PyPaperlensErr>`, and it into a `PyErr` in code returning
@@ -47,6 +48,8 @@ fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {
             fields.set_item("request_id", &api.request_id)?;
             fields.set_item("details", pythonize::pythonize(py, &api.details)?)?;
             fields.set_item("retry_after", api.retry_after)?;
+            let retry_at = api.retry_at.map(|at| at.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64());
+            fields.set_item("retry_at", retry_at)?;
             "api"
         }
         Error::Timeout { request_id, .. } => {

@@ -142,6 +142,14 @@ def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
     return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)
 
 
+def resume_told(error: paperlens.QuotaExhaustedError, capsys: pytest.CaptureFixture[str]) -> bool:
+    """Whether paperlens told, with ``error`` (in a note; on Python 3.10, which has no notes,
+    on stderr), until when the quota is exhausted and that the same call then resumes."""
+    told = "\n".join(getattr(error, "__notes__", [])) + capsys.readouterr().err
+    when = f"{error.retry_at:%Y-%m-%d %H:%M:%S} UTC"
+    return f"the quota is exhausted until {when}; after that time, run the same call again to resume" in told
+
+
 @pytest.fixture(name="client")
 def strict_client(sandbox: Sandbox) -> paperlens.Client:
     """The ``client`` fixture of a module that imports it: a client of the module's sandbox that

@@ -121,6 +121,21 @@ def test_harvest(env, capsys, tmp_path, monkeypatch):
     assert code == 0 and "(resumed)" in out
 
 
+def test_a_harvest_stopped_by_an_exhausted_quota_says_when_to_resume(env, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    argv = ["harvest", "--format", "jsonl", "--limit", "150", "--page-size", "50", "--no-progress"]
+    assert run(capsys, *argv, "--out", str(tmp_path / "whole.jsonl"))[0] == 0
+    out_file = tmp_path / "h.jsonl"
+    env.inject_fault("/meta-search", status=429, retry_after=3600)
+    code, _, err = run(capsys, *argv, "--out", str(out_file))
+    assert code == cli.EXIT_RATE_LIMITED and "QuotaExhaustedError" in err
+    when = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+    assert re.search(rf"the quota is exhausted until {when}; after that time, run the same command again", err)
+    code, out, _ = run(capsys, *argv, "--out", str(out_file))
+    assert code == 0 and "(resumed)" in out
+    assert out_file.read_text() == (tmp_path / "whole.jsonl").read_text()
+
+
 def test_schema_operations(env, capsys):
     code, out, _ = run(capsys, "schema", "capabilities", "--format", "json")
     if code == cli.EXIT_NOT_FOUND:
@@ -210,7 +225,7 @@ def test_exit_codes(env, sandbox, capsys, monkeypatch):
     assert code == cli.EXIT_USAGE and "BadRequestError" in err
     sandbox.inject_fault("/meta-search", status=429, retry_after=600)
     code, _, err = run(capsys, "meta-search", "x")
-    assert code == cli.EXIT_RATE_LIMITED and "RateLimitError" in err
+    assert code == cli.EXIT_RATE_LIMITED and "QuotaExhaustedError" in err and "to resume" not in err
     monkeypatch.setenv("PAPERLENS_API_TOKEN", "sk-wrong-token")
     code, _, err = run(capsys, "catalog")
     assert code == cli.EXIT_AUTH and "sk-wrong-token" not in err

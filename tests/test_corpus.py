@@ -20,7 +20,7 @@ import paperlens
 from paperlens.harvest import HarvestError, harvest_corpus
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
+from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -230,6 +230,19 @@ async def test_the_async_client_writes_the_same_files(sandbox, client, tmp_path)
     harvest_corpus(client, tmp_path / "sync", figures=True, limit=40)
     assert result.records == 40 and result.done
     assert snapshot(tmp_path / "async") == snapshot(tmp_path / "sync")
+
+
+def test_a_corpus_harvest_stopped_by_an_exhausted_quota_says_when_to_resume(sandbox, client, tmp_path, capsys):
+    harvest_corpus(client, tmp_path / "whole", figures=True, limit=40)
+    out = tmp_path / "corpus"
+    sandbox.inject_fault("/content", status=429, retry_after=3600)
+    with pytest.raises(paperlens.QuotaExhaustedError) as caught:
+        harvest_corpus(client, out, figures=True, limit=40)
+    assert resume_told(caught.value, capsys)
+    assert out.with_name("corpus.checkpoint.json").is_file()
+    result = harvest_corpus(client, out, figures=True, limit=40)
+    assert result.resumed and result.done
+    assert snapshot(out) == snapshot(tmp_path / "whole")
 
 
 # -- killed with SIGKILL and resumed ------------------------------------------------------------

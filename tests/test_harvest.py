@@ -10,7 +10,7 @@ import paperlens
 from paperlens import harvest as harvest_module
 from paperlens.harvest import HarvestError, checkpoint_path, harvest, read_records
 
-from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
+from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 pytest.importorskip("pyarrow")
 
@@ -59,6 +59,25 @@ def test_resume_after_a_server_error(sandbox, client, expected, tmp_path, fmt):
     assert result.resumed and result.done
     got = ids(out, fmt)
     assert got == expected and len(set(got)) == len(got)
+
+
+def test_a_harvest_stopped_by_an_exhausted_quota_says_when_to_resume(sandbox, client, tmp_path, capsys):
+    whole = tmp_path / "whole.jsonl"
+    harvest(client, out=whole, format="jsonl", fields=FIELDS, chunk_size=120, page_size=40)
+    out = tmp_path / "papers.jsonl"
+
+    def exhaust_later(result):
+        if result.chunks == 2:
+            sandbox.inject_fault("/meta-search", status=429, retry_after=3600)
+
+    with pytest.raises(paperlens.QuotaExhaustedError) as caught:
+        harvest(client, out=out, format="jsonl", fields=FIELDS, chunk_size=120, page_size=40, on_chunk=exhaust_later)
+    assert resume_told(caught.value, capsys)
+    assert read_records(out, "jsonl") == read_records(whole, "jsonl")[:240]
+    assert json.loads(checkpoint_path(out).read_text())["records"] == 240
+    result = harvest(client, out=out, format="jsonl", fields=FIELDS, chunk_size=120, page_size=40)
+    assert result.resumed and result.done
+    assert read_records(out, "jsonl") == read_records(whole, "jsonl")
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl"])

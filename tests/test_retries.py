@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import pickle
 import re
 import threading
 import time
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -100,6 +103,49 @@ def test_a_wait_longer_than_the_limit_raises_at_once(make_client, httpserver: HT
     assert caught.value.retry_after == 86_400
     assert "daily quota" in str(caught.value)
     assert len(httpserver.log) == 1
+
+
+def test_a_wait_beyond_the_limit_is_a_quota_exhausted_error_saying_until_when(make_client, httpserver: HTTPServer):
+    limited = fail(429, "RATE_LIMITED", details={"retry_after": 7200})
+    httpserver.expect_request("/meta-search").respond_with_response(limited)
+    client = make_client(max_rate_limit_wait=2)
+    before = datetime.now(timezone.utc)
+    with pytest.raises(paperlens.QuotaExhaustedError) as caught:
+        client.meta_search("q")
+    after = datetime.now(timezone.utc)
+    error = caught.value
+    assert isinstance(error, paperlens.RateLimitError) and error.status == 429 and error.code == "RATE_LIMITED"
+    assert error.retry_after == 7200
+    assert error.retry_at.tzinfo is timezone.utc
+    slack = timedelta(milliseconds=1)  # the core's clock reading, rounded to a microsecond
+    assert before - slack <= error.retry_at - timedelta(seconds=7200) <= after + slack
+    message = str(error)
+    assert "7200 s" in message and "max_rate_limit_wait=2 s" in message
+    assert f"until {format_datetime(error.retry_at.replace(microsecond=0), usegmt=True)}" in message
+    assert len(httpserver.log) == 1
+
+
+def test_a_wait_too_long_for_any_clock_is_exhausted_until_the_last_date(make_client, httpserver: HTTPServer):
+    limited = fail(429, "RATE_LIMITED")
+    limited.headers["Retry-After"] = "1e30"
+    httpserver.expect_request("/meta-search").respond_with_response(limited)
+    with pytest.raises(paperlens.QuotaExhaustedError) as caught:
+        make_client().meta_search("q")
+    assert caught.value.retry_at == datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+    assert caught.value.retry_after >= 2**64 - 1  # the longest wait there is
+
+
+def test_a_quota_exhausted_error_pickles_with_its_attributes(make_client, httpserver: HTTPServer):
+    limited = fail(429, "RATE_LIMITED", details={"retry_after": 600, "quota": "daily"})
+    httpserver.expect_request("/meta-search").respond_with_response(limited)
+    with pytest.raises(paperlens.QuotaExhaustedError) as caught:
+        make_client(max_rate_limit_wait=1).meta_search("q")
+    error = caught.value
+    error.__notes__ = ["a note"]  # as add_note leaves it (Python 3.11+)
+    restored = pickle.loads(pickle.dumps(error))
+    assert type(restored) is paperlens.QuotaExhaustedError and str(restored) == str(error)
+    for name in ("status", "code", "message", "request_id", "details", "retry_after", "retry_at", "__notes__"):
+        assert getattr(restored, name) == getattr(error, name), name
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 422])

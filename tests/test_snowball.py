@@ -16,7 +16,7 @@ from paperlens._records import read_table_records
 from paperlens.cli import main
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
+from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 RELATIONS = {"citations": ["CITATIONS"], "references": ["REFERENCES"], "both": ["CITATIONS", "REFERENCES"]}
 PATH = "/meta-paper-relations"
@@ -165,16 +165,18 @@ def test_bad_input_is_refused_before_any_request(sandbox, client, arguments, par
 
 
 class FailingClient(paperlens.Client):
-    """A client whose ``at``-th request meets a 500 injected into the sandbox just before."""
+    """A client whose ``at``-th request meets a 500 (or ``status``, asking to wait ``retry_after``)
+    injected into the sandbox just before."""
 
-    def __init__(self, sandbox: Sandbox, at: int) -> None:
+    def __init__(self, sandbox: Sandbox, at: int, status: int = 500, retry_after: float | None = None) -> None:
         super().__init__(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
         self.sandbox, self.at, self.sent = sandbox, at, 0
+        self.status, self.retry_after = status, retry_after
 
     def _call(self, operation: str, model: Any, params: Any, *, stacklevel: int = 4) -> Any:
         self.sent += 1
         if self.sent == self.at:
-            self.sandbox.inject_fault(PATH, status=500, times=1)
+            self.sandbox.inject_fault(PATH, status=self.status, retry_after=self.retry_after)
         return super()._call(operation, model, params, stacklevel=stacklevel + 1)
 
 
@@ -200,6 +202,18 @@ def test_checkpoint_resumes_without_repeating_a_request(sandbox, client, seeds, 
     again = client.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
     assert relation_requests(sandbox) == [] and again.node_rows() == whole.node_rows()
     assert again.finished == resumed.finished and again.started == resumed.started
+
+
+def test_a_snowball_stopped_by_an_exhausted_quota_says_when_to_resume(sandbox, client, seeds, tmp_path, capsys):
+    whole = client.snowball(seeds, depth=2, max_per_paper=40)
+    checkpoint = tmp_path / "snowball.ckpt"
+    exhausting = FailingClient(sandbox, 4, status=429, retry_after=3600)
+    with pytest.raises(paperlens.QuotaExhaustedError) as caught:
+        exhausting.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    assert resume_told(caught.value, capsys)
+    assert len(checkpoint.read_text().splitlines()) == 1 + 3  # the header and the three pages answered
+    resumed = client.snowball(seeds, depth=2, max_per_paper=40, checkpoint=checkpoint)
+    assert resumed.node_rows() == whole.node_rows() and resumed.edge_rows() == whole.edge_rows()
 
 
 async def test_async_resume_and_a_line_cut_by_a_crash(sandbox, client, seeds, tmp_path):

@@ -12,7 +12,9 @@ An ``OSError`` of a run (a full disk, a read-only folder, a permission refused) 
 :class:`~paperlens.harvest.HarvestWriteError`: still an ``OSError`` with its ``errno``, naming
 the output the caller gave (never a temporary file) and saying that the same call, run again,
 resumes. A Ctrl-C (``KeyboardInterrupt``) is not swallowed: it gains a note saying so (on
-Python 3.10, which has no notes, the sentence goes to stderr).
+Python 3.10, which has no notes, the sentence goes to stderr); so does a
+:class:`~paperlens.QuotaExhaustedError` met while writing an output, with the time after which
+the same call resumes.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from paperlens.errors import PaperlensError
+from paperlens.errors import PaperlensError, QuotaExhaustedError
 
 __all__ = [
     "RESUME",
@@ -203,8 +205,20 @@ def writing(out: Path) -> Iterator[None]:
         if isinstance(error, HarvestError):
             raise
         raise write_error(out, error) from error
+    except QuotaExhaustedError as error:
+        when = f"{error.retry_at:%Y-%m-%d %H:%M:%S} UTC"
+        _tell(error, f"paperlens: the quota is exhausted until {when}; after that time, {RESUME}")
+        raise
     finally:
         lock.release()
+
+
+def _tell(error: BaseException, note: str) -> None:
+    """Adds ``note`` to ``error`` (to stderr on Python 3.10, which has no notes)."""
+    if sys.version_info >= (3, 11):
+        error.add_note(note)
+    else:
+        print(note, file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -213,11 +227,7 @@ def resumable() -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt as interrupt:
-        note = f"paperlens: interrupted; {RESUME}"
-        if sys.version_info >= (3, 11):
-            interrupt.add_note(note)
-        else:
-            print(note, file=sys.stderr)
+        _tell(interrupt, f"paperlens: interrupted; {RESUME}")
         raise
 
 

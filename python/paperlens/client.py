@@ -175,7 +175,7 @@ class _ClientBase:
             validate: check every bound of the contract before sending (a violation raises
                 ``ValidationError``); False sends parameters as given.
             max_rate_limit_wait: the longest wait, in seconds, a 429 may ask for before the
-                request is retried; a longer one raises ``RateLimitError`` at once.
+                request is retried; a longer one raises ``QuotaExhaustedError`` at once.
             retry_backoff: the first backoff of retries, in seconds (doubled after each).
             cache_dir: store successful read answers in this directory and answer repeated
                 calls from it (no request, no quota); off by default. See ``paperlens.cache``.
@@ -364,7 +364,7 @@ class _OpenPlatform:
         Raises:
             ValidationError: a parameter breaks a bound (nothing is sent).
             AuthenticationError: the token is missing or invalid (401).
-            RateLimitError: a 429 whose wait exceeds ``max_rate_limit_wait``.
+            QuotaExhaustedError: a 429 whose wait exceeds ``max_rate_limit_wait`` (a ``RateLimitError``).
             ServerError: a 5xx answer after the retries (507: vectorization resources exhausted).
             APIConnectionError: the connection failed after the retries.
 
@@ -510,7 +510,7 @@ class _OpenPlatform:
                 operator (nothing is sent).
             BadRequestError: a field that cannot be sorted on, or ``cursor`` with ``page`` > 1 (400).
             PermissionDeniedError: the token may not see a requested field (403).
-            RateLimitError: a 429 whose wait exceeds ``max_rate_limit_wait``.
+            QuotaExhaustedError: a 429 whose wait exceeds ``max_rate_limit_wait`` (a ``RateLimitError``).
 
         Examples:
             >>> from paperlens import Filter

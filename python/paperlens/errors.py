@@ -8,6 +8,7 @@ PaperlensError
 │   ├── PermissionDeniedError 403
 │   ├── NotFoundError        404
 │   ├── RateLimitError       429, .retry_after (seconds)
+│   │   └── QuotaExhaustedError a wait beyond max_rate_limit_wait, .retry_at (UTC datetime)
 │   └── ServerError          500, 502, 503, 507
 │       └── GatewayTimeoutError 504
 ├── APIConnectionError       the connection failed or broke
@@ -27,6 +28,7 @@ Examples:
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "PaperlensError",
     "PartialResultWarning",
     "PermissionDeniedError",
+    "QuotaExhaustedError",
     "RateLimitError",
     "ResourceWriteError",
     "ResponseDecodeError",
@@ -146,6 +149,15 @@ class APIError(PaperlensError):
         self.details = details
         self._retry_after = retry_after
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The keyword-only arguments are not in ``args``: rebuilt from them and ``__dict__``
+        # instead, so that an error sent back by a worker process keeps its attributes.
+        return (_unpickled, (type(self), self.args), self.__dict__)
+
+
+def _unpickled(cls: type[APIError], args: tuple[Any, ...]) -> APIError:
+    return cls.__new__(cls, *args)
+
 
 class BadRequestError(APIError):
     """400 or 422: the parameters break a rule of the service. Never retried.
@@ -169,8 +181,9 @@ class NotFoundError(APIError):
 class RateLimitError(APIError):
     """429: the quota is exhausted. ``retry_after`` is the wait the service asked for, in seconds.
 
-    Raised when the wait is longer than the client's ``max_rate_limit_wait`` (a daily quota
-    used up, usually), or after ``max_retries`` retries; shorter waits are waited out.
+    Raised after ``max_retries`` retries, and as its subclass :class:`QuotaExhaustedError`
+    when the wait is longer than the client's ``max_rate_limit_wait`` (a daily quota used up,
+    usually); shorter waits are waited out.
 
     Examples:
         >>> try:
@@ -183,6 +196,29 @@ class RateLimitError(APIError):
     def retry_after(self) -> float | None:
         """The wait the service asked for, in seconds (``Retry-After`` or ``details.retry_after``), or None."""
         return self._retry_after
+
+
+class QuotaExhaustedError(RateLimitError):
+    """429 asking for a wait longer than the client's ``max_rate_limit_wait``: the quota
+    (usually the daily one) is used up until ``retry_at``. Raised at once, without waiting.
+
+    A harvest, a corpus harvest or a snowball with a checkpoint stopped by it keeps what it
+    wrote, and its error gains a note saying when to run the same call again to resume.
+
+    Attributes:
+        retry_at: when the service said to come back, an aware UTC ``datetime`` computed when
+            its answer arrived (``retry_after`` seconds after that).
+
+    Examples:
+        >>> try:
+        ...     client.meta_search("coral")
+        ... except paperlens.QuotaExhaustedError as error:
+        ...     print(f"come back after {error.retry_at:%Y-%m-%d %H:%M} UTC")
+    """
+
+    def __init__(self, message: str, *, retry_at: datetime, **fields: Any) -> None:
+        super().__init__(message, **fields)
+        self.retry_at = retry_at
 
 
 class ServerError(APIError):
@@ -283,6 +319,9 @@ def _api_error_class(status: int) -> type[APIError]:
 def _from_native(kind: str, message: str, fields: dict[str, Any]) -> PaperlensError:
     """Builds the exception for an error of the Rust core (called from the extension)."""
     if kind == "api":
+        retry_at = fields.pop("retry_at", None)
+        if retry_at is not None:  # set by the core only for a 429 beyond max_rate_limit_wait
+            return QuotaExhaustedError(message, retry_at=datetime.fromtimestamp(retry_at, timezone.utc), **fields)
         return _api_error_class(fields["status"])(message, **fields)
     if kind == "validation":
         return ValidationError(message, **fields)

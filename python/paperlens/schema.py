@@ -7,7 +7,7 @@ their paper. Every parameter left ``None`` is not sent (the service's default ap
 
 Every operation raises ``ValidationError`` before sending when a parameter breaks a bound
 of the contract, ``AuthenticationError`` (401) and ``PermissionDeniedError`` (403) for the
-token, ``RateLimitError`` when a 429 asks for a wait beyond ``max_rate_limit_wait``, and
+token, ``QuotaExhaustedError`` when a 429 asks for a wait beyond ``max_rate_limit_wait``, and
 ``ServerError`` / ``APIConnectionError`` after the retries; the operations on one paper raise
 ``NotFoundError`` (404) for an unknown id.
 

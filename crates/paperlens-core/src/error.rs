@@ -1,6 +1,7 @@
 //! One error type for everything that can go wrong in a call.
 
 use std::fmt;
+use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -16,6 +17,9 @@ pub struct ApiError {
     pub retry_after: Option<f64>,
     /// What the caller can do about it, added by the client (not part of the error body).
     pub hint: Option<String>,
+    /// When the service said to come back, set only when its wait exceeded `max_rate_limit_wait`
+    /// (the quota is exhausted until then; computed when the answer arrived).
+    pub retry_at: Option<SystemTime>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -36,7 +36,7 @@ pub fn backoff(base: Duration, retry_number: u32) -> Duration {
 pub fn parse_retry_after(header: &str, now: SystemTime) -> Option<Duration> {
     let header = header.trim();
     if let Ok(seconds) = header.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+        return wait_of(seconds);
     }
     let at = httpdate::parse_http_date(header).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
@@ -50,7 +50,12 @@ pub fn retry_after_from_details(details: Option<&Value>) -> Option<Duration> {
         Value::String(s) => s.trim().parse().ok()?,
         _ => return None,
     };
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+    wait_of(seconds)
+}
+
+/// A wait of `seconds`; one too long for a `Duration` (`1e30`) is the longest there is.
+fn wait_of(seconds: f64) -> Option<Duration> {
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 #[cfg(test)]
@@ -91,6 +96,7 @@ mod tests {
         assert_eq!(parse_retry_after(&earlier, now), Some(Duration::ZERO));
         assert_eq!(parse_retry_after("-3", now), None);
         assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("1e30", now), Some(Duration::MAX));
     }
 
     #[test]

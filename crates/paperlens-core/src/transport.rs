@@ -2,7 +2,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
@@ -300,15 +300,21 @@ impl Transport {
     }
 
     fn rate_limited(&self, mut error: ApiError, attempt: u32) -> Result<Attempt, Error> {
-        let asked = error.retry_after.map(Duration::from_secs_f64);
+        let asked = error.retry_after.map(|s| Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX));
         let limit = self.config.max_rate_limit_wait;
         if let Some(wait) = asked.filter(|wait| *wait > limit) {
+            // 9999-12-31 23:59:59 UTC at the latest, the last time a Python `datetime` holds.
+            let latest = UNIX_EPOCH + Duration::from_secs(253_402_300_799);
+            let retry_at = SystemTime::now().checked_add(wait).filter(|at| *at < latest).unwrap_or(latest);
             error.hint = Some(format!(
-                "the service asks to wait {:.0} s, longer than max_rate_limit_wait={:.0} s; a wait this long \
-                 usually means the daily quota is used up until it resets: try again later, or raise max_rate_limit_wait",
+                "the quota is exhausted until {}: the service asks to wait {:.0} s, longer than \
+                 max_rate_limit_wait={:.0} s (a wait this long usually means the daily quota is used up \
+                 until it resets); try again after that time, or raise max_rate_limit_wait",
+                httpdate::fmt_http_date(retry_at),
                 wait.as_secs_f64(),
                 limit.as_secs_f64()
             ));
+            error.retry_at = Some(retry_at);
             return Err(Error::Api(Box::new(error)));
         }
         let wait = asked.unwrap_or_else(|| backoff(self.config.retry_backoff, attempt));
@@ -558,6 +564,7 @@ fn api_error(status: u16, headers: &HeaderMap, body: &[u8], request_id: &str, pa
         details,
         retry_after,
         hint,
+        retry_at: None,
     }
 }
 

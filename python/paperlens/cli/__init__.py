@@ -13,6 +13,7 @@ client a command uses), :mod:`.output` (the formats), :mod:`.serve` and :mod:`.d
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +55,13 @@ __all__ = [
 ]
 
 
+_RESUME = "run the same command again to resume: it continues from the last checkpoint"
+
+
+def _resumes(args: argparse.Namespace) -> bool:
+    return args.command == "harvest" or getattr(args, "checkpoint", None) is not None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``paperlens`` command; returns the process exit code (documented in ``--help``)."""
     parser = build_parser()
@@ -67,10 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"paperlens {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        resumes = args.command == "harvest" or getattr(args, "checkpoint", None) is not None
-        hint = "; run the same command again to resume: it continues from the last checkpoint" if resumes else ""
+        hint = f"; {_RESUME}" if _resumes(args) else ""
         print(f"paperlens {args.command}: interrupted{hint}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except errors.QuotaExhaustedError as error:
+        when = f"{error.retry_at:%Y-%m-%d %H:%M:%S} UTC"
+        hint = f"\nthe quota is exhausted until {when}; after that time, {_RESUME}" if _resumes(args) else ""
+        print(f"paperlens {args.command}: {type(error).__name__}: {error}{hint}", file=sys.stderr)
+        return EXIT_RATE_LIMITED
     except BrokenPipeError:  # `paperlens ... | head`
         return EXIT_OK
     except Exception as error:
