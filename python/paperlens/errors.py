@@ -62,6 +62,21 @@ class PaperlensError(Exception):
 
     request_id: str | None = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The keyword-only arguments are not in ``args``: rebuilt from them and the attributes
+        # instead, so that an error sent back by a worker process keeps them (an OSError's
+        # ``errno`` and ``filename`` are not in ``__dict__``).
+        state = dict(self.__dict__)
+        if isinstance(self, OSError):  # unset ones stay unset: a None filename would be printed
+            state.update((name, value) for name in ("errno", "filename") if (value := getattr(self, name)) is not None)
+        return (_unpickled, (type(self), self.args), state)
+
+
+def _unpickled(cls: type[PaperlensError], args: tuple[Any, ...]) -> PaperlensError:
+    error = cls.__new__(cls, *args)
+    error.args = args  # OSError's __new__ leaves them to an __init__ that a subclass overrides
+    return error
+
 
 class ConfigurationError(PaperlensError, ValueError):
     """A missing or invalid client setting (token, base URL, service source, CA bundle...).
@@ -148,15 +163,6 @@ class APIError(PaperlensError):
         self.request_id = request_id
         self.details = details
         self._retry_after = retry_after
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The keyword-only arguments are not in ``args``: rebuilt from them and ``__dict__``
-        # instead, so that an error sent back by a worker process keeps its attributes.
-        return (_unpickled, (type(self), self.args), self.__dict__)
-
-
-def _unpickled(cls: type[APIError], args: tuple[Any, ...]) -> APIError:
-    return cls.__new__(cls, *args)
 
 
 class BadRequestError(APIError):
