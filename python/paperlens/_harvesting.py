@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from paperlens._manifest import ManifestError, ManifestRecorder
 from paperlens._output_guard import HarvestError
+from paperlens._records import to_json
 
 if TYPE_CHECKING:
     from paperlens._records import RecordSchema
@@ -202,7 +203,7 @@ class JsonlWriter(Writer):
             file.truncate(self.size)
 
     def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
-        data = b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for r in records)
+        data = b"".join(to_json(r).encode() + b"\n" for r in records)
         with open(self.out, "ab") as file:
             file.write(data)
             file.flush()

@@ -34,7 +34,7 @@ from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Call, Plan
 from paperlens._output_guard import guarded_plan
 from paperlens._progress import Listen
-from paperlens._records import INTEGER, relation_schema
+from paperlens._records import INTEGER, relation_schema, to_json
 from paperlens._types_open_platform import RelationItem
 from paperlens.errors import ValidationError
 
@@ -375,7 +375,7 @@ class _Journal:
 
     def _append(self, entry: dict[str, Any]) -> None:
         assert self._file is not None
-        line = memoryview(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        line = memoryview(to_json(entry).encode() + b"\n")
         kept = self._file.tell()
         try:
             while line:
