@@ -28,6 +28,7 @@ __all__ = [
     "Part",
     "TextPart",
     "compact",
+    "continue_with",
     "describe_error",
     "fit",
     "render",
@@ -113,6 +114,12 @@ def compact(value: Any) -> Any:
     return value
 
 
+def continue_with(arguments: Mapping[str, Any]) -> str:
+    """The end of a summary line saying how to continue: the arguments to change, as a JSON
+    object that ends the line."""
+    return f"to continue, call again with the same arguments and these: {to_json(arguments)}"
+
+
 def render(summary: str, payload: Any) -> str:
     """One text part: the summary line, the untrusted-content note, the payload's JSON."""
     return f"{well_formed(summary)}\n{UNTRUSTED_NOTE}\n<untrusted-data>\n{to_json(payload)}\n</untrusted-data>"
@@ -185,7 +192,7 @@ def describe_error(error: BaseException, *, secret: str | None = None) -> str:
     names the parameter and the rule; a 429 says when to retry. ``secret`` (the token) is
     masked wherever it would appear."""
     if isinstance(error, ValidationError):
-        text = f"Invalid argument {error.param!r} ({error.rule}): {error}. Fix the argument and call again."
+        text = f"Invalid argument: {error}. Nothing was sent; fix the argument and call again."
     elif isinstance(error, QuotaExhaustedError):
         text = (
             f"Rate limited (429): the quota is used up until {error.retry_at:%Y-%m-%d %H:%M:%S} UTC; retry after that."

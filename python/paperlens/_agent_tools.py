@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from paperlens import _contract as c
-from paperlens._agent_output import ImagePart, Part, TextPart, compact, fit, render, to_json
+from paperlens._agent_output import ImagePart, Part, TextPart, compact, continue_with, fit, render
 from paperlens._agent_schema import Choices, Signature, signature_of
 from paperlens._operation import Call, Operation, Plan, _run_async, _run_sync
 from paperlens.client import AsyncClient, Client
@@ -98,13 +98,7 @@ def _continue(summary: str, shown: int, total: int, after: dict[str, Any] | None
     """The summary line of a list, with the arguments that continue it."""
     if after is None:
         return f"{summary}: {shown} of {total} shown, nothing follows."
-    return (
-        f"{summary}: {shown} of {total} shown; to continue, call again with the same arguments but {_arguments(after)}."
-    )
-
-
-def _arguments(values: dict[str, Any]) -> str:
-    return ", ".join(f"{name}={to_json(value)}" for name, value in values.items())
+    return f"{summary}: {shown} of {total} shown; {continue_with(after)}"
 
 
 def _page(
@@ -194,8 +188,8 @@ def read_paper(max_chars: int, doc_id: str, offset: int = 0) -> Plan[list[Part]]
         payload = {"doc_id": doc_id, "offset": offset, "text": text[:kept], "text_length": length}
         if more:
             payload["next_offset"] = end
-        step = f"to read on, call again with offset={end}" if more else "the end of the text"
-        return render(f"read_paper {doc_id}: code points {offset} to {end} of {length}; {step}.", payload)
+        step = continue_with({"offset": end}) if more else "the end of the text."
+        return render(f"read_paper {doc_id}: code points {offset} to {end} of {length}; {step}", payload)
 
     low, high, best = 0, len(text), build(0)
     while low <= high:  # the most code points whose text fits

@@ -12,6 +12,9 @@ from paperlens.cli import commands
 from paperlens.cli.bibliography_commands import add_bibliography_commands
 from paperlens.cli.convert import csv_list, filter_arg, json_arg, rate_limit_arg, sort_arg
 from paperlens.cli.demo import run_demo
+from paperlens.cli.mcp_command import DESCRIPTION as MCP_DESCRIPTION
+from paperlens.cli.mcp_command import add_arguments as add_mcp_arguments
+from paperlens.cli.mcp_command import run as run_mcp
 from paperlens.cli.options import (
     add_paging_flags,
     add_progress_flag,
@@ -43,6 +46,7 @@ examples:
   paperlens schema citation-graph SCHEMA_ID --depth 2 --format json
   paperlens sandbox --port 8765          serve a sandbox until Ctrl-C
   paperlens demo                         a guided research session against a sandbox
+  paperlens mcp --tools all              serve the tools to an agent (MCP over stdio)
 
 environment:
   PAPERLENS_API_TOKEN, PAPERLENS_BASE_URL   the service to use (the token is never an argument);
@@ -140,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
     )
     command("demo", "a guided research session against a sandbox", lambda _args: run_demo(sys.stdout), parents=[])
+    add_mcp_arguments(
+        command("mcp", "a Model Context Protocol server for agents", run_mcp, parents=[], description=MCP_DESCRIPTION)
+    )
     return parser
 
 
