@@ -151,7 +151,7 @@ TRANSPORTS = ["stdio", "http"]
 async def test_tools_listed_with_valid_schemas_and_answers_equal_the_operations(
     transport: str, sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
 ) -> None:
-    async with connect(transport, sandbox, tmp_path, "--max-chars", "1500") as (session, server):
+    async with connect(transport, sandbox, tmp_path, "--max-chars", "1500") as (session, _):
         listed = (await session.list_tools()).tools
         assert [tool.name for tool in listed] == DEFAULT_TOOLS
         for tool in listed:
@@ -211,7 +211,10 @@ async def test_lookups_relations_evidence_and_figures(
         )
         all_evidence = direct.schema.iter_search_evidence(["core_claim_result"], schema_ids=[schema_id]).to_list()
         assert [e["evidence_id"] for e in evidence] == [e.evidence_id for e in all_evidence]
-        assert all(e.get("provenance") == [p.to_dict() for p in x.provenance] for e, x in zip(evidence, all_evidence))
+        assert all(
+            e.get("provenance") == [p.to_dict() for p in x.provenance]
+            for e, x in zip(evidence, all_evidence, strict=True)
+        )
 
         markers = [p.marker for e in all_evidence for p in e.provenance][:3]
         segments = await every_row(session, "resolve_provenance", {"schema_id": schema_id, "marker_nums": markers})
@@ -279,7 +282,7 @@ async def test_forty_concurrent_calls_over_one_session(
 async def test_all_tools_one_per_operation_from_the_definitions(
     sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
 ) -> None:
-    async with connect("stdio", sandbox, tmp_path, "--tools", "all") as (session, server):
+    async with connect("stdio", sandbox, tmp_path, "--tools", "all") as (session, _):
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
         operations = set(listed) - set(DEFAULT_TOOLS)
         # 24 operations: paper_relations is served by the default tool of that name.
