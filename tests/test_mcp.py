@@ -321,3 +321,18 @@ async def test_the_token_appears_in_no_output_log_or_error(sandbox: Sandbox, tmp
             seen.append((await session.call_tool(tool, arguments)).model_dump_json())
     seen.append(server.stderr())
     assert all(sandbox.token not in text for text in seen)
+
+
+async def test_without_a_token_it_serves_a_fresh_sandbox_and_says_so(tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "paperlens", "mcp"],
+        env={"PYTHONPATH": str(PYTHON_DIR), "PATH": os.environ.get("PATH", "")},
+    )
+    errlog = tmp_path / "stderr.log"
+    with errlog.open("w") as err:
+        async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            hits = data_of(await session.call_tool("search_papers", {"query": "memory", "top_k": 2}))
+    assert len(hits) == 2
+    assert "using a fresh local sandbox" in errlog.read_text()
