@@ -462,7 +462,7 @@ def _operation_tool(name: str, function: Callable[..., Any], model: type | None)
         rest = items[skip:]
 
         def build(kept: list[Any], n: int) -> tuple[str, Any]:
-            after = {**arguments, _SKIP: skip + n} if n < len(rest) else None
+            after = {_SKIP: skip + n} if n < len(rest) else None
             return _continue(f"{name}: {rows}", n, len(rest), after), {**payload, rows: kept}
 
         return [TextPart(fit(max_chars, rest, build))]
