@@ -336,3 +336,39 @@ async def test_without_a_token_it_serves_a_fresh_sandbox_and_says_so(tmp_path: P
             hits = data_of(await session.call_tool("search_papers", {"query": "memory", "top_k": 2}))
     assert len(hits) == 2
     assert "using a fresh local sandbox" in errlog.read_text()
+
+
+async def test_filters_sort_and_years_reach_the_service(
+    sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
+) -> None:
+    async with connect("stdio", sandbox, tmp_path) as (session, _):
+        records = await every_row(
+            session,
+            "search_metadata",
+            {
+                "query": "memory",
+                "filters": [
+                    ["publication_published_year", ">=", 2015],
+                    {"field": "citation_count", "operator": "FILTER_OP_GT", "value": 1},
+                ],
+                "sort": [["citation_count", "desc"]],
+                "fields": ["unique_id", "title", "citation_count", "publication_published_year"],
+                "page_size": 20,
+            },
+        )
+        hits = data_of(
+            await session.call_tool(
+                "search_papers", {"query": "memory", "top_k": 6, "year_from": 2020, "year_to": 2022}
+            )
+        )
+    expected = direct.iter_meta_search(
+        "memory",
+        filters=[paperlens.Filter("publication_published_year", ">=", 2015), ("citation_count", ">", 1)],
+        sort=[("citation_count", "desc")],
+        fields=["unique_id", "title", "citation_count", "publication_published_year"],
+        page_size=20,
+    ).to_list()
+    assert records and records == [{k: v for k, v in r.to_dict().items() if v is not None} for r in expected]
+    years = direct.agentic_search("memory", top_k=6, filters={"publication_published_year": {"gte": 2020, "lte": 2022}})
+    assert [(h["doc_id"], h["offset"]) for h in hits] == [(h.doc_id, h.offset) for h in years.hits]
+    assert all(2020 <= h["publication_published_year"] <= 2022 for h in hits)
