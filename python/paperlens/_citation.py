@@ -138,8 +138,9 @@ _QUOTED = re.compile(
     r"[\"\u201c\u201d\u00ab\u201e]([^\"\u201c\u201d\u00bb]{6,}?)[,.]?[\"\u201c\u201d\u00bb]"  # "Title", “Title”
     r"|(?<!\w)['\u2018]([^'\u2018\u2019]{6,}?)[,.]?['\u2019](?!\w)"  # 'Title', or in typographic single quotes
 )
+# "vol. 12", "pp. 45-67": a number follows (an initial "P." before "et al." is no page).
 _BIBLIO = re.compile(
-    r"\b(?:vol|no|pp|p|iss|art)\.\s*[\w\u2013-]+|\b\d+\s*\(\d+\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
+    r"\b(?:vol|no|pp|p|iss|art)\.\s*\d[\w\u2013-]*|\b\d+\s*\(\d+\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
     r"|;\s*\d+(?:\s*\(\d+\))?",
     re.IGNORECASE,
 )
