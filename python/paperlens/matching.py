@@ -55,6 +55,7 @@ __all__ = [
     "match_plan",
     "parse_reference",
     "rank",
+    "title_query",
     "venue_agreement",
 ]
 
@@ -319,9 +320,9 @@ def _year_filters(year: int | None) -> list[Filter]:
     return [Filter("publication_published_year", ">=", year - 1), Filter("publication_published_year", "<=", year + 1)]
 
 
-def _query(ref: _Reference) -> str | None:
+def title_query(citation: Citation) -> str | None:
     """The title's words for the full-text query (no stop words: they only cost matches)."""
-    words = [w for w in cite.WORD.findall(ref.citation.title or "") if w.lower() not in cite.STOP]
+    words = [w for w in cite.WORD.findall(citation.title or "") if w.lower() not in cite.STOP]
     return " ".join(words) or None
 
 
@@ -335,7 +336,7 @@ def _search(ref: _Reference, top: int, known: MetadataRecord | None) -> Plan[lis
     c = ref.citation
     candidates = [known] if known is not None else []
     matches = _ranked(ref, candidates, top)
-    query = _query(ref)
+    query = title_query(c)
     if not _settled(matches) and query is not None:
         size = max(top, TITLE_PAGE_SIZE)
         page = yield Call("meta_search", (query,), {"filters": _year_filters(c.year) or None, "page_size": size})
