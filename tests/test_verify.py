@@ -174,7 +174,7 @@ def test_input_order_and_every_input_kind(sandbox, records, verify, tmp_path):
 
 
 def test_to_bibtex_writes_the_records_under_the_keys_given(records, verify):
-    a, b = records[9:11]
+    a = records[9]
     checked = verify(
         [
             {"id": "smith2020", "title": a.title, "issued": {"date-parts": [[a.publication_published_year + 3]]}},
