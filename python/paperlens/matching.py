@@ -174,7 +174,7 @@ def _surname(name: str) -> str:
 def _has_author(ref: _Reference, name: str, pool: Sequence[str]) -> bool:
     surname = _surname(name)
     if cite.CJK.match(surname):
-        return surname in ref.squeezed
+        return surname in "".join(pool)  # CJK names are not split into words reliably
     return bool(surname) and any(cite.near(surname, word) for word in pool)
 
 

@@ -263,26 +263,31 @@ def _plan_of(given: Given, known: MetadataRecord | None) -> tuple[MetadataRecord
 
 
 def _same_work(e: Evidence) -> bool:
-    """The candidate is the cited work: a DOI nothing contradicts, the same title, or a close
-    title with an agreeing first author or year (a partial one needs both)."""
+    """The candidate is the cited work: a DOI nothing contradicts, the same title, a close
+    title by the same first author with at most one other field off, or a partial one with
+    the same first author and year and nothing off."""
     if e.doi and (not e.titled or e.title >= CLOSE_TITLE):
         return True
-    agreeing = (e.first_author is True) + (e.year_off == 0)
     if e.title >= SAME_TITLE:
         return True
+    off = (e.year_off not in (None, 0)) + (e.venue is False) + e.authors_clash
     if e.title >= CLOSE_TITLE:
-        return agreeing >= 1 and (e.first_author is not False or e.year_off in (None, 0))
-    return e.title >= PARTIAL_TITLE and agreeing == 2
+        return e.first_author is True and off <= 1
+    return e.title >= PARTIAL_TITLE and e.first_author is True and e.year_off == 0 and off == 0
 
 
 def _verdict(
     given: Given, scored: list[tuple[Evidence, MetadataRecord]], known: MetadataRecord | None
 ) -> VerifiedReference:
     base = {"input": given.input, "key": given.key, "given": given}
-    if not scored or not _same_work(scored[0][0]):
+    # Of the records that may be the cited work, the one that differs in the fewest fields.
+    fitting = sorted(
+        ((len(_differences(given, r, e)), e, r) for e, r in scored if _same_work(e)), key=lambda t: (t[0], -t[1].score)
+    )
+    if not fitting:
         return VerifiedReference(**base, status="not_found", record=None, **_not_found(given, scored, known))
-    evidence, record = scored[0]
-    tied = [r for e, r in scored[1:] if evidence.score - e.score < TIE and _same_work(e)]
+    fewest, evidence, record = fitting[0]
+    tied = [r for n, e, r in fitting[1:] if n == fewest and evidence.score - e.score < TIE]
     if tied:
         candidates = [record, *tied]
         listed = "; ".join(_described(r) for r in candidates)
