@@ -6,11 +6,14 @@ log, the corrected BibTeX, and bad input refused before any request."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 from collections import Counter
 
 import pytest
 
 import paperlens
+from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
 from paperlens.verification import Verification
 
 from fixtures import sandbox_client
@@ -228,3 +231,64 @@ def test_an_empty_list_sends_nothing(sandbox, verify):
     sandbox.clear_requests()
     assert verify([]).items == []
     assert sandbox.requests() == []
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def env(sandbox, monkeypatch):
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
+    sandbox.clear_requests()
+    return sandbox
+
+
+def cli(capsys, monkeypatch, *argv, stdin=None):
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(["verify", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_exit_0_when_every_entry_is_verified(env, capsys, monkeypatch, records, tmp_path):
+    listed = tmp_path / "refs.txt"
+    listed.write_text(f"{apa(records[13])}\n\n{apa(records[14])}\n", encoding="utf-8")
+    code, out, err = cli(capsys, monkeypatch, str(listed), "--format", "json")
+    assert code == EXIT_OK
+    rows = json.loads(out)
+    assert [(r["status"], r["unique_id"], r["differences"]) for r in rows] == [
+        ("verified", records[13].unique_id, {}),
+        ("verified", records[14].unique_id, {}),
+    ]
+    assert "2 entries: 2 verified" in err
+
+
+def test_cli_exit_7_when_any_entry_is_not_and_the_table_says_why(env, capsys, monkeypatch, records):
+    record = records[15]
+    wrong = apa(record, year=record.publication_published_year - 1)
+    code, out, err = cli(capsys, monkeypatch, "-", stdin=f"{apa(records[16])}\n{wrong}\n")
+    assert code == EXIT_NOT_VERIFIED == 7
+    header, _rule, first, second = out.splitlines()
+    assert header.split() == ["#", "key", "status", "confidence", "differs", "record", "why"]
+    assert first.split()[:2] == ["1", "verified"] and record.unique_id not in first
+    year = record.publication_published_year
+    assert second.split()[:4] == ["2", "mismatch", "high", "year"] and record.unique_id in second
+    assert f"year differs: cited {year - 1}, record {year}" in second
+    assert "1 verified, 1 mismatch" in err
+
+
+def test_cli_bibtex_prints_the_corrected_entries(env, capsys, monkeypatch, records):
+    record = records[17]
+    code, out, _err = cli(capsys, monkeypatch, "-", "--format", "bibtex", stdin=apa(record, year=1901) + "\n")
+    assert code == EXIT_NOT_VERIFIED
+    assert out.startswith("@") and f"year = {{{record.publication_published_year}}}" in out
+    assert f"doi = {{{record.doi}}}" in out
+
+
+def test_cli_refuses_a_missing_file_before_any_request(env, capsys, monkeypatch, tmp_path):
+    code, _out, err = cli(capsys, monkeypatch, str(tmp_path / "nothing.bib"))
+    assert code == EXIT_USAGE and "no such file" in err
+    assert env.requests() == []
