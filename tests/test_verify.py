@@ -292,3 +292,15 @@ def test_cli_refuses_a_missing_file_before_any_request(env, capsys, monkeypatch,
     code, _out, err = cli(capsys, monkeypatch, str(tmp_path / "nothing.bib"))
     assert code == EXIT_USAGE and "no such file" in err
     assert env.requests() == []
+
+
+def test_dois_are_looked_up_200_a_request_and_settle_their_references(sandbox, corpus, verify):
+    dois = list(dict.fromkeys(r.doi for r in corpus if r.doi))[:250]
+    prefixed = [
+        ("doi:{}", "https://doi.org/{}", "{}")[k % 3].format(d.upper() if k % 2 else d) for k, d in enumerate(dois)
+    ]
+    sandbox.clear_requests()
+    checked = verify(prefixed)
+    by_doi = {r.doi: r.unique_id for r in corpus if r.doi}
+    assert [(i.status, i.record.unique_id) for i in checked] == [("verified", by_doi[d]) for d in dois]
+    assert sent(sandbox) == {"/meta-search": 2}  # 250 references: 0.008 requests each
