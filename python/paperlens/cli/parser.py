@@ -27,6 +27,9 @@ from paperlens.cli.serve import serve
 from paperlens.cli.snowball_command import DESCRIPTION as SNOWBALL_DESCRIPTION
 from paperlens.cli.snowball_command import add_arguments as add_snowball_arguments
 from paperlens.cli.snowball_command import run as run_snowball
+from paperlens.cli.verify_command import DESCRIPTION as VERIFY_DESCRIPTION
+from paperlens.cli.verify_command import add_arguments as add_verify_arguments
+from paperlens.cli.verify_command import run as run_verify
 
 _EXAMPLES = """\
 examples:
@@ -40,6 +43,7 @@ examples:
   paperlens relations W4000000000 CITATIONS --all --format jsonl
   paperlens lookup --by doi < dois.txt --format bibtex > refs.bib
   paperlens match < references.txt       the best record of each reference, with its confidence
+  paperlens verify refs.bib              is every entry a real work, as cited? (exit 7 when not)
   paperlens harvest "quantum error correction" --out qec/ --format parquet
   paperlens snowball W4000000000 W4000000001 --depth 2 --max-per-paper 100 --out network/ --graphml
   paperlens schema search "diffusion models" --size 5
@@ -62,6 +66,7 @@ exit codes:
   3 authentication (401, 403, token or base URL settings)
   4 not found (404; lookup and match: none of the ids or references, the misses listed on stderr)
   5 rate limited (429)     6 server or connection (5xx, timeouts, unreachable)
+  7 verify: an entry is not verified (mismatch, not found or ambiguous)
   8 output (disk full, read-only or unwritable folder, another run writing the same output,
     an output holding something else); harvest: run the same command again to resume
   130 interrupted (harvest, snowball --checkpoint: run the same command again to resume)
@@ -107,6 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
         )
     )
     add_bibliography_commands(command, record_output)
+    add_verify_arguments(
+        command(
+            "verify",
+            "check a reference list (BibTeX or free text): verified, mismatch, not found",
+            run_verify,
+            parents=[],
+            description=VERIFY_DESCRIPTION,
+        )
+    )
     _harvest(
         command(
             "harvest",
