@@ -37,6 +37,7 @@ DEFAULT_TOOLS = [
     "paper_relations",
     "search_evidence",
     "resolve_provenance",
+    "verify_citations",
     "get_figure",
 ]
 SANDBOX = {"papers": 300}
@@ -372,3 +373,29 @@ async def test_filters_sort_and_years_reach_the_service(
     years = direct.agentic_search("memory", top_k=6, filters={"publication_published_year": {"gte": 2020, "lte": 2022}})
     assert [(h["doc_id"], h["offset"]) for h in hits] == [(h.doc_id, h.offset) for h in years.hits]
     assert all(2020 <= h["publication_published_year"] <= 2022 for h in hits)
+
+
+async def test_verify_citations_gives_the_verdicts_of_the_client(
+    sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
+) -> None:
+    records = direct.meta_search("memory", page_size=4).results
+    first = records[0]
+    authors = ", ".join(a["name"] for a in first.author or [])
+    references = [
+        f"{authors} ({first.publication_published_year}). {first.title}. {first.publication_venue_name_unified}.",
+        {"title": records[1].title, "issued": {"date-parts": [[(records[1].publication_published_year or 2000) - 3]]}},
+        "Nobody, A. (1999). A study that was never written about anything at all. Journal of Nothing.",
+        *[f"{r.title}. doi:{r.doi}" for r in records[2:]],
+    ]
+    async with connect("stdio", sandbox, tmp_path, "--max-chars", "1000") as (session, _):
+        rows = await every_row(session, "verify_citations", {"references": references})
+        path = await session.call_tool("verify_citations", {"bibtex": str(Path(__file__))})
+        both = await session.call_tool("verify_citations", {"references": references, "bibtex": "@misc{a, title={x}}"})
+    expected = direct.verify_citations(references).rows()
+    assert [row["reference"] for row in rows] == list(range(len(references)))
+    assert [(row["status"], row.get("unique_id"), row.get("differs", [])) for row in rows] == [
+        (row["status"], row["unique_id"], row["differs"]) for row in expected
+    ]
+    assert {row["status"] for row in rows} >= {"verified", "not_found"}
+    assert path.is_error and "bibtex" in text_of(path) and "test_mcp" not in text_of(path).split("got")[0]
+    assert both.is_error and "exactly one of references and bibtex" in text_of(both)

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 from paperlens import _contract as c
 from paperlens._agent_output import ImagePart, Part, TextPart, compact, continue_with, fit, render
 from paperlens._agent_schema import Choices, Signature, signature_of
+from paperlens._given import _BIBTEX  # what the client takes for BibTeX text rather than a path
 from paperlens._operation import Call, Operation, Plan, _run_async, _run_sync
 from paperlens.client import AsyncClient, Client
 from paperlens.errors import PaperlensError, ValidationError
@@ -102,12 +103,19 @@ def _continue(summary: str, shown: int, total: int, after: dict[str, Any] | None
 
 
 def _page(
-    max_chars: int, summary: str, rows: list[Any], *, skip: int, same: dict[str, Any], following: dict[str, Any] | None
+    max_chars: int,
+    summary: str,
+    rows: list[Any],
+    *,
+    skip: int,
+    same: dict[str, Any],
+    following: dict[str, Any] | None,
+    skipped: bool = False,
 ) -> list[Part]:
-    """A page of ``rows`` (after ``skip``) fitted to ``max_chars``: continued with the same
-    request and a larger ``skip`` when not all of it fits, else with ``following`` (the next
-    page's arguments, None at the end)."""
-    rest = rows[skip:]
+    """A page of ``rows`` (after ``skip``; ``skipped``: the rows start there already) fitted
+    to ``max_chars``: continued with the same request and a larger ``skip`` when not all of
+    it fits, else with ``following`` (the next page's arguments, None at the end)."""
+    rest = rows if skipped else rows[skip:]
 
     def build(kept: list[Any], n: int) -> tuple[str, Any]:
         after = {**{k: v for k, v in same.items() if v is not None}, "skip": skip + n} if n < len(rest) else following
@@ -407,6 +415,44 @@ def _image(max_chars: int, file_name: str, resource: Any) -> list[Part]:
     ]
 
 
+def verify_citations(
+    max_chars: int,
+    references: list[str | dict[str, Any]] | None = None,
+    bibtex: str | None = None,
+    skip: int = 0,
+) -> Plan[list[Part]]:
+    """Check a reference list against the service: does each cited work exist, and are its
+    title, authors, year, venue and DOI right?
+
+    Use it before citing references from a draft, a paper or memory. Each comes back
+    verified, mismatch (with each differing field as [given, found]), not_found or ambiguous,
+    with a confidence, the reasons and the record's unique_id and DOI.
+
+    Args:
+        references: the references, each a free-text citation or a CSL-JSON item.
+        bibtex: BibTeX entries (the text), instead of references.
+        skip: references already reported (a previous answer says when to use it); from 0.
+    """
+    if (references is None) == (bibtex is None):
+        raise ValidationError(
+            "references: give references or bibtex, not both or neither",
+            param="references",
+            rule="exactly one of references and bibtex",
+        )
+    if bibtex is not None and not _BIBTEX.search(bibtex):  # the client would read a file of that name
+        raise ValidationError(
+            "bibtex: expected BibTeX entries such as @article{key, title={...}, ...}",
+            param="bibtex",
+            rule="BibTeX text",
+        )
+    checked = yield Call("verify_citations", (references[skip:] if references is not None else bibtex,))
+    first = skip if references is not None else 0
+    rows = [{"reference": first + i, **compact(row)} for i, row in enumerate(checked.rows())]
+    counts = ", ".join(f"{status} {n}" for status, n in checked.counts.items() if n)
+    summary = f"verify_citations ({counts or 'nothing to check'}); references"
+    return _page(max_chars, summary, rows, skip=skip, same={}, following=None, skipped=references is not None)
+
+
 def default_tools() -> list[AgentTool]:
     """The tools of ``--tools default``, in the order an agent would use them."""
     plans = (
@@ -417,6 +463,7 @@ def default_tools() -> list[AgentTool]:
         paper_relations,
         search_evidence,
         resolve_provenance,
+        verify_citations,
         get_figure,
     )
     return [_tool(plan) for plan in plans]
