@@ -108,17 +108,16 @@ def _page(
     rows: list[Any],
     *,
     skip: int,
-    same: dict[str, Any],
     following: dict[str, Any] | None,
     skipped: bool = False,
 ) -> list[Part]:
     """A page of ``rows`` (after ``skip``; ``skipped``: the rows start there already) fitted
-    to ``max_chars``: continued with the same request and a larger ``skip`` when not all of
-    it fits, else with ``following`` (the next page's arguments, None at the end)."""
+    to ``max_chars``: continued with the same arguments and a larger ``skip`` when not all of
+    it fits, else with ``following`` (what changes for the next page, None at the end)."""
     rest = rows if skipped else rows[skip:]
 
     def build(kept: list[Any], n: int) -> tuple[str, Any]:
-        after = {**{k: v for k, v in same.items() if v is not None}, "skip": skip + n} if n < len(rest) else following
+        after = {"skip": skip + n} if n < len(rest) else following
         return _continue(summary, n, len(rest), after), kept
 
     return [TextPart(fit(max_chars, rest, build))]
@@ -155,7 +154,7 @@ def search_papers(
     filters = {"publication_published_year": years} if years else None
     found = yield Call("agentic_search", (query,), {"top_k": top_k, "filters": filters})
     hits = [compact(_hit(hit.to_dict())) for hit in found.hits]
-    return _page(max_chars, f"search_papers {query!r}", hits, skip=skip, same={}, following=None)
+    return _page(max_chars, f"search_papers {query!r}", hits, skip=skip, following=None)
 
 
 _HIT_KEYS = (
@@ -272,7 +271,7 @@ def search_metadata(
     records = [_record(record.to_dict(), fields) for record in page.results]
     following = {"cursor": page.next_cursor, "skip": 0} if page.next_cursor and records else None
     summary = f"search_metadata: {page.total_count} records match; this page"
-    return _page(max_chars, summary, records, skip=skip, same={"cursor": cursor}, following=following)
+    return _page(max_chars, summary, records, skip=skip, following=following)
 
 
 def get_papers(
@@ -284,7 +283,7 @@ def get_papers(
     whose ids you have, e.g. from paper_relations or a reference list.
 
     Args:
-        ids: the ids, 1-200 ids of one kind.
+        ids: the ids, all of one kind.
         by: what the ids are: "unique_id", "doi", "doc_id" or "isbn13".
         skip: ids already seen (a previous answer says when to use it); from 0.
     """
@@ -293,7 +292,7 @@ def get_papers(
         {"id": i, "record": _record(r.to_dict(), None) if r is not None else None}
         for i, r in zip(ids, found.records, strict=True)
     ]
-    return _page(max_chars, f"get_papers by {by}", rows, skip=skip, same={}, following=None)
+    return _page(max_chars, f"get_papers by {by}", rows, skip=skip, following=None)
 
 
 def paper_relations(
@@ -322,7 +321,7 @@ def paper_relations(
     last = answer.total_pages is None or page >= answer.total_pages or not items
     following = None if last else {"page": page + 1, "skip": 0}
     summary = f"paper_relations {relation} of {unique_id}: {answer.total_count} in all; page {page}"
-    return _page(max_chars, summary, items, skip=skip, same={"page": page}, following=following)
+    return _page(max_chars, summary, items, skip=skip, following=following)
 
 
 def search_evidence(
@@ -356,7 +355,7 @@ def search_evidence(
     )
     items = [compact(item.to_dict()) for item in answer.items]
     following = {"cursor": answer.next_cursor, "skip": 0} if answer.next_cursor and items else None
-    return _page(max_chars, "search_evidence", items, skip=skip, same={"cursor": cursor}, following=following)
+    return _page(max_chars, "search_evidence", items, skip=skip, following=following)
 
 
 def resolve_provenance(
@@ -386,7 +385,7 @@ def resolve_provenance(
     )
     segments = [compact(segment.to_dict()) for segment in answer.segments]
     summary = "resolve_provenance" + (f" (not resolved: {answer.missing})" if answer.missing else "")
-    return _page(max_chars, summary, segments, skip=skip, same={}, following=None)
+    return _page(max_chars, summary, segments, skip=skip, following=None)
 
 
 def get_figure(max_chars: int, file_name: str) -> Plan[list[Part]]:
@@ -450,7 +449,7 @@ def verify_citations(
     rows = [{"reference": first + i, **compact(row)} for i, row in enumerate(checked.rows())]
     counts = ", ".join(f"{status} {n}" for status, n in checked.counts.items() if n)
     summary = f"verify_citations ({counts or 'nothing to check'}); references"
-    return _page(max_chars, summary, rows, skip=skip, same={}, following=None, skipped=references is not None)
+    return _page(max_chars, summary, rows, skip=skip, following=None, skipped=references is not None)
 
 
 def default_tools() -> list[AgentTool]:
