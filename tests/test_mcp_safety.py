@@ -116,3 +116,15 @@ def test_server_settings_are_checked(sandbox: Sandbox, options: dict[str, Any], 
     ):
         paperlens.mcp.server(client, **options)
     assert raised.value.param == param
+
+
+@pytest.mark.parametrize(("option", "value"), [("--tools", "search_papers,nope"), ("--max-chars", "10")])
+def test_the_command_refuses_bad_settings_as_a_usage_error(
+    option: str, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from paperlens.cli import EXIT_USAGE, main
+
+    for name in ("PAPERLENS_API_TOKEN", "PAPERLENS_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["mcp", option, value]) == EXIT_USAGE
+    assert option.removeprefix("--").replace("-", "_") in capsys.readouterr().err
