@@ -237,11 +237,11 @@ async def test_errors_are_tool_results_and_the_server_lives_on(
 ) -> None:
     async with connect("stdio", sandbox, tmp_path) as (session, server):
         cases = {
-            ("search_papers", json.dumps({"query": 5})): ["query: expected a string"],
-            ("search_papers", json.dumps({"query": "x", "top_k": 1000})): ["top_k: expected at most 100"],
-            ("search_papers", json.dumps({"question": "x"})): ["question", "unknown parameter"],
-            ("read_paper", json.dumps({})): ["doc_id", "required"],
-            ("paper_relations", json.dumps({"unique_id": "W1", "relation": "cousins"})): ["relation", "CITATIONS"],
+            ("search_papers", json.dumps({"query": 5})): ["'query': expected a string"],
+            ("search_papers", json.dumps({"query": "x", "top_k": 1000})): ["'top_k': expected at most 100"],
+            ("search_papers", json.dumps({"question": "x"})): ["'question': unknown parameter"],
+            ("read_paper", json.dumps({})): ["'doc_id': required"],
+            ("paper_relations", json.dumps({"unique_id": "W1", "relation": "cousins"})): ["'relation'", "CITATIONS"],
             ("read_paper", json.dumps({"doc_id": "no-such-document"})): ["400", "no-such-document"],
             ("get_figure", json.dumps({"file_name": "figures/none.png"})): ["400"],
             ("no_such_tool", json.dumps({})): ["unknown tool", "search_papers"],

@@ -102,7 +102,7 @@ async def test_the_embedding_api_serves_an_async_client(sandbox: Sandbox) -> Non
             shown = data_of(result)
             assert [h["doc_id"] for h in shown] == [h.doc_id for h in direct.hits][: len(shown)]
             failed = await session.call_tool("read_paper", {"doc_id": 7})
-            assert failed.is_error and "doc_id: expected a string" in text_of(failed)
+            assert failed.is_error and "'doc_id': expected a string" in text_of(failed)
 
 
 @pytest.mark.parametrize(

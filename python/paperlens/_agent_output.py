@@ -192,8 +192,9 @@ def describe_error(error: BaseException, *, secret: str | None = None) -> str:
     names the parameter and the rule; a 429 says when to retry. ``secret`` (the token) is
     masked wherever it would appear."""
     if isinstance(error, ValidationError):
-        rule = "" if error.rule in str(error) else f" (the rule: {error.rule})"
-        text = f"Invalid argument: {error}{rule}. Nothing was sent; fix the argument and call again."
+        message = str(error).removeprefix(f"{error.param}: ")
+        rule = "" if error.rule in message else f" (the rule: {error.rule})"
+        text = f"Invalid argument {error.param!r}: {message}{rule}. Nothing was sent; fix it and call again."
     elif isinstance(error, QuotaExhaustedError):
         text = (
             f"Rate limited (429): the quota is used up until {error.retry_at:%Y-%m-%d %H:%M:%S} UTC; retry after that."
