@@ -11,6 +11,7 @@ connections and pacing serve every task it runs. A worker fetches and returns; t
 from __future__ import annotations
 
 import pickle
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Protocol, TypeVar
@@ -24,6 +25,7 @@ R = TypeVar("R")
 _KEPT_CLIENTS = 8
 #: The clients this worker process rebuilt, by their pickled settings.
 _CLIENTS: dict[bytes, Any] = {}
+_CLIENTS_LOCK = threading.Lock()  # a thread pool's workers share them
 
 
 class Future(Protocol):
@@ -34,7 +36,7 @@ class Future(Protocol):
 class Executor(Protocol):
     """What ``executor=`` needs: ``submit(fn, *args)`` returning a :class:`Future`."""
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Any: ...
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future: ...
 
 
 class _Done:
@@ -58,7 +60,15 @@ def check_executor(executor: object) -> None:
 
 def submitted(executor: Executor | None, fn: Callable[..., Any], *args: Any) -> Future:
     """``fn(*args)`` submitted to ``executor``, or called at once when there is none."""
-    return _Done(fn(*args)) if executor is None else executor.submit(fn, *args)
+    return _Done(fn(*args)) if executor is None else _submit(executor, fn, *args)
+
+
+def _submit(executor: Executor, fn: Callable[..., Any], *args: Any) -> Future:
+    if type(executor).__module__.split(".")[0] == "distributed":
+        # Dask takes a task of the same arguments for the same result (pure) and may hand
+        # back one it remembers: a fetch is not pure (a retry after an error may succeed).
+        return executor.submit(fn, *args, pure=False)  # type: ignore[call-arg]
+    return executor.submit(fn, *args)
 
 
 def client_bytes(client: Any) -> bytes:
@@ -69,11 +79,12 @@ def client_bytes(client: Any) -> bytes:
 def run_plan(pickled_client: bytes, define: Callable[..., Plan[R]], *args: Any) -> R:
     """On a worker: runs the plan ``define(*args)`` with the client ``pickled_client`` rebuilt
     (once per worker process)."""
-    client = _CLIENTS.get(pickled_client)
-    if client is None:
-        if len(_CLIENTS) >= _KEPT_CLIENTS:
-            _CLIENTS.pop(next(iter(_CLIENTS))).close()
-        client = _CLIENTS[pickled_client] = pickle.loads(pickled_client)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(pickled_client)
+        if client is None:
+            if len(_CLIENTS) >= _KEPT_CLIENTS:
+                _CLIENTS.pop(next(iter(_CLIENTS))).close()
+            client = _CLIENTS[pickled_client] = pickle.loads(pickled_client)
     return _run_sync(client, define(*args))
 
 
@@ -101,7 +112,7 @@ def in_order(
                 if args is not None:
                     future = shared.get(args)
                     if future is None:
-                        future = shared[args] = executor.submit(task, *args)
+                        future = shared[args] = _submit(executor, task, *args)
                 queue.append((args, future))
             if not queue:
                 return

@@ -47,7 +47,7 @@ class HarvestResult:
     not_found: tuple[str, ...] = ()
     """:func:`harvest_corpus` of ``ids``: the ids no record matched, in input order."""
     url: str | None = None
-    """The output's URL when ``out`` was an fsspec URL (``s3://bucket/prefix``); ``out``,
+    """The ``out`` given when it was an fsspec URL (``s3://bucket/prefix``); ``out``,
     ``checkpoint`` and ``manifest`` are then the paths in that store (``bucket/prefix``)."""
 
 

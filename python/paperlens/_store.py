@@ -193,8 +193,9 @@ class FsspecStore(Store):
         return bool(self.fs.isfile(str(path)))
 
     def names(self, folder: PurePath) -> list[str]:
+        self.fs.invalidate_cache(str(folder))  # another process may have written there
         try:
-            entries = self.fs.ls(str(folder), detail=False, refresh=True)
+            entries = self.fs.ls(str(folder), detail=False)
         except (FileNotFoundError, NotADirectoryError):
             return []
         return [PurePosixPath(entry).name for entry in entries if PurePosixPath(entry) != PurePosixPath(folder)]

@@ -248,7 +248,7 @@ class _Output:
 
     def __init__(self, out: str | os.PathLike[str]) -> None:
         self.store, self.out = location(out)
-        self.url = None if self.store.local else self.store.name(self.out)
+        self.url = None if self.store.local else str(out)
         self.records = self.out / "records"
         self.documents = self.out / "documents"
         self.checkpoint = checkpoint_beside(self.out)

@@ -185,7 +185,7 @@ def harvest(
             done=state["next"] is None,
             resumed=resumed,
             manifest=Path(where),
-            url=None if store.local else store.name(path),
+            url=None if store.local else str(out),
         )
 
     def save_manifest() -> None:
