@@ -26,6 +26,11 @@ place before the checkpoint moves on. A run killed anywhere and started again wi
 call ends with the same files as an uninterrupted run, without fetching again a page of
 records or a document it already has. Other parameters into the same ``out`` raise
 :class:`~paperlens.harvest.HarvestError`.
+
+With ``executor=`` the documents are fetched on worker processes (a Dask cluster, a process
+pool; :mod:`paperlens._executor`) and written by the calling process in the same order, so the
+files are those of a run without it. ``out`` may be an fsspec URL (``s3://bucket/prefix``):
+see :mod:`paperlens._store` for what stays atomic there.
 """
 
 from __future__ import annotations
