@@ -20,7 +20,7 @@ import paperlens
 from paperlens._executor import in_order
 from paperlens.harvest import harvest, harvest_corpus
 
-from fixtures import sandbox_client  # noqa: F401 (the client fixture)
+from fixtures import sandbox_client
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -48,15 +48,11 @@ def snapshot(out: Path) -> dict[str, Any]:
     return files
 
 
-def client_of(sandbox: Any) -> paperlens.Client:
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
-
-
 @pytest.fixture(scope="module")
 def plain(sandbox, tmp_path_factory):
     """The files of a run without executor."""
     out = tmp_path_factory.mktemp("plain") / "corpus"
-    result = harvest_corpus(client_of(sandbox), out, figures=True, limit=LIMIT)
+    result = harvest_corpus(sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT)
     assert result.done and result.texts > 100 and result.figures > 100
     return snapshot(out)
 
@@ -71,7 +67,7 @@ def dask_client() -> Iterator[Any]:
 
 @pytest.mark.parametrize("method", ["spawn", "fork", "forkserver"])
 def test_a_process_pool_writes_what_a_plain_run_writes(sandbox, plain, tmp_path, method):
-    client = client_of(sandbox)
+    client = sandbox_client(sandbox, max_retries=0)
     client.meta_catalog()  # a client that has sent a request before its process forks
     out = tmp_path / "corpus"
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(method)) as pool:
@@ -82,7 +78,9 @@ def test_a_process_pool_writes_what_a_plain_run_writes(sandbox, plain, tmp_path,
 
 def test_a_dask_local_cluster_writes_what_a_plain_run_writes(sandbox, plain, dask_client, tmp_path):
     out = tmp_path / "corpus"
-    result = harvest_corpus(client_of(sandbox), out, figures=True, limit=LIMIT, executor=dask_client)
+    result = harvest_corpus(
+        sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT, executor=dask_client
+    )
     assert result.done
     assert snapshot(out) == plain
     # The documents were fetched by the workers' processes, not this one.
@@ -93,7 +91,9 @@ def test_a_dask_local_cluster_writes_what_a_plain_run_writes(sandbox, plain, das
 def test_joblibs_loky_executor_writes_what_a_plain_run_writes(sandbox, plain, tmp_path):
     loky = pytest.importorskip("joblib.externals.loky")
     out = tmp_path / "corpus"
-    harvest_corpus(client_of(sandbox), out, figures=True, limit=LIMIT, executor=loky.get_reusable_executor(2))
+    harvest_corpus(
+        sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT, executor=loky.get_reusable_executor(2)
+    )
     assert snapshot(out) == plain
 
 
@@ -101,7 +101,7 @@ def test_an_error_on_a_worker_is_the_same_exception_and_the_resumed_run_ends_as_
     sandbox, plain, dask_client, tmp_path
 ):
     out = tmp_path / "corpus"
-    client = client_of(sandbox)
+    client = sandbox_client(sandbox, max_retries=0)
     # Some documents are written, then a worker's /content answers 500 (no retries).
     sandbox.inject_fault("/content", delay=0.0, times=60)  # answered normally: documents pile up in flight
     sandbox.inject_fault("/content", status=500)
@@ -121,14 +121,16 @@ def test_an_executor_needs_a_sync_client_and_a_submit_method(sandbox, tmp_path):
     with ThreadPoolExecutor(1) as pool, pytest.raises(paperlens.ValidationError, match="executor"):
         harvest_corpus(async_client, tmp_path / "a", executor=pool)  # type: ignore[call-overload]
     with pytest.raises(paperlens.ValidationError, match=r"executor.*submit"):
-        harvest_corpus(client_of(sandbox), tmp_path / "b", executor=object())  # type: ignore[arg-type]
+        harvest_corpus(sandbox_client(sandbox, max_retries=0), tmp_path / "b", executor=object())  # type: ignore[arg-type]
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
 def test_progress_counts_the_documents_an_executor_fetches(sandbox, tmp_path, capsys):
     pytest.importorskip("tqdm")
     with ThreadPoolExecutor(3) as pool:
-        result = harvest_corpus(client_of(sandbox), tmp_path / "corpus", limit=37, progress=True, executor=pool)
+        result = harvest_corpus(
+            sandbox_client(sandbox, max_retries=0), tmp_path / "corpus", limit=37, progress=True, executor=pool
+        )
     err = capsys.readouterr().err
     assert result.records == 37 and "37/37" in err and "documents" in err
 
@@ -151,7 +153,7 @@ def files(folder: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
 def test_a_metadata_harvest_with_an_executor_writes_the_same_files_and_resumes(sandbox, tmp_path, fmt):
-    client = client_of(sandbox)
+    client = sandbox_client(sandbox, max_retries=0)
     name = "records" if fmt == "parquet" else "records.jsonl"
     options: dict[str, Any] = dict(format=fmt, chunk_size=60, page_size=30, limit=290)
     harvest(client, out=tmp_path / "plain" / name, **options)

@@ -22,6 +22,8 @@ import paperlens
 from paperlens._output_guard import OutputLock
 from paperlens.harvest import OutputInUseError, harvest, harvest_corpus, read_records
 
+from fixtures import sandbox_client
+
 pd = pytest.importorskip("pandas")
 pq = pytest.importorskip("pyarrow.parquet")
 fsspec = pytest.importorskip("fsspec")
@@ -78,14 +80,10 @@ def s3(tmp_path_factory) -> Iterator[Any]:
                 os.environ[name] = value
 
 
-def client_of(sandbox: Any) -> paperlens.Client:
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
-
-
 @pytest.fixture(scope="module")
 def local(sandbox, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("local") / "corpus"
-    harvest_corpus(client_of(sandbox), out, figures=True, limit=LIMIT)
+    harvest_corpus(sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT)
     return out
 
 
@@ -107,7 +105,7 @@ def without_times(manifest: bytes) -> dict[str, Any]:
 
 def test_a_corpus_harvest_into_s3_holds_what_a_local_run_writes(sandbox, s3, local):
     url = "s3://corpora/reefs"
-    result = harvest_corpus(client_of(sandbox), url, figures=True, limit=LIMIT)
+    result = harvest_corpus(sandbox_client(sandbox, max_retries=0), url, figures=True, limit=LIMIT)
     assert result.done and result.url == url and result.texts > 100
     written, expected = remote_files(s3, "corpora/reefs"), local_files(local)
     assert set(written) == set(expected)
@@ -128,13 +126,13 @@ def test_a_corpus_harvest_into_s3_holds_what_a_local_run_writes(sandbox, s3, loc
     assert rows == connection.execute(query.format(local)).fetchall() and len(rows) == LIMIT
     # Run again: finished, nothing fetched.
     sandbox.clear_requests()
-    again = harvest_corpus(client_of(sandbox), url, figures=True, limit=LIMIT)
+    again = harvest_corpus(sandbox_client(sandbox, max_retries=0), url, figures=True, limit=LIMIT)
     assert again.done and again.resumed and sandbox.requests() == []
 
 
 def test_an_interrupted_harvest_into_a_url_resumes_to_the_same_files(sandbox, local):
     url = "memory://interrupted/corpus"
-    client = client_of(sandbox)
+    client = sandbox_client(sandbox, max_retries=0)
     sandbox.inject_fault("/content", delay=0.0, times=90)
     sandbox.inject_fault("/content", status=500)
     with pytest.raises(paperlens.ServerError):
@@ -153,7 +151,7 @@ def test_an_interrupted_harvest_into_a_url_resumes_to_the_same_files(sandbox, lo
 
 
 def test_a_metadata_harvest_into_s3_holds_the_records_of_a_local_one(sandbox, s3, tmp_path):
-    client = client_of(sandbox)
+    client = sandbox_client(sandbox, max_retries=0)
     harvest(client, out=tmp_path / "local", chunk_size=100, page_size=100, limit=250)
     url = "s3://corpora/metadata"
     result = harvest(client, out=url, chunk_size=100, page_size=100, limit=250)
@@ -169,10 +167,10 @@ def test_a_metadata_harvest_into_s3_holds_the_records_of_a_local_one(sandbox, s3
     assert json.loads(s3.cat_file("corpora/metadata.manifest.json"))["counts"] == {"records": 250, "chunks": 3}
 
 
-def test_jsonl_into_a_url_is_refused_before_any_request(sandbox, client):
+def test_jsonl_into_a_url_is_refused_before_any_request(sandbox):
     sandbox.clear_requests()
     with pytest.raises(paperlens.ValidationError, match=r"out.*parquet"):
-        harvest(client, out="memory://refused/records.jsonl", format="jsonl")
+        harvest(sandbox_client(sandbox, max_retries=0), out="memory://refused/records.jsonl", format="jsonl")
     assert sandbox.requests() == []
 
 
@@ -182,8 +180,20 @@ def test_a_second_run_into_the_same_url_on_this_machine_is_refused(sandbox):
     holder.acquire()
     try:
         with pytest.raises(OutputInUseError, match="memory://locked/corpus") as caught:
-            harvest_corpus(client_of(sandbox), url, limit=5)
+            harvest_corpus(sandbox_client(sandbox, max_retries=0), url, limit=5)
         assert caught.value.pid == os.getpid()
     finally:
         holder.release()
-    assert harvest_corpus(client_of(sandbox), url, limit=5).done
+    assert harvest_corpus(sandbox_client(sandbox, max_retries=0), url, limit=5).done
+
+
+def test_the_command_line_harvests_into_a_url(sandbox, monkeypatch, capsys):
+    from paperlens.cli import main
+
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    assert main(["harvest", "--out", "memory://cli/records", "--limit", "30", "--no-progress"]) == 0
+    assert "30 records in 1 chunks written to memory://cli/records" in capsys.readouterr().out
+    table = pq.read_table("/cli/records", filesystem=fsspec.filesystem("memory"))
+    expected = [record.unique_id for record in sandbox_client(sandbox, max_retries=0).iter_meta_search(None, limit=30)]
+    assert table.column("unique_id").to_pylist() == expected
