@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -114,6 +120,67 @@ def test_an_error_on_a_worker_is_the_same_exception_and_the_resumed_run_ends_as_
         result = harvest_corpus(client, out, figures=True, limit=LIMIT, executor=pool)
     assert result.resumed and result.done
     assert snapshot(out) == plain
+
+
+HARVEST = """
+import multiprocessing, sys
+from concurrent.futures import ProcessPoolExecutor
+import paperlens
+from paperlens.harvest import harvest_corpus
+client = paperlens.Client(rate_limits=None, max_retries=0)
+with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+    assert harvest_corpus(client, sys.argv[1], figures=True, limit=int(sys.argv[2]), executor=pool).done
+"""
+
+
+def start(sandbox: Any, out: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PAPERLENS_API_TOKEN": sandbox.token,
+        "PAPERLENS_BASE_URL": sandbox.base_url,
+        "PYTHONPATH": str(Path(paperlens.__file__).parents[1]),  # this tree, whatever is installed
+    }
+    command = [sys.executable, "-c", HARVEST, str(out), str(LIMIT)]
+    # A session of its own: the kill takes the driver and its worker processes at once.
+    return subprocess.Popen(command, env=env, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def written(out: Path) -> int:
+    try:
+        return sum(not name.startswith(".") for name in os.listdir(out / "documents"))
+    except FileNotFoundError:
+        return 0
+
+
+def across_processes(files: dict[str, Any]) -> dict[str, Any]:
+    """``files`` without what a run in another process records otherwise: the sandbox's corpus
+    (known to the process running it), and the request ids (a killed run's manifest lacks
+    those of the documents it wrote after its last save)."""
+    hidden = {"request_ids": None, "sandbox": None}
+    return {name: {**data, **hidden} if name == "manifest.json" else data for name, data in files.items()}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_harvest_on_workers_killed_at_random_moments_ends_as_a_plain_one(sandbox, plain, tmp_path, seed):
+    out = tmp_path / "corpus"
+    rng = random.Random(seed)
+    total = sum(1 for name in plain if name.endswith("/text.md"))
+    kills = set()
+    for point in sorted(rng.sample(range(total), 3)):
+        process = start(sandbox, out)
+        while process.poll() is None and written(out) < point:
+            time.sleep(0.001)
+        time.sleep(rng.uniform(0, 0.02))
+        if process.poll() is not None:
+            break
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        kills.add(written(out))
+    process = start(sandbox, out)
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err.decode()
+    assert kills and max(kills) > 0, kills
+    assert across_processes(snapshot(out)) == across_processes(plain)
 
 
 def test_an_executor_needs_a_sync_client_and_a_submit_method(sandbox, tmp_path):

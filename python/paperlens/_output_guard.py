@@ -7,6 +7,9 @@ system releases the lock when the process ends, however it ends (a ``kill -9`` i
 lock file left behind never blocks the next run; a run that ends normally removes it. A second
 run into the same output while the first holds it fails at once with
 :class:`~paperlens.harvest.OutputInUseError`, before it reads or writes anything.
+An output at an fsspec URL (``s3://...``) is locked on this machine only (a lock file in its
+temporary folder, named by the URL's hash): an object store has no lock, so one writer per URL
+across machines is the user's to ensure.
 
 An ``OSError`` of a run (a full disk, a read-only folder, a permission refused) becomes a
 :class:`~paperlens.harvest.HarvestWriteError`: still an ``OSError`` with its ``errno``, naming
