@@ -167,6 +167,11 @@ def test_a_metadata_harvest_into_s3_holds_the_records_of_a_local_one(sandbox, s3
     assert json.loads(s3.cat_file("corpora/metadata.manifest.json"))["counts"] == {"records": 250, "chunks": 3}
 
 
+def test_read_records_of_a_url_says_how_to_read_it():
+    with pytest.raises(paperlens.ValidationError, match="pyarrow or DuckDB"):
+        read_records("s3://corpora/metadata")
+
+
 def test_jsonl_into_a_url_is_refused_before_any_request(sandbox):
     sandbox.clear_requests()
     with pytest.raises(paperlens.ValidationError, match=r"out.*parquet"):

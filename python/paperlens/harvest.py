@@ -52,7 +52,7 @@ from paperlens._harvesting import (
 from paperlens._output_guard import HarvestError, HarvestWriteError, OutputInUseError, guarded
 from paperlens._progress import Progress
 from paperlens._records import metadata_schema, read_table_records
-from paperlens._store import location
+from paperlens._store import is_url, location
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
@@ -269,7 +269,10 @@ def read_records(out: str | os.PathLike[str], format: Format | None = None) -> l
     Only what a checkpoint counts is read, so a harvest interrupted mid-chunk reads exactly
     what it will keep. Each record equals the ``to_dict()`` of the record that arrived, except
     that a property the service sent as null reads as absent from Parquet; the columns
-    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records)."""
+    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records). A local
+    output only: read one at an fsspec URL with pyarrow, pandas or DuckDB."""
+    if is_url(out):
+        raise invalid("out", "read_records reads a local output (read a URL's parts with pyarrow or DuckDB)", out)
     out = Path(out)
     fmt = format or ("parquet" if out.is_dir() else "jsonl")
     state: dict[str, Any] = {}
