@@ -68,6 +68,10 @@ class Sandbox:
             as JSON strings, as the real service may.
         host: interface to bind; ``"0.0.0.0"`` exposes the sandbox beyond this machine.
         port: TCP port; ``0`` picks a free one.
+        content_latency: seconds added before every ``/content`` and ``/resource`` answer,
+            as a service across a network takes: work that fetches full texts and figures
+            is then latency-bound, as in production (``benches/bench_executor.py``).
+            ``None`` (the default) answers at once.
 
     Use it as a context manager, or call :meth:`close`.
 
@@ -92,11 +96,16 @@ class Sandbox:
         int64_as_string: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
+        content_latency: float | None = None,
     ) -> None:
         if papers < 1:
             raise ValueError(f"papers must be at least 1, got {papers}")
+        if content_latency is not None and not 0 <= content_latency < 86_400:
+            raise ValueError(f"content_latency must be seconds from 0 to 86400, got {content_latency}")
         limits = None if rate_limits is None else list(rate_limits.items())
-        self._native = NativeSandbox(papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port)
+        self._native = NativeSandbox(
+            papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port, content_latency
+        )
         _RUNNING[self._native.base_url] = {"papers": papers, "seed": seed}
 
     @property
