@@ -69,9 +69,10 @@ def relation_params(given: Params) -> Params:
 
 
 def _checked(result: M, stacklevel: int) -> M:
-    """Raises the error a successful status may still carry (``RelationsPage``); warns about a
-    ``partial=true`` answer: usable, but not a complete success. ``stacklevel`` counts the
-    frames from here to the user's call: this one, ``_call``, the public method, the caller."""
+    """Raises the error a successful status may still carry (``RelationsPage``); warns about an
+    answer that is not the whole set (``partial`` or truncated): usable, but not a complete
+    success. ``stacklevel`` counts the frames from here to the user's call: this one,
+    ``_call``, the public method, the caller."""
     failure = result._failure()
     if failure is not None:
         raise failure

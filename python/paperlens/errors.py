@@ -295,9 +295,14 @@ class ResourceWriteError(PaperlensError, OSError):
 
 
 class PartialResultWarning(UserWarning):
-    """A response with ``partial=true``: usable, but not a complete success.
+    """This result is not the whole set: usable, but not a complete success. One warning for
+    every such answer: ``partial=true`` (a dependent step failed or degraded),
+    ``truncated=true`` (a count, graph-size or materials cap was reached: a citation graph's
+    ``max_nodes``...), an entity's ``relations_truncated`` and a materials bundle's
+    ``counts.<resource>.truncated``.
 
-    The result keeps ``.partial``, ``.warnings`` and ``.truncated``.
+    The result keeps ``.partial``, ``.truncated`` and ``.warnings`` (the service's notes, also
+    in the warning's text).
 
     Examples:
         >>> import warnings

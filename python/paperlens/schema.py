@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from paperlens import types as t
 from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
 from paperlens._pagination import CursorPaging
+from paperlens.filters import schema_search_filters
 
 __all__ = ["AsyncSchema", "Schema"]
 
@@ -55,7 +56,8 @@ class _SchemaOperations:
         Args:
             query: keywords, 1-500 characters.
             filters: ``schema_ids`` and ``dois`` (at most 100 each; DOIs go here, not in the
-                query), ``authors`` (20), ``venues`` (50), ``published_year_gte`` /
+                query; ``https://doi.org/`` and ``doi:`` prefixes and case are normalised as
+                :meth:`paperlens.Client.lookup` does), ``authors`` (20), ``venues`` (50), ``published_year_gte`` /
                 ``published_year_lte`` (1800-2200), ``has_code``, ``has_data``, ``is_oa``.
             sort: at most 2 items on ``year``, ``metrics.citation_count``,
                 ``metrics.reference_count`` or ``metrics.fwci``; default: relevance.
@@ -73,7 +75,7 @@ class _SchemaOperations:
             >>> cards = client.schema.search("CRISPR off-target", filters={"has_code": True}, size=5)
             >>> sid = cards.items[0].schema_id
         """
-        return params(locals())
+        return {**params(locals()), "filters": schema_search_filters(filters)}
 
     @pages(lambda: t.PaperSearchPage, lambda: t.PaperCard, CursorPaging, unit="papers")
     def iter_search(
@@ -104,7 +106,7 @@ class _SchemaOperations:
         Examples:
             >>> frame = client.schema.iter_search("protein design", limit=300).to_pandas()
         """
-        return params(locals())
+        return {**params(locals()), "filters": schema_search_filters(filters)}
 
     @operation(lambda: t.EntityRelatedPapersPage)
     def entity_related_papers(
