@@ -1,5 +1,6 @@
 """Short forms of ``meta_search`` filters, sort and facets, turned into the wire dicts.
 
+>>> from paperlens import Filter
 >>> Filter("citation_count", ">=", 100).to_wire()
 {'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
 """
@@ -44,7 +45,9 @@ class Filter(NamedTuple):
 
     Examples:
         >>> from paperlens import Filter
-        >>> client.meta_search("coral", filters=[Filter("citation_count", ">=", 100), Filter("language", "in", ["en"])])
+        >>> page = client.meta_search("coral", filters=[Filter("citation_count", ">=", 30), Filter("language", "in", ["en"])])
+        >>> min(record.citation_count for record in page.results)
+        33
     """
 
     field: str
@@ -64,6 +67,7 @@ class Filter(NamedTuple):
             ValidationError: an unknown operator.
 
         Examples:
+            >>> from paperlens import Filter
             >>> Filter("citation_count", ">=", 100).to_wire()
             {'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
         """

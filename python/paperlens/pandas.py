@@ -1,7 +1,10 @@
 """pandas and polars frames of paperlens results (the ``pandas`` and ``polars`` extras).
 
 >>> import paperlens
->>> frame = client.iter_meta_search("protein folding", limit=500).to_pandas()
+>>> frame = client.iter_meta_search("coral reef", limit=500).to_pandas()
+>>> frame.shape
+(163, 52)
+>>> page = client.meta_search("coral bleaching")
 >>> frame = paperlens.to_pandas(page)  # a result, a list of results or a paginator
 
 One row per item. Every field of the item type is a column, even when no row carries it
@@ -130,7 +133,13 @@ def to_pandas(obj: Any) -> Any:
     Examples:
         >>> found = client.agentic_search("retrieval augmented generation")
         >>> hits = paperlens.to_pandas(found)  # one row per hit
-        >>> years = paperlens.to_pandas(page.facets)  # field, key, doc_count
+        >>> len(hits) == len(found.hits)
+        True
+        >>> page = client.meta_search("coral bleaching", facets=["publication_published_year"])
+        >>> paperlens.to_pandas(page.facets).head(2)  # field, key, doc_count
+                                field   key  doc_count
+        0  publication_published_year  2026         10
+        1  publication_published_year  2024          7
     """
     return frame(*_rows(obj), "pandas")
 
