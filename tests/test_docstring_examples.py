@@ -43,7 +43,7 @@ def public_modules() -> list[types.ModuleType]:
     """The modules of python/paperlens whose docstrings reach a reader (help(), the API
     reference): every module but the entry points and the extension."""
     names = (m.name for m in pkgutil.walk_packages(paperlens.__path__, "paperlens."))
-    return [importlib.import_module(n) for n in names if not n.endswith(("__main__", "._paperlens"))]
+    return [paperlens, *(importlib.import_module(n) for n in names if not n.endswith(("__main__", "._paperlens")))]
 
 
 def docstrings() -> list[doctest.DocTest]:
@@ -58,7 +58,11 @@ DOCSTRINGS = docstrings()
 
 def test_the_docstrings_of_the_public_api_are_found() -> None:
     names = {test.name for test in DOCSTRINGS}
-    assert {"paperlens", "paperlens.schema._SchemaOperations.resolve_provenance", "paperlens.client._Workflows.lookup"} <= names
+    assert {
+        "paperlens",
+        "paperlens.schema._SchemaOperations.resolve_provenance",
+        "paperlens.client._Workflows.lookup",
+    } <= names
 
 
 def run_example(example: doctest.Example, namespace: dict[str, Any], loop: asyncio.AbstractEventLoop) -> str:

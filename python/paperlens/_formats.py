@@ -172,8 +172,10 @@ def to_csl_json(obj: Any) -> list[dict[str, Any]]:
     >>> lookup = client.lookup(["10.5056/pl.2002.1824", "10.5056/pl.1991.1673"])
     >>> with open("refs.json", "w", encoding="utf-8") as out:
     ...     json.dump(paperlens.to_csl_json(lookup), out, ensure_ascii=False)
-    >>> [item["title"] for item in paperlens.to_csl_json(lookup)]
-    ['Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network', 'Marine biodiversity and bleaching: evidence from NOAA Coral Reef Watch']
+    >>> for item in paperlens.to_csl_json(lookup):
+    ...     print(item["type"], item["title"])
+    dataset Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network
+    article-journal Marine biodiversity and bleaching: evidence from NOAA Coral Reef Watch
     """
     return [_csl_item(work) for work in works(obj)]
 

@@ -164,7 +164,7 @@ def harvest_corpus(
         >>> result = harvest_corpus(client, "corpus", ids=["W4000000000", "W4000000003"])
         >>> frame = pandas.read_parquet(result.out / "records")
         >>> frame.loc[frame.text_status == "ok", "text_path"].tolist()  # documents/<doc_id>/text.md
-        ['documents/66aa2aece45e6a7d66e2b79357fc0ef5ba7fc7eeb704c62138a28758.../text.md', 'documents/69d06a32ab9c.../text.md']
+        ['documents/66aa2aece45e6a7d.../text.md', 'documents/69d06a32ab9c.../text.md']
     """
     wanted = _checked(query, ids, by, texts, figures, limit)
     with resumable():

@@ -45,7 +45,8 @@ class Filter(NamedTuple):
 
     Examples:
         >>> from paperlens import Filter
-        >>> page = client.meta_search("coral", filters=[Filter("citation_count", ">=", 30), Filter("language", "in", ["en"])])
+        >>> cited = [Filter("citation_count", ">=", 30), Filter("language", "in", ["en"])]
+        >>> page = client.meta_search("coral", filters=cited)
         >>> min(record.citation_count for record in page.results)
         33
     """
