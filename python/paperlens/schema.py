@@ -59,8 +59,10 @@ class _SchemaOperations:
                 query; ``https://doi.org/`` and ``doi:`` prefixes and case are normalised as
                 :meth:`paperlens.Client.lookup` does), ``authors`` (20), ``venues`` (50), ``published_year_gte`` /
                 ``published_year_lte`` (1800-2200), ``has_code``, ``has_data``, ``is_oa``.
-            sort: at most 2 items on ``year``, ``metrics.citation_count``,
-                ``metrics.reference_count`` or ``metrics.fwci``; default: relevance.
+            sort: at most 2 items, each ``{"field": FIELD, "order": "asc" or "desc"}`` with
+                FIELD ``year``, ``metrics.citation_count``, ``metrics.reference_count`` or
+                ``metrics.fwci``; the first item decides, the second breaks ties. Default:
+                relevance with a query, otherwise a stable order.
             size: papers per page, 1-100 (service default 20).
             cursor: the ``next_cursor`` of the previous page.
 
@@ -74,6 +76,10 @@ class _SchemaOperations:
         Examples:
             >>> cards = client.schema.search("CRISPR off-target", filters={"has_code": True}, size=5)
             >>> sid = cards.items[0].schema_id
+            >>> by_year = [{"field": "year", "order": "desc"}, {"field": "metrics.citation_count", "order": "desc"}]
+            >>> newest = client.schema.search("CRISPR off-target", sort=by_year, size=3)
+            >>> [(card.year, card.extra["metrics"]["citation_count"]) for card in newest.items]
+            [(2026, 3), (2026, 3), (2026, 3)]
         """
         return {**params(locals()), "filters": schema_search_filters(filters)}
 
