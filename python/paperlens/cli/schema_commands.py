@@ -54,6 +54,19 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "signals": SIGNALS,
     "groups": EVIDENCE_GROUPS,
 }
+#: The table columns of an operation whose rows' first columns would not say what they hold.
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "search_evidence": (
+        "evidence_id",
+        "key",
+        "value_text",
+        "value_number",
+        "value_bool",
+        "groups",
+        "source_entity_id",
+        "schema_id",
+    ),
+}
 _ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]*\.)?([\w]+)`|:[a-z]+:`([^`]+)`")
 _SAME_AS = re.compile(r"^as for :meth:`(\w+)`\.?$")
 
@@ -134,8 +147,13 @@ def _value_options(kind: Any, keyword: bool, default: Any) -> dict[str, Any] | N
         element, comma_separated = _LISTS[kind]
         options = {"type": comma_separated, "help": f"comma-separated {element.__name__}s"}
     elif kind in _LISTS:
-        element, _ = _LISTS[kind]
-        options = {"type": element, "nargs": "*" if has_default else "+", "help": f"{element.__name__}s, one per word"}
+        element, comma_separated = _LISTS[kind]
+        options = {
+            "type": comma_separated,
+            "nargs": "*" if has_default else "+",
+            "action": _Joined,
+            "help": f"{element.__name__}s, comma-separated or one per word",
+        }
     elif kind in _JSON:
         options = {"type": json_arg, "help": "JSON"}
     else:
@@ -147,6 +165,13 @@ def _value_options(kind: Any, keyword: bool, default: Any) -> dict[str, Any] | N
     elif keyword:
         options["required"] = True
     return options
+
+
+class _Joined(argparse.Action):
+    """The lists of the words of a positional argument (``a,b c``) as one list."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option: str | None = None) -> None:
+        setattr(namespace, self.dest, [item for word in values for item in word])
 
 
 def _without_none(hint: Any) -> Any:
@@ -161,9 +186,11 @@ def _without_none(hint: Any) -> Any:
 def run_operation(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in args._parameters}
     with Session() as client:
+        columns = _COLUMNS.get(args._method)
         if getattr(args, "all", False):
             params.pop("cursor", None)
-            emit(args.format, getattr(client.schema, f"iter_{args._method}")(**params, limit=args.limit))
+            found = getattr(client.schema, f"iter_{args._method}")(**params, limit=args.limit)
+            emit(args.format, found, columns=columns)
         else:
-            emit(args.format, getattr(client.schema, args._method)(**params))
+            emit(args.format, getattr(client.schema, args._method)(**params), columns=columns)
     return EXIT_OK
