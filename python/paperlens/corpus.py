@@ -1,8 +1,9 @@
 """Full-text corpus harvests: records to Parquet, one Markdown file per document, its figures.
 
 >>> from paperlens.harvest import harvest_corpus
->>> result = harvest_corpus(client, "reefs", query="coral bleaching", figures=True, progress=True)
+>>> result = harvest_corpus(client, "reefs", query="coral bleaching", figures=True)
 >>> result.records, result.texts, result.missing_texts
+(97, 68, 29)
 
 The output directory ``out`` holds::
 
@@ -180,9 +181,12 @@ def harvest_corpus(
             is recorded instead); call again to resume.
 
     Example:
+        >>> import pandas
+        >>> from paperlens.harvest import harvest_corpus
         >>> result = harvest_corpus(client, "corpus", ids=["W4000000000", "W4000000003"])
         >>> frame = pandas.read_parquet(result.out / "records")
-        >>> frame.loc[frame.text_status == "ok", "text_path"]  # documents/<doc_id>/text.md
+        >>> frame.loc[frame.text_status == "ok", "text_path"].tolist()  # documents/<doc_id>/text.md
+        ['documents/66aa2aece45e6a7d.../text.md', 'documents/69d06a32ab9c.../text.md']
     """
     wanted = _checked(query, ids, by, texts, figures, limit)
     if executor is not None:

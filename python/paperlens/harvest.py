@@ -1,7 +1,8 @@
 """Resumable bulk harvests of metadata search results to Parquet or JSONL.
 
 >>> from paperlens.harvest import harvest
->>> harvest(client, query="protein folding", out="folding", format="parquet", progress=True)
+>>> harvest(client, query="coral bleaching", out="bleaching", format="parquet")
+HarvestResult(out=PosixPath('bleaching'), ..., format='parquet', records=97, chunks=1, done=True, ...)
 
 Records are fetched page by page (cursor deep paging, paced to the client's quota) and
 written in chunks: Parquet as numbered part files ``part-00000.parquet``... in the ``out``
