@@ -415,7 +415,8 @@ mod tests {
     #[test]
     fn shared_pacing_urls_are_redis_ones_and_hide_their_password() {
         let with = |url: &str| {
-            let input = ConfigInput { shared_pacing: SharedPacing::Url(url.into()), ..input(Some("t"), Some("https://x.org")) };
+            let input =
+                ConfigInput { shared_pacing: SharedPacing::Url(url.into()), ..input(Some("t"), Some("https://x.org")) };
             ClientConfig::resolve(input, |_| None).map(|c| c.shared_pacing)
         };
         let Ok(Some(PacingStore::Redis(url))) = with("redis://:hunter2@127.0.0.1:6390/2") else { panic!() };

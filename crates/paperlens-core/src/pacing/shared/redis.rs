@@ -52,9 +52,8 @@ impl RedisStore {
     /// Checks at once that the server answers and runs scripts, and reads its clock.
     pub fn open(url: &RedisUrl, key: String, config: &ClientConfig) -> Result<RedisStore, Error> {
         let timeout = config.connect_timeout.max(Duration::from_millis(1));
-        let unusable = |e: RedisError| {
-            Error::Configuration(format!("shared_pacing: cannot use the Redis server at {url}: {}", e))
-        };
+        let unusable =
+            |e: RedisError| Error::Configuration(format!("shared_pacing: cannot use the Redis server at {url}: {}", e));
         let client = redis::Client::open(url.expose()).map_err(unusable)?;
         let mut connection = client.get_connection_with_timeout(timeout).map_err(unusable)?;
         connection.set_read_timeout(Some(timeout)).map_err(unusable)?;
@@ -120,6 +119,10 @@ impl Store for RedisStore {
                 } else {
                     serde_json::to_string(&window).expect("a window always serializes")
                 };
+                if new == old.as_deref().unwrap_or_default() {
+                    // Nothing changed (a request told to wait): what was read is as good as kept.
+                    return Ok(result);
+                }
                 let written: bool = SWAP
                     .key(&key)
                     .arg(old.unwrap_or_default())
@@ -138,7 +141,6 @@ impl Store for RedisStore {
 fn since_epoch(time: SystemTime) -> i128 {
     time.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as i128
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -199,7 +201,10 @@ mod tests {
             connect_timeout: Some(2.0),
             ..Default::default()
         };
-        ClientConfig { shared_pacing: Some(PacingStore::Redis(RedisUrl::parse(url).unwrap())), ..ClientConfig::resolve(input, |_| None).unwrap() }
+        ClientConfig {
+            shared_pacing: Some(PacingStore::Redis(RedisUrl::parse(url).unwrap())),
+            ..ClientConfig::resolve(input, |_| None).unwrap()
+        }
     }
 
     fn window(token: &str, url: &str) -> Box<dyn Cell> {
