@@ -176,10 +176,11 @@ mod tests {
                 .expect("redis-server (the Debian package redis-server) is needed");
             let auth = password.map(|p| format!(":{p}@")).unwrap_or_default();
             let url = format!("redis://{auth}127.0.0.1:{port}/3");
-            let client = redis::Client::open(url.as_str()).unwrap();
+            let server = Server { process, url };
+            let client = redis::Client::open(server.url.as_str()).unwrap();
             for _ in 0..500 {
                 if client.get_connection().is_ok() {
-                    return Server { process, url };
+                    return server;
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
