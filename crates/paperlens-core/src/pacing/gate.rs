@@ -134,10 +134,11 @@ impl Ticket {
         self.sent = true;
     }
 
-    /// Done once the pacing state has learned the outcome.
+    /// Done once the pacing state has learned the outcome. Dropped before (the call given
+    /// up meanwhile), the ticket is finished as if dropped unfinished: counted if sent.
     pub async fn finish(mut self, outcome: Outcome) {
-        self.done = true;
         Arc::clone(&self.gate).finish(self.id, outcome).await;
+        self.done = true;
     }
 }
 
