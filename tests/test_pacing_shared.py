@@ -242,9 +242,7 @@ def test_a_harvest_stopped_by_a_lost_redis_resumes_to_a_plain_runs_output(
     sandbox: Sandbox, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     def harvest(client: paperlens.Client, out: Path, on_chunk: Callable[[Any], None] | None = None) -> Any:
-        return harvest_to(
-            client, None, out=out, format="jsonl", chunk_size=5, page_size=5, limit=20, on_chunk=on_chunk
-        )
+        return harvest_to(client, None, out=out, format="jsonl", chunk_size=5, page_size=5, limit=20, on_chunk=on_chunk)
 
     plain = tmp_path / "plain.jsonl"
     harvest(paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url), plain)
