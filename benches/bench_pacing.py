@@ -2,6 +2,7 @@
 learned from its 429s, and four processes sharing one quota, each against a fresh sandbox.
 
 Run:  python benches/bench_pacing.py          (about 10 minutes)
+      python benches/bench_pacing.py --parts redis   (4 processes through Redis, each gateway kind: 4 minutes)
       python benches/bench_pacing.py --long   (adds the 20/min harvests, 9 minutes more: the figures of RESULTS.md)
       python benches/bench_pacing.py --quick  (a smoke run of about 3 minutes; not for RESULTS.md)
 
@@ -14,7 +15,9 @@ with a ``/meta-search`` quota, so the quota is full when the run starts:
   pacing at the documented 30/min, against a gateway allowing 10/min;
 - "4 processes": 4 real processes (this script with ``--child``), one token,
   ``shared_pacing=<a temp file>``, each harvesting a quarter of twice the limit, released at one
-  wall-clock instant.
+  wall-clock instant;
+- "4 processes, Redis": the same with ``shared_pacing="redis://..."``, a real ``redis-server``
+  started on a free loopback port (tests/redis_server.py), at 60/min against each gateway kind.
 
 The time the quota allows for N requests at L per minute, starting from a full quota, is
 (N - L) / L minutes: the first L go at once, the others as the window frees (60 s for 240 at
@@ -50,6 +53,9 @@ from pathlib import Path
 
 import paperlens
 from paperlens.sandbox import Sandbox
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from redis_server import RedisServer
 
 KINDS = ("sliding", "fixed", "bucket")
 PAPERS = 2000
@@ -245,7 +251,8 @@ def stricter_gateway(kind: str, client_limit: int, gateway_limit: int, calls: in
     return run
 
 
-def processes(kind: str, limit: int, requests: int) -> Run:
+def processes(kind: str, limit: int, requests: int, redis: str | None = None) -> Run:
+    """``requests`` shared by the processes through a temporary file, or the Redis server at ``redis``."""
     each = requests // PROCESSES
     with (
         Sandbox(papers=PAPERS, rate_limits={RESOURCE: limit}, rate_limit_kind=kind) as sandbox,
@@ -256,7 +263,7 @@ def processes(kind: str, limit: int, requests: int) -> Run:
             {
                 "base_url": sandbox.base_url,
                 "token": sandbox.token,
-                "shared": str(Path(tmp) / "pacing.json"),
+                "shared": redis or str(Path(tmp) / "pacing.json"),
                 "limit": limit,
                 "records": each,
                 "start_at": start_at,
@@ -280,7 +287,7 @@ def processes(kind: str, limit: int, requests: int) -> Run:
             statuses.update({int(status): n for status, n in report["statuses"].items()})
         elapsed = max(r["ended"] for r in reports) - min(r["started"] for r in reports) if reports else float("nan")
         run = Run(
-            f"{PROCESSES} processes, shared_pacing",
+            f"{PROCESSES} processes, shared_pacing" + (" (Redis)" if redis else ""),
             kind,
             limit,
             limit,
@@ -347,7 +354,7 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         nargs="+",
-        choices=("sequential", "concurrent", "processes"),
+        choices=("sequential", "concurrent", "processes", "redis"),
         default=["sequential", "concurrent", "processes"],
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -386,6 +393,11 @@ def main() -> None:
     if "processes" in args.parts:
         limit, requests = harvests[0]
         done(processes(args.kinds[0], limit, requests))
+    if "redis" in args.parts:
+        for kind in args.kinds:
+            # A fresh server per kind: no pacing state is carried from one run to the next.
+            with RedisServer() as server:
+                done(processes(kind, 60, 120, redis=server.url))
 
     print(f"Python {sys.version.split()[0]}, paperlens {paperlens.__version__}, sandbox of {PAPERS} papers\n")
     print(

@@ -55,24 +55,22 @@ fn max_concurrency_input(value: Option<i64>) -> Result<Option<usize>, Error> {
         .transpose()
 }
 
-/// `shared_pacing` as Python gives it: `False`/`None` (off), `True` (the default file) or a path.
+/// `shared_pacing` as Python gives it: `False`/`None` (off), `True` (the default file), a path,
+/// or a `scheme://` URL (the core accepts Redis ones).
 fn shared_pacing_input(value: Option<&Bound<'_, PyAny>>) -> PyResult<SharedPacing> {
     let Some(value) = value.filter(|v| !v.is_none()) else { return Ok(SharedPacing::Off) };
     if let Ok(flag) = value.extract::<bool>() {
         return Ok(if flag { SharedPacing::DefaultFile } else { SharedPacing::Off });
     }
     let path: PathBuf = value.extract().map_err(|_| {
-        PyPaperlensErr::from(Error::Configuration("shared_pacing must be True, False or the path of a file".into()))
+        PyPaperlensErr::from(Error::Configuration(
+            "shared_pacing must be True, False, the path of a file or a redis:// URL".into(),
+        ))
     })?;
-    if let Some(scheme) = path.to_str().and_then(url_scheme) {
-        // Named without the rest of the URL, which may hold a password.
-        return Err(PyPaperlensErr::from(Error::Configuration(format!(
-            "shared_pacing: a {scheme}:// URL is not supported; use True, False or the path of a file \
-             (Redis is planned, not yet available)"
-        )))
-        .into());
+    match path.to_str().filter(|text| url_scheme(text).is_some()) {
+        Some(url) => Ok(SharedPacing::Url(url.to_string())),
+        None => Ok(SharedPacing::File(path)),
     }
-    Ok(SharedPacing::File(path))
 }
 
 /// The scheme of a `scheme://...` URL (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).

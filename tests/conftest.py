@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
+from redis_server import RedisServer
 
 import paperlens
 from paperlens.sandbox import Sandbox
@@ -56,3 +57,10 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     arguments of :class:`Sandbox`; default: its defaults)."""
     with Sandbox(**getattr(request.module, "SANDBOX", {})) as running:
         yield running
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A real ``redis-server`` of the test's own, on a free loopback port."""
+    with RedisServer() as server:
+        yield server

@@ -176,8 +176,8 @@ def test_the_token_is_in_the_pickle_only(sandbox: Sandbox) -> None:
         assert sandbox.token not in shown
 
 
-@pytest.mark.parametrize("url", ["redis://localhost:6379/0", "rediss://user:secret@host:6380/1", "s3://bucket/pacing"])
-def test_shared_pacing_refuses_a_url(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("url", ["memcached://user:secret@host:11211", "s3://bucket/pacing"])
+def test_shared_pacing_refuses_a_url_not_of_redis(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     scheme = url.split("://")[0]
     with pytest.raises(ConfigurationError) as raised:
@@ -185,7 +185,7 @@ def test_shared_pacing_refuses_a_url(url: str, tmp_path: Path, monkeypatch: pyte
     message = str(raised.value)
     assert "shared_pacing" in message
     assert f"{scheme}://" in message
-    assert "True, False or the path of a file" in message
+    assert "True, False, the path of a file, or a redis://" in message
     assert "secret" not in message
     assert list(tmp_path.iterdir()) == []
 

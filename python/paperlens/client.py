@@ -8,6 +8,7 @@ then builds the typed result.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -110,10 +111,22 @@ def _destination(dest: str | os.PathLike[str]) -> str:
 
 
 class _Settings(dict[str, Any]):
-    """A client's constructor arguments; its repr hides the token."""
+    """A client's constructor arguments; its repr hides the token and the passwords of URLs."""
 
     def __repr__(self) -> str:
-        return repr({name: "***" if name == "api_token" and value else value for name, value in self.items()})
+        return repr({name: _hidden(name, value) for name, value in self.items()})
+
+
+def _hidden(name: str, value: Any) -> Any:
+    if name == "api_token" and value:
+        return "***"
+    if isinstance(value, str):
+        return _URL_PASSWORD.sub(r"\1***@", value)
+    return value
+
+
+#: The password of a ``scheme://user:password@host`` URL (a proxy's, a Redis server's).
+_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^:/@]*:)[^@/]*@")
 
 
 def _unpickled(cls: type[_C], settings: dict[str, Any], overrides: dict[str, Any], closed: bool) -> _C:
@@ -188,14 +201,20 @@ class _ClientBase:
                 applies). A plain-http (loopback) base URL is always reached directly.
             shared_pacing: True (a file in a per-user directory) or a file path: the processes
                 of this machine using the same token and base URL share one quota pacing state
-                (the file holds a hash of the token, never the token).
+                (the file holds a hash of the token, never the token). A Redis URL
+                (``redis://[:password@]host:port/db``, ``rediss://`` for TLS, ``unix:///path``):
+                the processes of every machine using that server share it (its keys hold the
+                hash); the server must answer when the client is made (ConfigurationError
+                otherwise), and a request that finds it gone raises APIConnectionError. Connecting
+                and each command are bounded by ``connect_timeout``.
             max_concurrency: at most this many requests of this client (and of the clients
                 ``with_options`` derives from it) in flight at once; None: 16.
 
         Raises:
             ConfigurationError: a missing token or base URL (the message names the variable),
-                a plain-http base URL that is not loopback, an invalid ``service_source``, or a
-                CA bundle that cannot be read.
+                a plain-http base URL that is not loopback, an invalid ``service_source``, a
+                CA bundle that cannot be read, or a ``shared_pacing`` store that cannot be used
+                (a URL of another scheme than Redis's included).
         """
         self._settings = _Settings((name, value) for name, value in locals().items() if name != "self")
         self._overrides = {}

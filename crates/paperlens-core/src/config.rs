@@ -94,12 +94,12 @@ pub struct ClientConfig {
     pub ca_bundle: Option<PathBuf>,
     pub proxy: Option<ProxyUrl>,
     pub max_concurrency: usize,
-    /// The file holding the pacing state shared with other processes, when shared.
-    pub shared_pacing: Option<PathBuf>,
+    /// Where the pacing state shared with other processes is kept, when shared.
+    pub shared_pacing: Option<PacingStore>,
 }
 
-/// Whether the quota pacing is shared with the other processes of this machine that use the
-/// same token and base URL, and through which file.
+/// Whether the quota pacing is shared with the other processes that use the same token and
+/// base URL, and through what.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub enum SharedPacing {
     #[default]
@@ -107,6 +107,70 @@ pub enum SharedPacing {
     /// A file in a per-user directory.
     DefaultFile,
     File(PathBuf),
+    /// A `scheme://...` URL as given (only Redis ones are supported).
+    Url(String),
+}
+
+/// Where a shared pacing state lives: a file (the processes of one machine) or a Redis
+/// server (the processes of any number of machines).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PacingStore {
+    File(PathBuf),
+    Redis(RedisUrl),
+}
+
+/// A validated `redis://`, `rediss://` (TLS) or `unix://` URL. Its `Debug` and `Display`,
+/// and so every message that names it, hide the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RedisUrl {
+    url: Url,
+}
+
+impl RedisUrl {
+    pub fn parse(raw: &str) -> Result<RedisUrl, Error> {
+        // The raw text may hold a password: only the parser's reason is repeated.
+        let url = Url::parse(raw.trim())
+            .map_err(|e| Error::Configuration(format!("shared_pacing is not a valid URL ({e})")))?;
+        let redis = RedisUrl { url };
+        match redis.url.scheme() {
+            "redis" | "rediss" if redis.url.host_str().is_some_and(|h| !h.is_empty()) => {}
+            "redis" | "rediss" => return Err(redis.error("the URL has no host")),
+            "unix" | "redis+unix" => {}
+            scheme => {
+                return Err(Error::Configuration(format!(
+                    "shared_pacing: a {scheme}:// URL is not supported; use True, False, the path of a \
+                     file, or a redis:// (rediss://, unix://) URL"
+                )))
+            }
+        }
+        redis::Client::open(redis.url.as_str()).map_err(|e| redis.error(&e.to_string()))?;
+        Ok(redis)
+    }
+
+    /// The URL itself, password included, to connect with.
+    pub fn expose(&self) -> &str {
+        self.url.as_str()
+    }
+
+    fn error(&self, reason: &str) -> Error {
+        Error::Configuration(format!("shared_pacing {self}: {reason}"))
+    }
+}
+
+impl fmt::Display for RedisUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut shown = self.url.clone();
+        if shown.password().is_some() {
+            let _ = shown.set_password(Some("***"));
+        }
+        f.write_str(shown.as_str())
+    }
+}
+
+impl fmt::Debug for RedisUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RedisUrl({:?})", self.to_string())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +211,7 @@ impl ClientConfig {
             ca_bundle: input.ca_bundle.filter(|p| !p.as_os_str().is_empty()),
             proxy: non_empty(input.proxy).map(|p| ProxyUrl::parse(&p)).transpose()?,
             max_concurrency: max_concurrency(input.max_concurrency)?,
-            shared_pacing: shared_pacing_file(input.shared_pacing, &env),
+            shared_pacing: shared_pacing_store(input.shared_pacing, &env)?,
         })
     }
 }
@@ -161,19 +225,23 @@ fn max_concurrency(value: Option<usize>) -> Result<usize, Error> {
 }
 
 /// The default file is in the user's runtime directory, else their cache directory.
-fn shared_pacing_file(choice: SharedPacing, env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    match choice {
-        SharedPacing::Off => None,
-        SharedPacing::File(path) => Some(path),
+fn shared_pacing_store(
+    choice: SharedPacing,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<PacingStore>, Error> {
+    Ok(Some(match choice {
+        SharedPacing::Off => return Ok(None),
+        SharedPacing::File(path) => PacingStore::File(path),
+        SharedPacing::Url(url) => PacingStore::Redis(RedisUrl::parse(&url)?),
         SharedPacing::DefaultFile => {
             let dir = non_empty(env("XDG_RUNTIME_DIR"))
                 .or_else(|| non_empty(env("LOCALAPPDATA")))
                 .map(PathBuf::from)
                 .or_else(|| non_empty(env("HOME")).map(|home| PathBuf::from(home).join(".cache")))
                 .unwrap_or_else(std::env::temp_dir);
-            Some(dir.join("paperlens").join("pacing.json"))
+            PacingStore::File(dir.join("paperlens").join("pacing.json"))
         }
-    }
+    }))
 }
 
 fn cache_config(dir: Option<PathBuf>, ttl: Option<Option<f64>>) -> Result<Option<CacheConfig>, Error> {
@@ -338,9 +406,32 @@ mod tests {
         let shared = ConfigInput { shared_pacing: SharedPacing::DefaultFile, ..base() };
         let env = |name: &str| (name == "HOME").then(|| "/home/me".to_string());
         let file = ClientConfig::resolve(shared, env).unwrap().shared_pacing.unwrap();
-        assert_eq!(file, PathBuf::from("/home/me/.cache/paperlens/pacing.json"));
+        assert_eq!(file, PacingStore::File("/home/me/.cache/paperlens/pacing.json".into()));
         let chosen = ConfigInput { shared_pacing: SharedPacing::File("/tmp/p.json".into()), ..base() };
-        assert_eq!(ClientConfig::resolve(chosen, env).unwrap().shared_pacing, Some("/tmp/p.json".into()));
+        let file = ClientConfig::resolve(chosen, env).unwrap().shared_pacing;
+        assert_eq!(file, Some(PacingStore::File("/tmp/p.json".into())));
+    }
+
+    #[test]
+    fn shared_pacing_urls_are_redis_ones_and_hide_their_password() {
+        let with = |url: &str| {
+            let input =
+                ConfigInput { shared_pacing: SharedPacing::Url(url.into()), ..input(Some("t"), Some("https://x.org")) };
+            ClientConfig::resolve(input, |_| None).map(|c| c.shared_pacing)
+        };
+        let Ok(Some(PacingStore::Redis(url))) = with("redis://:hunter2@127.0.0.1:6390/2") else { panic!() };
+        assert_eq!(url.expose(), "redis://:hunter2@127.0.0.1:6390/2");
+        assert_eq!(url.to_string(), "redis://:***@127.0.0.1:6390/2");
+        assert!(!format!("{url:?}").contains("hunter2"));
+        assert!(matches!(with("rediss://h:6380/0"), Ok(Some(PacingStore::Redis(_)))));
+        for (bad, told) in [
+            ("memcached://h:1/0", "a memcached:// URL is not supported"),
+            ("redis:/0", "shared_pacing redis:/0: the URL has no host"),
+            ("redis://:hunter2@h:6379/db", "shared_pacing redis://:***@h:6379/db: "),
+        ] {
+            let err = with(bad).unwrap_err().to_string();
+            assert!(err.contains(told) && !err.contains("hunter2"), "{bad}: {err}");
+        }
     }
 
     #[test]

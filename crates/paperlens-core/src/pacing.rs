@@ -4,7 +4,7 @@
 //! - each quota resource (meta-search, paper-schema) keeps to its requests per minute,
 //!   counting a request from its answer, learning a lower limit from 429s, and pausing on a
 //!   429 until the advised time ([`window`]); optionally shared with other processes
-//!   ([`shared`]);
+//!   through a file or a Redis server ([`shared`]);
 //! - each operation without a documented quota slows down adaptively on 429s ([`adaptive`]);
 //! - at most `max_concurrency` requests of the client are in flight at once.
 
@@ -52,10 +52,11 @@ pub struct Pacer {
 impl Pacer {
     pub fn new(config: &ClientConfig) -> Result<Pacer, Error> {
         let mut quotas = HashMap::new();
+        let shared = config.shared_pacing.as_ref().map(|store| shared::Shared::open(store, config)).transpose()?;
         for quota in Quota::ALL {
             let configured = config.rate_limits.get(&quota).copied();
-            let cell: Box<dyn gate::Cell> = match &config.shared_pacing {
-                Some(file) => Box::new(shared::SharedWindow::open(file, config, quota, configured)?),
+            let cell = match &shared {
+                Some(shared) => shared.window(quota, configured),
                 None => Box::new(LocalWindow::new(configured)),
             };
             quotas.insert(quota, Gate::new(quota.name(), cell));
@@ -69,8 +70,13 @@ impl Pacer {
     }
 
     /// Waits until `request` may be sent: its turn, a free slot of its quota, no pause, and a
-    /// place among the client's `max_concurrency` requests in flight (the permit).
-    pub async fn enter(&self, request: &ApiRequest, on_wait: &mut OnWait<'_>) -> (Ticket, SemaphorePermit<'_>) {
+    /// place among the client's `max_concurrency` requests in flight (the permit). `Err`: the
+    /// shared pacing state could not be reached.
+    pub async fn enter(
+        &self,
+        request: &ApiRequest,
+        on_wait: &mut OnWait<'_>,
+    ) -> Result<(Ticket, SemaphorePermit<'_>), Error> {
         let gate = match request.quota {
             Some(quota) => &self.quotas[&quota],
             None => &self.operations[operation(&request.path)],

@@ -176,11 +176,10 @@ impl Transport {
         let deadline = self.config.deadline.map(|d| tokio::time::Instant::from_std(started + d));
         let mut last: Option<Error> = None;
         for attempt in 0.. {
-            let Some((mut ticket, in_flight)) =
-                within(deadline, self.pace(&connections.pacer, request, &request_id)).await
-            else {
+            let Some(paced) = within(deadline, self.pace(&connections.pacer, request, &request_id)).await else {
                 return Err(self.deadline_passed(&request_id, attempt, started, last));
             };
+            let (mut ticket, in_flight) = paced?;
             ticket.sent();
             let Some(answer) =
                 within(deadline, self.attempt(&connections.http, request, &request_id, sink, attempt)).await
@@ -189,7 +188,7 @@ impl Transport {
             };
             // The pacing state learns how the attempt ended before its place in flight is given
             // up: a request waiting for that place must see the pause a 429 here begins.
-            ticket.finish(outcome(&answer));
+            ticket.finish(outcome(&answer)).await;
             drop(in_flight);
             let failure = match answer {
                 Ok(Attempt::Done(response, body)) => {
@@ -240,18 +239,21 @@ impl Transport {
     }
 
     /// Waits for the request's turn under its quota (or its operation's adaptive rate) and
-    /// for a place among the requests in flight.
+    /// for a place among the requests in flight. `Err`: the shared pacing state is out of reach.
     async fn pace<'p>(
         &self,
         pacer: &'p Pacer,
         request: &ApiRequest,
         request_id: &str,
-    ) -> (Ticket, SemaphorePermit<'p>) {
+    ) -> Result<(Ticket, SemaphorePermit<'p>), Error> {
         let events = &self.events;
         let mut told = |quota: &'static str, wait: Duration, per_minute: u32| {
             events.emit(Event::Paced { quota, per_minute, wait, request_id: request_id.into() });
         };
-        pacer.enter(request, &mut told).await
+        pacer.enter(request, &mut told).await.map_err(|error| match error {
+            Error::Connection { message, .. } => Error::Connection { message, request_id: request_id.into() },
+            other => other,
+        })
     }
 
     /// One attempt. `Err` is final; `Ok(Attempt::Retry)` may be retried.

@@ -2,24 +2,38 @@
 //! first served, each waiting until the pacing state lets it go. A ticket is given back when
 //! its request is answered, refused or dropped, which wakes the waiting.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
 use super::adaptive::Adaptive;
 use super::window::Window;
 use super::Outcome;
+use crate::error::Error;
+
+/// A step on a pacing state: at once for a state kept here, a round trip for one kept on a
+/// server. `Err`: the state could not be reached.
+pub type Step<'a, T> = Pin<Box<dyn Future<Output = Result<T, Error>> + Send + 'a>>;
+
+/// A step already done.
+pub fn done<'a, T: Send + 'a>(value: T) -> Step<'a, T> {
+    Box::pin(std::future::ready(Ok(value)))
+}
 
 /// A pacing state and its clock, kept in this process or shared with others.
 pub trait Cell: Send + Sync {
     fn now(&self) -> Duration;
-    fn take(&self, id: u64, now: Duration) -> Result<(), Duration>;
-    fn finish(&self, id: u64, outcome: Outcome, now: Duration);
+    /// Takes slot `id`, or tells when to try again.
+    fn take(&self, id: u64, now: Duration) -> Step<'_, Result<(), Duration>>;
+    fn finish(&self, id: u64, outcome: Outcome, now: Duration) -> Step<'_, ()>;
     /// The limit in force, in requests per minute, to tell while a request waits.
-    fn per_minute(&self, now: Duration) -> Option<u32>;
+    fn per_minute(&self, now: Duration) -> Step<'_, Option<u32>>;
     /// Waits are cut to this to see what other processes changed; `None`: nobody else does.
     fn recheck(&self) -> Option<Duration> {
         None
@@ -46,42 +60,44 @@ impl Gate {
     }
 
     /// Waits for this request's turn, its slot and a place among the requests in flight.
-    /// Dropping the future while it waits leaves no trace.
+    /// Dropping the future while it waits leaves no trace. `Err`: the shared pacing state
+    /// could not be reached.
     pub async fn enter<'s>(
         self: &Arc<Self>,
         in_flight: &'s Semaphore,
         on_wait: &mut OnWait<'_>,
-    ) -> (Ticket, SemaphorePermit<'s>) {
+    ) -> Result<(Ticket, SemaphorePermit<'s>), Error> {
         let _turn = self.turn.lock().await;
         let mut told = false;
         loop {
-            let ticket = self.slot(&mut told, on_wait).await;
+            let ticket = self.slot(&mut told, on_wait).await?;
             let refusals = self.refusals.load(Ordering::Acquire);
             let permit = in_flight.acquire().await.expect("the semaphore is never closed");
             if self.refusals.load(Ordering::Acquire) == refusals {
-                return (ticket, permit);
+                return Ok((ticket, permit));
             }
             // A 429 came while this request waited for a place in flight: its slot was taken
             // before the pause. Give it back (dropping the unsent ticket) and wait again.
         }
     }
 
-    async fn slot(self: &Arc<Self>, told: &mut bool, on_wait: &mut OnWait<'_>) -> Ticket {
+    async fn slot(self: &Arc<Self>, told: &mut bool, on_wait: &mut OnWait<'_>) -> Result<Ticket, Error> {
         let id = rand::random();
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             let now = self.cell.now();
-            let ready_at = match self.cell.take(id, now) {
-                Ok(()) => return Ticket { gate: Arc::clone(self), id, sent: false, done: false },
+            let ready_at = match self.cell.take(id, now).await? {
+                Ok(()) => return Ok(Ticket { gate: Arc::clone(self), id, sent: false, done: false }),
                 Err(at) => at,
             };
             // Never a zero wait: with time paused (in tests) it would spin without time passing.
             let mut wait = ready_at.saturating_sub(now).max(Duration::from_millis(1));
             if !*told {
                 *told = true;
-                on_wait(self.name, wait, self.cell.per_minute(now).unwrap_or_default());
+                let per_minute = self.cell.per_minute(now).await?;
+                on_wait(self.name, wait, per_minute.unwrap_or_default());
             }
             if let Some(recheck) = self.cell.recheck() {
                 wait = wait.min(recheck);
@@ -93,11 +109,13 @@ impl Gate {
         }
     }
 
-    fn finish(&self, id: u64, outcome: Outcome) {
+    async fn finish(self: Arc<Self>, id: u64, outcome: Outcome) {
         if let Outcome::Refused { pause: Some(_) } = outcome {
             self.refusals.fetch_add(1, Ordering::AcqRel);
         }
-        self.cell.finish(id, outcome, self.cell.now());
+        // A shared state lost meanwhile is told to the next request that asks for a slot; this
+        // one's answer has arrived (its slot, never marked answered, counts until it is stale).
+        let _ = self.cell.finish(id, outcome, self.cell.now()).await;
         self.changed.notify_waiters();
     }
 }
@@ -116,16 +134,26 @@ impl Ticket {
         self.sent = true;
     }
 
-    pub fn finish(mut self, outcome: Outcome) {
+    /// Done once the pacing state has learned the outcome. Dropped before (the call given
+    /// up meanwhile), the ticket is finished as if dropped unfinished: counted if sent.
+    pub async fn finish(mut self, outcome: Outcome) {
+        Arc::clone(&self.gate).finish(self.id, outcome).await;
         self.done = true;
-        self.gate.finish(self.id, outcome);
     }
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        if !self.done {
-            self.gate.finish(self.id, if self.sent { Outcome::Counted } else { Outcome::Unsent });
+        if self.done {
+            return;
+        }
+        let outcome = if self.sent { Outcome::Counted } else { Outcome::Unsent };
+        let mut finish = Box::pin(Arc::clone(&self.gate).finish(self.id, outcome));
+        // A state kept here is done at once; a shared one's round trip goes on without us.
+        if (&mut finish).now_or_never().is_none() {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(finish);
+            }
         }
     }
 }
@@ -152,16 +180,17 @@ impl Cell for LocalWindow {
         self.origin.elapsed()
     }
 
-    fn take(&self, id: u64, now: Duration) -> Result<(), Duration> {
-        lock(&self.window).take(id, self.configured, now)
+    fn take(&self, id: u64, now: Duration) -> Step<'_, Result<(), Duration>> {
+        done(lock(&self.window).take(id, self.configured, now))
     }
 
-    fn finish(&self, id: u64, outcome: Outcome, now: Duration) {
+    fn finish(&self, id: u64, outcome: Outcome, now: Duration) -> Step<'_, ()> {
         lock(&self.window).finish(id, outcome, self.configured, now);
+        done(())
     }
 
-    fn per_minute(&self, now: Duration) -> Option<u32> {
-        lock(&self.window).per_minute(self.configured, now)
+    fn per_minute(&self, now: Duration) -> Step<'_, Option<u32>> {
+        done(lock(&self.window).per_minute(self.configured, now))
     }
 }
 
@@ -182,15 +211,16 @@ impl Cell for LocalAdaptive {
         self.origin.elapsed()
     }
 
-    fn take(&self, _id: u64, now: Duration) -> Result<(), Duration> {
-        lock(&self.state).take(now)
+    fn take(&self, _id: u64, now: Duration) -> Step<'_, Result<(), Duration>> {
+        done(lock(&self.state).take(now))
     }
 
-    fn finish(&self, _id: u64, outcome: Outcome, now: Duration) {
+    fn finish(&self, _id: u64, outcome: Outcome, now: Duration) -> Step<'_, ()> {
         lock(&self.state).finish(outcome, now);
+        done(())
     }
 
-    fn per_minute(&self, _now: Duration) -> Option<u32> {
-        lock(&self.state).rate().map(|rate| (rate * 60.0).round() as u32)
+    fn per_minute(&self, _now: Duration) -> Step<'_, Option<u32>> {
+        done(lock(&self.state).rate().map(|rate| (rate * 60.0).round() as u32))
     }
 }

@@ -128,17 +128,17 @@ impl World {
     /// One call with up to `max_retries` retries of 429s, as the transport makes it.
     async fn call(&self, max_retries: u32) -> bool {
         for _ in 0..=max_retries {
-            let (mut ticket, _in_flight) = self.gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await;
+            let (mut ticket, _in_flight) = self.gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await.unwrap();
             ticket.sent();
             tokio::time::sleep(self.travel()).await;
             let answer = self.gateway.lock().unwrap().admit(Instant::now());
             tokio::time::sleep(self.travel()).await;
             match answer {
                 Ok(()) => {
-                    ticket.finish(Outcome::Counted);
+                    ticket.finish(Outcome::Counted).await;
                     return true;
                 }
-                Err(wait) => ticket.finish(Outcome::Refused { pause: Some(wait) }),
+                Err(wait) => ticket.finish(Outcome::Refused { pause: Some(wait) }).await,
             }
         }
         false
@@ -214,7 +214,7 @@ async fn a_sequential_harvest_learns_a_stricter_gateway_at_its_first_429() {
 #[tokio::test(start_paused = true)]
 async fn waiters_go_first_come_first_served_and_a_dropped_waiter_leaves_no_trace() {
     let gate = Gate::new("meta-search", Box::new(LocalWindow::new(Some(1))));
-    let (first, _) = gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await;
+    let (first, _) = gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await.unwrap();
     let mut told = None;
     let mut tell = |_, wait, n| told = Some((wait, n));
     assert!(tokio::time::timeout(Duration::from_secs(1), gate.enter(&UNBOUNDED, &mut tell)).await.is_err());
@@ -225,13 +225,13 @@ async fn waiters_go_first_come_first_served_and_a_dropped_waiter_leaves_no_trace
     for n in 0..3 {
         let (gate, order) = (Arc::clone(&gate), Arc::clone(&order));
         waiters.push(tokio::spawn(async move {
-            let (ticket, _) = gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await;
+            let (ticket, _) = gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await.unwrap();
             order.lock().unwrap().push(n);
-            ticket.finish(Outcome::Refused { pause: None });
+            ticket.finish(Outcome::Refused { pause: None }).await;
         }));
         tokio::task::yield_now().await;
     }
-    first.finish(Outcome::Refused { pause: None });
+    first.finish(Outcome::Refused { pause: None }).await;
     for waiter in waiters {
         waiter.await.unwrap();
     }
@@ -242,17 +242,17 @@ async fn waiters_go_first_come_first_served_and_a_dropped_waiter_leaves_no_trace
 async fn a_request_waiting_for_a_place_in_flight_meets_the_pause_begun_meanwhile() {
     let gate = Gate::new("content", Box::new(LocalAdaptive::new()));
     let one = Arc::new(Semaphore::new(1));
-    let (first, permit) = gate.enter(&one, &mut |_, _, _| {}).await;
+    let (first, permit) = gate.enter(&one, &mut |_, _, _| {}).await.unwrap();
     let start = Instant::now();
     let second = {
         let (gate, one) = (Arc::clone(&gate), Arc::clone(&one));
         tokio::spawn(async move {
-            let _admitted = gate.enter(&one, &mut |_, _, _| {}).await;
+            let _admitted = gate.enter(&one, &mut |_, _, _| {}).await.unwrap();
             start.elapsed()
         })
     };
     tokio::time::sleep(Duration::from_secs(1)).await;
-    first.finish(Outcome::Refused { pause: Some(Duration::from_secs(10)) });
+    first.finish(Outcome::Refused { pause: Some(Duration::from_secs(10)) }).await;
     drop(permit);
     assert!(second.await.unwrap() >= Duration::from_secs(11));
 }

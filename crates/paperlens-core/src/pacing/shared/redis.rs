@@ -1,0 +1,258 @@
+//! The windows of the processes of any number of machines, kept on a Redis server: one key
+//! per client and quota holding the window's JSON. A step reads the window, steps it here
+//! and writes it back with a script that does so only if nobody wrote it meanwhile (else the
+//! step runs again on the fresh copy): each step is atomic, and the arithmetic stays the one
+//! of [`Window`]. The clock is the server's (`TIME`, measured once when opened), so machines
+//! whose clocks differ still agree on when a slot frees.
+//!
+//! The server unreachable when the client starts is a configuration error; lost mid-run, each
+//! request that asks for a slot fails with a connection error until it is back. Connecting and
+//! each command are bounded by the client's `connect_timeout`.
+
+use std::sync::LazyLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{RedisError, Script};
+use tokio::sync::OnceCell;
+
+use super::Store;
+use crate::config::{ClientConfig, RedisUrl};
+use crate::error::Error;
+use crate::pacing::gate::Step;
+use crate::pacing::window::Window;
+
+/// Writes `ARGV[2]` (deleting the key if empty) only if the key still holds `ARGV[1]`
+/// (empty: no key); 1 if written.
+static SWAP: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+        if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+        return 1
+        ",
+    )
+});
+
+/// Reconnection attempts of one command after the connection dropped.
+const RECONNECTS: usize = 2;
+
+pub struct RedisStore {
+    url: RedisUrl,
+    /// `paperlens:pacing:<client key>:`, followed by the quota's name.
+    prefix: String,
+    timeout: Duration,
+    /// The server's clock minus ours, in nanoseconds.
+    skew: i128,
+    /// Connected on first use, on the runtime the requests run on.
+    connection: OnceCell<ConnectionManager>,
+}
+
+impl RedisStore {
+    /// Checks at once that the server answers and runs scripts, and reads its clock.
+    pub fn open(url: &RedisUrl, key: String, config: &ClientConfig) -> Result<RedisStore, Error> {
+        let timeout = config.connect_timeout.max(Duration::from_millis(1));
+        let unusable =
+            |e: RedisError| Error::Configuration(format!("shared_pacing: cannot use the Redis server at {url}: {}", e));
+        let client = redis::Client::open(url.expose()).map_err(unusable)?;
+        let mut connection = client.get_connection_with_timeout(timeout).map_err(unusable)?;
+        connection.set_read_timeout(Some(timeout)).map_err(unusable)?;
+        connection.set_write_timeout(Some(timeout)).map_err(unusable)?;
+        SWAP.prepare_invoke().load(&mut connection).map_err(unusable)?;
+        let asked = SystemTime::now();
+        let (seconds, micros): (u64, u64) = redis::cmd("TIME").query(&mut connection).map_err(unusable)?;
+        let answered = SystemTime::now();
+        let ours = (since_epoch(asked) + since_epoch(answered)) / 2;
+        let theirs = i128::from(seconds) * 1_000_000_000 + i128::from(micros) * 1_000;
+        Ok(RedisStore {
+            url: url.clone(),
+            prefix: format!("paperlens:pacing:{key}:"),
+            timeout,
+            skew: theirs - ours,
+            connection: OnceCell::new(),
+        })
+    }
+
+    async fn connection(&self) -> Result<ConnectionManager, Error> {
+        let connect = || async {
+            let client = redis::Client::open(self.url.expose())?;
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(self.timeout))
+                .set_response_timeout(Some(self.timeout))
+                .set_number_of_retries(RECONNECTS);
+            ConnectionManager::new_with_config(client, config).await
+        };
+        self.connection.get_or_try_init(connect).await.cloned().map_err(|e| self.lost(&e))
+    }
+
+    fn lost(&self, e: &RedisError) -> Error {
+        Error::Connection {
+            message: format!("shared_pacing: the Redis server at {} cannot be reached: {}", self.url, e),
+            request_id: String::new(),
+        }
+    }
+}
+
+impl Store for RedisStore {
+    fn now(&self) -> Duration {
+        let nanos = since_epoch(SystemTime::now()) + self.skew;
+        Duration::from_nanos(u64::try_from(nanos).unwrap_or_default())
+    }
+
+    fn update<'a, R: Send + 'a>(
+        &'a self,
+        quota: &'static str,
+        now: Duration,
+        step: impl Fn(&mut Window) -> R + Send + 'a,
+    ) -> Step<'a, R> {
+        Box::pin(async move {
+            let mut redis = self.connection().await?;
+            let key = format!("{}{quota}", self.prefix);
+            loop {
+                let old: Option<String> =
+                    redis::cmd("GET").arg(&key).query_async(&mut redis).await.map_err(|e| self.lost(&e))?;
+                let mut window: Window =
+                    old.as_deref().and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default();
+                let result = step(&mut window);
+                let new = if window.is_idle(now) {
+                    String::new()
+                } else {
+                    serde_json::to_string(&window).expect("a window always serializes")
+                };
+                if new == old.as_deref().unwrap_or_default() {
+                    // Nothing changed (a request told to wait): what was read is as good as kept.
+                    return Ok(result);
+                }
+                let written: bool = SWAP
+                    .key(&key)
+                    .arg(old.unwrap_or_default())
+                    .arg(new)
+                    .invoke_async(&mut redis)
+                    .await
+                    .map_err(|e| self.lost(&e))?;
+                if written {
+                    return Ok(result);
+                }
+            }
+        })
+    }
+}
+
+fn since_epoch(time: SystemTime) -> i128 {
+    time.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as i128
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::process::{Child, Command, Stdio};
+
+    use super::*;
+    use crate::config::{ConfigInput, PacingStore};
+    use crate::pacing::gate::Cell;
+    use crate::pacing::shared::Shared;
+    use crate::pacing::Outcome;
+    use crate::request::Quota;
+
+    /// A `redis-server` of its own on a free loopback port, stopped when dropped.
+    struct Server {
+        process: Child,
+        url: String,
+    }
+
+    impl Server {
+        /// Asking for `password`, if given (in `url`, too).
+        fn start(password: Option<&str>) -> Server {
+            let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let mut args = vec!["--port".to_string(), port.to_string(), "--bind".into(), "127.0.0.1".into()];
+            args.extend(["--save", "", "--appendonly", "no"].map(String::from));
+            if let Some(password) = password {
+                args.extend(["--requirepass".to_string(), password.to_string()]);
+            }
+            let process = Command::new("redis-server")
+                .args(args)
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("redis-server (the Debian package redis-server) is needed");
+            let auth = password.map(|p| format!(":{p}@")).unwrap_or_default();
+            let url = format!("redis://{auth}127.0.0.1:{port}/3");
+            let server = Server { process, url };
+            let client = redis::Client::open(server.url.as_str()).unwrap();
+            for _ in 0..500 {
+                if client.get_connection().is_ok() {
+                    return server;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            panic!("redis-server did not start on port {port}");
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.process.kill();
+            let _ = self.process.wait();
+        }
+    }
+
+    fn config(token: &str, url: &str) -> ClientConfig {
+        let input = ConfigInput {
+            api_token: Some(token.into()),
+            base_url: Some("https://api.example.org".into()),
+            connect_timeout: Some(2.0),
+            ..Default::default()
+        };
+        ClientConfig {
+            shared_pacing: Some(PacingStore::Redis(RedisUrl::parse(url).unwrap())),
+            ..ClientConfig::resolve(input, |_| None).unwrap()
+        }
+    }
+
+    fn window(token: &str, url: &str) -> Box<dyn Cell> {
+        let config = config(token, url);
+        Shared::open(config.shared_pacing.as_ref().unwrap(), &config).unwrap().window(Quota::MetaSearch, Some(2))
+    }
+
+    #[tokio::test]
+    async fn two_clients_share_the_window_in_keys_that_never_hold_the_token() {
+        let server = Server::start(None);
+        let (a, b, other) =
+            (window("tok-secret", &server.url), window("tok-secret", &server.url), window("tok-other", &server.url));
+        let now = a.now();
+        assert_eq!(a.take(1, now).await.unwrap(), Ok(()));
+        assert_eq!(b.take(2, now).await.unwrap(), Ok(()));
+        assert!(a.take(3, now).await.unwrap().is_err(), "the window is full for both");
+        assert_eq!(other.take(4, now).await.unwrap(), Ok(()), "another token has its own window");
+        b.finish(1, Outcome::Refused { pause: None }, now).await.unwrap();
+        assert_eq!(a.take(3, now).await.unwrap(), Ok(()), "a refusal seen by one frees the slot for all");
+        let mut redis = redis::Client::open(server.url.as_str()).unwrap().get_connection().unwrap();
+        let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut redis).unwrap();
+        assert_eq!(keys.len(), 2, "{keys:?}");
+        for key in keys {
+            let value: String = redis::cmd("GET").arg(&key).query(&mut redis).unwrap();
+            assert!(key.starts_with("paperlens:pacing:") && !key.contains("tok-") && !value.contains("tok-"), "{key}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_server_lost_mid_run_is_a_connection_error_naming_it_without_its_password() {
+        let server = Server::start(Some("hunter2"));
+        let a = window("t", &server.url);
+        assert_eq!(a.take(1, a.now()).await.unwrap(), Ok(()));
+        drop(server);
+        let err = a.take(2, a.now()).await.unwrap_err().to_string();
+        assert!(matches!(err.split_once(':'), Some(("shared_pacing", _))), "{err}");
+        assert!(err.contains("redis://:***@127.0.0.1:") && !err.contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn a_server_unreachable_at_start_is_a_configuration_error() {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let config = config("t", &format!("redis://:hunter2@127.0.0.1:{port}/0"));
+        let err = Shared::open(config.shared_pacing.as_ref().unwrap(), &config).err().unwrap();
+        assert!(matches!(err, Error::Configuration(_)), "{err:?}");
+        let err = err.to_string();
+        assert!(err.starts_with("shared_pacing: cannot use the Redis server at redis://:***@127.0.0.1:"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+    }
+}
