@@ -17,10 +17,12 @@ A citation of a paper the service does not have costs all four (about 3.4 reques
 
 Each candidate is scored against the citation (title words, first author and other authors,
 year distance, venue) into a :class:`ReferenceMatch` saying why. ``confidence="high"`` needs
-the DOI, or a near-identical title, the first author and the year (within one), no venue or
-co-authors that the record lacks, and a clear lead over every other candidate, so it is almost
-never wrong (``benches/bench_matching.py`` measures it); ``"medium"`` is worth a look, ``"low"``
-is a guess.
+the DOI with nothing in the citation contradicting it (a citation that is only a DOI is high),
+or a near-identical title (its words in order), the first author and the year (within one), no
+venue or co-authors that the record lacks, and a clear lead over every other candidate, so it
+is almost never wrong (``benches/bench_matching.py`` measures it); ``"medium"`` is worth a look,
+``"low"`` is a guess: a contradicting first author or year keeps a match low unless the title
+holds, and a best candidate tied with the next is low ("tied with ..." in its reasons).
 
 >>> text = "Lindqvist G, Zhang T. Gate fidelity under quantum advantage: a large-scale study. 1994."
 >>> best = client.match_reference(text)[0]
