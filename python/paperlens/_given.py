@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from paperlens import _checks as checks
@@ -81,7 +82,7 @@ def read_references(references: Any) -> list[Given]:
                 "CSL-JSON items) or a DataFrame; a string that is no BibTeX names no file",
                 str(references)[:80],
             )
-        return _bibtex(path)
+        return _bibtex(Path(path))
     if isinstance(references, str):
         return _bibtex(references)
     if is_data_frame(references):
@@ -264,7 +265,8 @@ def _frame_authors(value: Any) -> list[str]:
 # -- BibTeX --------------------------------------------------------------------------------------
 
 
-def _bibtex(source: str) -> list[Given]:
+def _bibtex(source: str | Path) -> list[Given]:
+    """BibTeX text, or a file (a ``Path``)."""
     from paperlens._bibtex import read_bibtex  # type: ignore[import-not-found,unused-ignore]
 
     return [

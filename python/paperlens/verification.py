@@ -80,6 +80,8 @@ class VerifiedReference:
         reasons: why, in words (``"year differs: cited 1995, record 1994"``).
         key: the citation key (BibTeX key, CSL ``id``), or None.
         candidates: the records that fit equally well (ambiguous).
+        given: what was read from the reference (title, authors, year, venue, DOI, and a
+            BibTeX entry as written).
     """
 
     input: Any
@@ -134,7 +136,9 @@ class Verification:
         ``reasons`` and the record's ``unique_id``, ``doi``, ``title``, ``year``."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows(), columns=list(_row_columns()))
+        frame = pd.DataFrame(self.rows(), columns=list(_row_columns()))
+        frame["year"] = frame["year"].astype("Int64")  # a year, not a float, beside the references not found
+        return frame
 
     def to_bibtex(self) -> str:
         """The references as BibTeX, corrected: a verified or mismatched one is written from its
