@@ -304,3 +304,13 @@ def test_dois_are_looked_up_200_a_request_and_settle_their_references(sandbox, c
     by_doi = {r.doi: r.unique_id for r in corpus if r.doi}
     assert [(i.status, i.record.unique_id) for i in checked] == [("verified", by_doi[d]) for d in dois]
     assert sent(sandbox) == {"/meta-search": 2}  # 250 references: 0.008 requests each
+
+
+def test_an_invented_reference_is_not_found_whatever_its_doi_says(sandbox, records, verify):
+    real = records[23]
+    invented = "Eriksson, F. (2003). Tidal harmonics of lunar basalt in glacier cartography. Zebra Letters."
+    dead, borrowed = verify([f"{invented} doi:10.9999/nothing.2", f"{invented} https://doi.org/{real.doi}"]).items
+    assert (dead.status, dead.record) == ("not_found", None)
+    assert dead.reasons[:2] == ["DOI 10.9999/nothing.2 resolves to no record", "no record has this title"]
+    assert (borrowed.status, borrowed.record) == ("not_found", None)
+    assert borrowed.reasons[0] == f"DOI {real.doi} belongs to another work: {real.title!r}"
