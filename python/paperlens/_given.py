@@ -275,7 +275,7 @@ def _bibtex(source: str | Path) -> list[Given]:
             f"entry {entry.key!r} (line {entry.line})",
             key=entry.key,
             title=entry.fields.get("title"),
-            authors=list(entry.authors),
+            authors=[*entry.authors, *(["others"] if getattr(entry, "et_al", False) else [])],
             year=entry.year if entry.year is not None else entry.fields.get("year"),
             venue=entry.fields.get("journal") or entry.fields.get("booktitle") or entry.fields.get("howpublished"),
             doi=entry.doi,
