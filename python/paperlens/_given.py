@@ -267,7 +267,7 @@ def _frame_authors(value: Any) -> list[str]:
 
 def _bibtex(source: str | Path) -> list[Given]:
     """BibTeX text, or a file (a ``Path``)."""
-    from paperlens._bibtex import read_bibtex  # type: ignore[import-not-found,unused-ignore]
+    from paperlens._bibtex import read_bibtex
 
     return [
         structured(
@@ -275,7 +275,7 @@ def _bibtex(source: str | Path) -> list[Given]:
             f"entry {entry.key!r} (line {entry.line})",
             key=entry.key,
             title=entry.fields.get("title"),
-            authors=[*entry.authors, *(["others"] if getattr(entry, "et_al", False) else [])],
+            authors=[*entry.authors, *(["others"] if entry.et_al else [])],
             year=entry.year if entry.year is not None else entry.fields.get("year"),
             venue=entry.fields.get("journal") or entry.fields.get("booktitle") or entry.fields.get("howpublished"),
             doi=entry.doi,
