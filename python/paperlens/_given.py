@@ -124,9 +124,11 @@ def structured(
     doi: Any,
     raw: str | None = None,
 ) -> Given:
-    """A :class:`Given` from fields (authors as ``"Family, Given"`` or as written)."""
+    """A :class:`Given` from fields (authors as ``"Family, Given"`` or as written). One with
+    neither title nor DOI is refused, but a BibTeX entry (``raw``): a ``@misc`` of a web page
+    is no malformed file, and is reported as not found, with nothing to search for."""
     title, venue, doi_text = _text(title), _text(venue), _text(doi)
-    if title is None and doi_text is None:
+    if title is None and doi_text is None and raw is None:
         raise checks.invalid(param, "needs a title or a DOI to be checked")
     people = [a for a in authors if a.strip().lower() not in _OTHERS]
     families = [_family(a) for a in people]
