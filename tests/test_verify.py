@@ -339,6 +339,9 @@ def test_bibtex_text_and_path_keep_their_keys_and_order(sandbox, records, verify
     )
     path = tmp_path / "refs.bib"
     path.write_text(text, encoding="utf-8")
+    # Initials are no surname: another first author with an initial is a mismatch.
+    other = verify(bib_entry("fourth", c, author=" and ".join(["Okonkwo, P.", *names(c)[1:]])))[0]
+    assert (other.status, list(other.differences)) == ("mismatch", ["authors"])
     for source in (text, path, str(path)):
         checked = verify(source)
         assert [(i.key, i.status, i.record.unique_id) for i in checked] == [

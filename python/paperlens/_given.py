@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from paperlens import _checks as checks
-from paperlens._citation import CJK, Citation, parse_reference
+from paperlens._citation import CJK, Citation, is_initials, parse_reference
 from paperlens._ids import normalize_doi
 from paperlens._lazy import is_data_frame
 
@@ -36,7 +36,6 @@ FRAME_COLUMNS = {
 
 _BIBTEX = re.compile(r"@\s*[A-Za-z]+\s*[{(]")
 _YEAR = re.compile(r"(1[5-9]\d\d|20\d\d)")
-_INITIAL = re.compile(r"^(?:[^\W\d_]\.?-?)+$|^[^\W\d_]{1,2}$")
 _OTHERS = frozenset(["others", "et al.", "et al"])
 
 
@@ -160,7 +159,7 @@ def _family(name: str) -> str:
 
 def _name_words(name: str) -> list[str]:
     words = name.replace(",", " ").replace("{", "").replace("}", "").split()
-    return [w.strip(".") for w in words if not _INITIAL.match(w) or CJK.match(w)]
+    return [w.strip(".") for w in words if not is_initials(w) or CJK.match(w)]
 
 
 def _text(value: Any) -> str | None:
