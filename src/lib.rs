@@ -1,5 +1,6 @@
 //! The `paperlens._paperlens` extension module: declares and exports, nothing else.
 
+mod bibtex;
 mod client;
 mod completions;
 mod decode;
@@ -24,6 +25,7 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rows::Row>()?;
     m.add_class::<rows::LazyField>()?;
     m.add_function(wrap_pyfunction!(rows::columns, m)?)?;
+    m.add_function(wrap_pyfunction!(bibtex::read_bibtex, m)?)?;
     m.add_function(wrap_pyfunction!(rows::undecoded_rows, m)?)?;
     Ok(())
 }

@@ -257,3 +257,31 @@ def test_an_empty_list_sends_nothing(sandbox, run):
     sandbox.clear_requests()
     assert run("match_references", []) == []
     assert sandbox.requests() == []
+
+
+# -- calibration (issue 27) ---------------------------------------------------------------------
+
+
+def test_a_citation_that_is_only_its_doi_is_a_high_match(sandbox, records, run):
+    record = records[12]
+    best = run("match_reference", f"doi:{record.doi.upper()}")[0]
+    assert (best.record.unique_id, best.confidence) == (record.unique_id, "high")
+    assert best.reasons[:2] == ["DOI matches", "no title given"]
+
+
+def test_an_invented_reference_with_other_authors_is_low(sandbox, records, run):
+    record = records[13]
+    words = record.title.split()
+    invented = " ".join([*words[: len(words) // 2], "lunar", "basalt", "cartography"])
+    year = record.publication_published_year
+    matches = run("match_reference", f"Eriksson F, Okafor O. {invented}. Zebra Letters. {year - 9}.")
+    assert all(m.confidence == "low" for m in matches)
+
+
+def test_a_tie_between_candidates_is_low_and_says_so(sandbox, run):
+    corpus = sandbox_client(sandbox).iter_meta_search(page_size=200).to_list()
+    titles = Counter(r.title for r in corpus if r.title and r.title.isascii())
+    shared = next(t for t, n in titles.items() if n >= 2)
+    best, second = run("match_reference", shared)[:2]
+    assert best.score == second.score and best.confidence == "low"
+    assert best.reasons[-1] == f"tied with {second.record.unique_id}: the citation does not tell them apart"

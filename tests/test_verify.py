@@ -304,3 +304,98 @@ def test_dois_are_looked_up_200_a_request_and_settle_their_references(sandbox, c
     by_doi = {r.doi: r.unique_id for r in corpus if r.doi}
     assert [(i.status, i.record.unique_id) for i in checked] == [("verified", by_doi[d]) for d in dois]
     assert sent(sandbox) == {"/meta-search": 2}  # 250 references: 0.008 requests each
+
+
+def test_an_invented_reference_is_not_found_whatever_its_doi_says(sandbox, records, verify):
+    real = records[23]
+    invented = "Eriksson, F. (2003). Tidal harmonics of lunar basalt in glacier cartography. Zebra Letters."
+    dead, borrowed = verify([f"{invented} doi:10.9999/nothing.2", f"{invented} https://doi.org/{real.doi}"]).items
+    assert (dead.status, dead.record) == ("not_found", None)
+    assert dead.reasons[:2] == ["DOI 10.9999/nothing.2 resolves to no record", "no record has this title"]
+    assert (borrowed.status, borrowed.record) == ("not_found", None)
+    assert borrowed.reasons[0] == f"DOI {real.doi} belongs to another work: {real.title!r}"
+
+
+# -- BibTeX ----------------------------------------------------------------------------------------
+
+
+def bib_entry(key, record, *, year=None, author=None, extra=""):
+    people = " and ".join(f"{n.split()[-1]}, {n.split()[0]}" for n in names(record))
+    return (
+        f"@article{{{key},\n  author = {{{author or people}}},\n  title = {{{{{record.title}}}}},\n"
+        f"  journal = {{{record.publication_venue_name_unified}}},\n"
+        f"  year = {year or record.publication_published_year},\n"
+        f"{extra}}}\n"
+    )
+
+
+def test_bibtex_text_and_path_keep_their_keys_and_order(sandbox, records, verify, tmp_path):
+    a, b, c = records[18:21]
+    text = (
+        "% exported by Zotero\n"
+        + bib_entry("first", a, extra="  month = dec,\n")
+        + bib_entry("second", b, year=b.publication_published_year + 1)
+        + bib_entry("third", c, author=f"{surname(c)}, X. and others", extra=f"  doi = {{https://doi.org/{c.doi}}},\n")
+    )
+    path = tmp_path / "refs.bib"
+    path.write_text(text, encoding="utf-8")
+    # Initials are no surname: another first author with an initial is a mismatch.
+    other = verify(bib_entry("fourth", c, author=" and ".join(["Okonkwo, P.", *names(c)[1:]])))[0]
+    assert (other.status, list(other.differences)) == ("mismatch", ["authors"])
+    for source in (text, path, str(path)):
+        checked = verify(source)
+        assert [(i.key, i.status, i.record.unique_id) for i in checked] == [
+            ("first", "verified", a.unique_id),
+            ("second", "mismatch", b.unique_id),
+            ("third", "verified", c.unique_id),
+        ]
+        assert checked[1].differences == {"year": (b.publication_published_year + 1, b.publication_published_year)}
+        assert checked[1].input.key == "second"
+    corrected = checked.to_bibtex()
+    assert [block.split("{", 1)[1].split(",", 1)[0] for block in corrected.strip().split("\n\n")] == [
+        "first",
+        "second",
+        "third",
+    ]
+
+
+def test_bibtex_with_macros_escapes_and_crossref(sandbox, records, verify):
+    a = records[21]
+    venue = a.publication_venue_name_unified
+    title = a.title.replace("a", '{\\"a}', 1) if "a" in a.title else a.title
+    text = (
+        f'@string{{ven = "{venue}"}}\n'
+        f"@proceedings{{proc, booktitle = ven, year = {a.publication_published_year}}}\n"
+        f"@inproceedings{{cited, author = {{{surname(a)}, {names(a)[0].split()[0]}}},\n"
+        f"  title = {{{title}}}, crossref = {{proc}}}}\n"
+    )
+    checked = verify(text)
+    cited = next(i for i in checked if i.key == "cited")
+    assert (cited.status, cited.record.unique_id) == ("verified", a.unique_id)
+
+
+def test_malformed_bibtex_is_refused_naming_the_entry_and_line_before_any_request(sandbox, verify):
+    sandbox.clear_requests()
+    text = "@article{good, title = {Fine}, year = 2001}\n\n@article{broken, title = {Unclosed, year = 2001\n"
+    with pytest.raises(paperlens.BibTeXSyntaxError) as caught:
+        verify(text)
+    assert isinstance(caught.value, paperlens.ValidationError)
+    assert (caught.value.key, caught.value.line) == ("broken", 3)
+    assert "broken" in str(caught.value) and "3" in str(caught.value)
+    assert sandbox.requests() == []
+
+
+def test_a_bibtex_entry_with_nothing_to_check_is_not_found_without_a_request(sandbox, verify):
+    sandbox.clear_requests()
+    (item,) = verify("@misc{site, author = {Doe, Jane}, howpublished = {\\url{https://example.org}}}\n").items
+    assert (item.key, item.status, item.reasons) == ("site", "not_found", ["no title to search for"])
+    assert sandbox.requests() == []
+
+
+def test_cli_reads_a_bib_file(env, capsys, monkeypatch, records, tmp_path):
+    a = records[22]
+    path = tmp_path / "refs.bib"
+    path.write_text(bib_entry("k1", a), encoding="utf-8")
+    code, out, _err = cli(capsys, monkeypatch, str(path), "--format", "json")
+    assert code == EXIT_OK
+    assert [(r["key"], r["status"], r["unique_id"]) for r in json.loads(out)] == [("k1", "verified", a.unique_id)]

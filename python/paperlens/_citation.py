@@ -16,6 +16,7 @@ __all__ = [
     "abbreviates",
     "fold",
     "found",
+    "is_initials",
     "near",
     "parse_reference",
     "terms",
@@ -151,7 +152,7 @@ _PARTICLES = frozenset(
 _TITLE_WORDS = STOP - {"and"} | {"under", "towards", "toward", "using", "versus", "without", "through"}
 
 
-def _is_initials(word: str) -> bool:
+def is_initials(word: str) -> bool:
     bare = word.strip(".-")
     return bool(bare) and (len(bare) <= 2 or (bare.isupper() and len(bare) <= 3)) and bare[:1].isupper()
 
@@ -163,7 +164,7 @@ def _looks_like_names(piece: str) -> bool:
         return False  # several sentences, not one list of names
     for word in words:
         low = word.lower().strip(".")
-        if low in ("and", "et", "al") or low in _PARTICLES or _is_initials(word):
+        if low in ("and", "et", "al") or low in _PARTICLES or is_initials(word):
             continue
         cjk = CJK.match(word)
         if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 4):
@@ -307,7 +308,7 @@ def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | N
 
 def _ends_in_initial(names: str) -> bool:
     words = names.split()
-    return (bool(words) and _is_initials(words[-1].rstrip(","))) or _ET_AL.search(names[-8:]) is not None
+    return (bool(words) and is_initials(words[-1].rstrip(","))) or _ET_AL.search(names[-8:]) is not None
 
 
 def _names(part: str) -> tuple[list[str], bool]:
@@ -317,7 +318,7 @@ def _names(part: str) -> tuple[list[str], bool]:
     people = [p for p in re.split(r"\s*(?:;|,|&|\band\b|\bund\b|\bet\b)\s*", part) if p.strip(" .")]
     names: list[str] = []
     for person in people:
-        words = [w.strip(".()") for w in person.split() if not _is_initials(w) or CJK.match(w)]
+        words = [w.strip(".()") for w in person.split() if not is_initials(w) or CJK.match(w)]
         words = [w for w in words if not any(ch.isdigit() for ch in w)]
         words = [w for w in words if w and w.lower() not in ("and", "et", "al")]
         if words:

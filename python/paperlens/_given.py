@@ -9,10 +9,11 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from paperlens import _checks as checks
-from paperlens._citation import CJK, Citation, parse_reference
+from paperlens._citation import CJK, Citation, is_initials, parse_reference
 from paperlens._ids import normalize_doi
 from paperlens._lazy import is_data_frame
 
@@ -35,7 +36,6 @@ FRAME_COLUMNS = {
 
 _BIBTEX = re.compile(r"@\s*[A-Za-z]+\s*[{(]")
 _YEAR = re.compile(r"(1[5-9]\d\d|20\d\d)")
-_INITIAL = re.compile(r"^(?:[^\W\d_]\.?-?)+$|^[^\W\d_]{1,2}$")
 _OTHERS = frozenset(["others", "et al.", "et al"])
 
 
@@ -81,7 +81,7 @@ def read_references(references: Any) -> list[Given]:
                 "CSL-JSON items) or a DataFrame; a string that is no BibTeX names no file",
                 str(references)[:80],
             )
-        return _bibtex(path)
+        return _bibtex(Path(path))
     if isinstance(references, str):
         return _bibtex(references)
     if is_data_frame(references):
@@ -123,9 +123,11 @@ def structured(
     doi: Any,
     raw: str | None = None,
 ) -> Given:
-    """A :class:`Given` from fields (authors as ``"Family, Given"`` or as written)."""
+    """A :class:`Given` from fields (authors as ``"Family, Given"`` or as written). One with
+    neither title nor DOI is refused, but a BibTeX entry (``raw``): a ``@misc`` of a web page
+    is no malformed file, and is reported as not found, with nothing to search for."""
     title, venue, doi_text = _text(title), _text(venue), _text(doi)
-    if title is None and doi_text is None:
+    if title is None and doi_text is None and raw is None:
         raise checks.invalid(param, "needs a title or a DOI to be checked")
     people = [a for a in authors if a.strip().lower() not in _OTHERS]
     families = [_family(a) for a in people]
@@ -157,7 +159,7 @@ def _family(name: str) -> str:
 
 def _name_words(name: str) -> list[str]:
     words = name.replace(",", " ").replace("{", "").replace("}", "").split()
-    return [w.strip(".") for w in words if not _INITIAL.match(w) or CJK.match(w)]
+    return [w.strip(".") for w in words if not is_initials(w) or CJK.match(w)]
 
 
 def _text(value: Any) -> str | None:
@@ -264,8 +266,9 @@ def _frame_authors(value: Any) -> list[str]:
 # -- BibTeX --------------------------------------------------------------------------------------
 
 
-def _bibtex(source: str) -> list[Given]:
-    from paperlens._bibtex import read_bibtex  # type: ignore[import-not-found,unused-ignore]
+def _bibtex(source: str | Path) -> list[Given]:
+    """BibTeX text, or a file (a ``Path``)."""
+    from paperlens._bibtex import read_bibtex
 
     return [
         structured(
@@ -273,7 +276,7 @@ def _bibtex(source: str) -> list[Given]:
             f"entry {entry.key!r} (line {entry.line})",
             key=entry.key,
             title=entry.fields.get("title"),
-            authors=list(entry.authors),
+            authors=[*entry.authors, *(["others"] if entry.et_al else [])],
             year=entry.year if entry.year is not None else entry.fields.get("year"),
             venue=entry.fields.get("journal") or entry.fields.get("booktitle") or entry.fields.get("howpublished"),
             doi=entry.doi,

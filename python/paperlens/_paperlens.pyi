@@ -15,6 +15,7 @@ __all__ = [
     "Row",
     "__version__",
     "columns",
+    "read_bibtex",
     "undecoded_rows",
 ]
 __version__: str
@@ -62,6 +63,15 @@ class LazyField:
         whole: Callable[[Any, type[Any], str], Any],
     ) -> LazyField: ...
     def __get__(self, instance: Any, owner: type[Any] | None = None, /) -> Any: ...
+
+# -- BibTeX (src/bibtex.rs) ----------------------------------------------------------------
+
+def read_bibtex(
+    text: str,
+) -> list[tuple[str, str, list[tuple[str, str]], list[str], bool, list[str], bool, int, str]]:
+    """The entries of a BibTeX text: (key, entry_type, fields, authors, et_al, editors,
+    editors_et_al, line, raw) each; a file that cannot be read raises
+    ``ValueError(message, key, ordinal, line)``."""
 
 # -- client (src/client.rs) -----------------------------------------------------------------
 

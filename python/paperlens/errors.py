@@ -14,6 +14,7 @@ PaperlensError
 ├── APIConnectionError       the connection failed or broke
 │   └── APITimeoutError      no complete answer within the timeout
 ├── ValidationError          a bound of the API, checked before sending (also a ValueError)
+│   └── BibTeXSyntaxError    a BibTeX file that cannot be read, .key, .line
 ├── ConfigurationError       a missing or invalid setting (also a ValueError)
 ├── ResponseDecodeError      a success answer that is not what the contract says
 └── ResourceWriteError       a download could not be written (also an OSError)
@@ -38,6 +39,7 @@ __all__ = [
     "APITimeoutError",
     "AuthenticationError",
     "BadRequestError",
+    "BibTeXSyntaxError",
     "ConfigurationError",
     "GatewayTimeoutError",
     "NotFoundError",
@@ -120,6 +122,35 @@ class ValidationError(PaperlensError, ValueError):
         self.param = param
         self.rule = rule
         self.value = value
+
+
+class BibTeXSyntaxError(ValidationError):
+    """A BibTeX file that cannot be read (an unclosed brace, a missing comma, a duplicate
+    key...); raised before any request is sent.
+
+    Args:
+        message: the whole message, naming the entry (its key, else its position) and line.
+        key: the entry's key, or None when it cannot be read.
+        ordinal: the entry's 1-based position among the file's ``@`` items.
+        line: the 1-based line of the entry's ``@``.
+
+    Attributes:
+        key: the entry's key, or None when it cannot be read.
+        ordinal: the entry's 1-based position among the file's ``@`` items.
+        line: the 1-based line of the entry's ``@``.
+
+    Examples:
+        >>> try:
+        ...     client.verify_citations("refs.bib")
+        ... except paperlens.BibTeXSyntaxError as error:
+        ...     print(error.key, error.line)
+    """
+
+    def __init__(self, message: str, *, key: str | None, ordinal: int, line: int) -> None:
+        super().__init__(message, param="source", rule="BibTeX syntax")
+        self.key = key
+        self.ordinal = ordinal
+        self.line = line
 
 
 class APIError(PaperlensError):

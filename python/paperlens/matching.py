@@ -17,10 +17,12 @@ A citation of a paper the service does not have costs all four (about 3.4 reques
 
 Each candidate is scored against the citation (title words, first author and other authors,
 year distance, venue) into a :class:`ReferenceMatch` saying why. ``confidence="high"`` needs
-the DOI, or a near-identical title, the first author and the year (within one), no venue or
-co-authors that the record lacks, and a clear lead over every other candidate, so it is almost
-never wrong (``benches/bench_matching.py`` measures it); ``"medium"`` is worth a look, ``"low"``
-is a guess.
+the DOI with nothing in the citation contradicting it (a citation that is only a DOI is high),
+or a near-identical title (its words in order), the first author and the year (within one), no
+venue or co-authors that the record lacks, and a clear lead over every other candidate, so it
+is almost never wrong (``benches/bench_matching.py`` measures it); ``"medium"`` is worth a look,
+``"low"`` is a guess: a contradicting first author or year keeps a match low unless the title
+holds, and a best candidate tied with the next is low ("tied with ..." in its reasons).
 
 >>> text = "Lindqvist G, Zhang T. Gate fidelity under quantum advantage: a large-scale study. 1994."
 >>> best = client.match_reference(text)[0]
@@ -137,7 +139,9 @@ class _Reference:
         self.title = [w for w in cite.terms(source) if citation.title or w not in _DOI_WORDS]
         self.title_set = frozenset(self.title)
         self.names = [cite.fold(a) for a in citation.authors]
-        self.leading = self.names[:2]
+        # The first author's words: the record's first author must be among them.
+        first = citation.first_author
+        self.leading = [cite.fold(w) for w in first.split()] if first else self.names[:2]
         self.venue = [w for w in cite.terms(citation.venue) if w not in _VENUE_NOISE] if citation.venue else []
         self.squeezed = cite.fold("".join(citation.authors))
 
@@ -189,7 +193,7 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool | None, boo
     first = _has_author(ref, names[0], ref.leading)
     shown = names[:1] if ref.citation.et_al else names
     found = sum(_has_author(ref, n, ref.names) for n in shown)
-    words = [w for n in names for w in cite.words(n)]
+    words = [w for n in names for w in (*cite.words(n), _surname(n))]  # "o'brien" as well as "o", "brien"
     known = sum(cite.CJK.match(w) is not None or cite.found(w, words, frozenset(words)) for w in ref.names)
     score = (0.6 if first else 0.0) + 0.2 * found / len(shown) + 0.2 * known / len(ref.names)
     surname = names[0] if cite.CJK.match(names[0]) else names[0].split()[-1]

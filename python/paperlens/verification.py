@@ -80,6 +80,8 @@ class VerifiedReference:
         reasons: why, in words (``"year differs: cited 1995, record 1994"``).
         key: the citation key (BibTeX key, CSL ``id``), or None.
         candidates: the records that fit equally well (ambiguous).
+        given: what was read from the reference (title, authors, year, venue, DOI, and a
+            BibTeX entry as written).
     """
 
     input: Any
@@ -134,7 +136,9 @@ class Verification:
         ``reasons`` and the record's ``unique_id``, ``doi``, ``title``, ``year``."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows(), columns=list(_row_columns()))
+        frame = pd.DataFrame(self.rows(), columns=list(_row_columns()))
+        frame["year"] = frame["year"].astype("Int64")  # a year, not a float, beside the references not found
+        return frame
 
     def to_bibtex(self) -> str:
         """The references as BibTeX, corrected: a verified or mismatched one is written from its
@@ -282,21 +286,19 @@ def _verdict(
     base = {"input": given.input, "key": given.key, "given": given}
     # Of the records that may be the cited work, the one that differs in the fewest fields.
     fitting = sorted(
-        ((len(_differences(given, r, e)), e, r) for e, r in scored if _same_work(e)), key=lambda t: (t[0], -t[1].score)
+        ((_differences(given, r, e), e, r) for e, r in scored if _same_work(e)), key=lambda t: (len(t[0]), -t[1].score)
     )
     if not fitting:
         return VerifiedReference(**base, status="not_found", record=None, **_not_found(given, scored, known))
-    fewest, evidence, record = fitting[0]
-    tied = [r for n, e, r in fitting[1:] if n == fewest and evidence.score - e.score < TIE]
+    differences, evidence, record = fitting[0]
+    tied = [r for d, e, r in fitting[1:] if len(d) == len(differences) and evidence.score - e.score < TIE]
     if tied:
         candidates = [record, *tied]
         listed = "; ".join(_described(r) for r in candidates)
         reasons = [f"{len(candidates)} records fit it equally well: {listed}", "add the year, the authors or the DOI"]
         return VerifiedReference(**base, status="ambiguous", record=None, reasons=reasons, candidates=candidates)
-    differences = _differences(given, record, evidence)
-    said = [
-        f"{_FIELD_WORDS[name]} differs: cited {_shown(a)}, record {_shown(b)}" for name, (a, b) in differences.items()
-    ]
+    words = {**_FIELD_WORDS, "authors": "first author" if evidence.first_author is False else "authors"}
+    said = [f"{words[name]} differs: cited {_shown(a)}, record {_shown(b)}" for name, (a, b) in differences.items()]
     if not differences:
         confidence: Confidence = "high" if evidence.doi or _strong(evidence) else "medium"
         lead = f"matches {record.unique_id}: {_agreeing(evidence)}"
@@ -351,7 +353,7 @@ def _agreeing(e: Evidence) -> str:
     return ", ".join(agree) + (" agree" if len(agree) > 1 else " agrees") if agree else "nothing else agrees"
 
 
-_FIELD_WORDS = {"title": "title", "authors": "first author", "year": "year", "venue": "venue", "doi": "DOI"}
+_FIELD_WORDS = {"title": "title", "authors": "authors", "year": "year", "venue": "venue", "doi": "DOI"}
 
 
 def _differences(given: Given, record: MetadataRecord, e: Evidence) -> dict[str, tuple[Any, Any]]:

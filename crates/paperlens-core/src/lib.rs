@@ -6,6 +6,7 @@
 //! returns the raw [`ApiResponse`]. Decoding the body into Python objects is the
 //! binding layer's job. Nothing here knows about Python.
 
+pub mod bibtex;
 pub mod cache;
 pub mod config;
 pub mod contract;

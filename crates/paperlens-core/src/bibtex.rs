@@ -1,0 +1,403 @@
+//! BibTeX files as reference managers export them (Zotero and Better BibTeX, JabRef,
+//! Mendeley), read with typst's `biblatex` crate: its lexer finds the entries and their spans,
+//! expands `@string` macros, `#` concatenations and the month macros, and decodes the LaTeX
+//! of the values (`{\"u}`, `\ss`, `--`, braces) and the names. Around it, what a reader of
+//! real files needs and the crate does not do:
+//!
+//! - `@comment{...}` and `@preamble{...}` blocks are blanked out first (the crate takes a
+//!   comment to its first `}` and a preamble only in quotes);
+//! - macro names are case-insensitive, as in BibTeX; an undefined one is kept as its name
+//!   (`journal = Nature` means "Nature" to whoever wrote it) rather than failing the file;
+//! - duplicate keys are compared without case, as BibTeX does, and both lines are named;
+//! - `crossref` follows BibTeX's rule (the child takes every field it lacks from its
+//!   parent) plus biblatex's one mapping that matters for matching: the parent's title
+//!   becomes the child's `booktitle`;
+//! - a syntax error is located in its entry: the file is cut before each line that starts
+//!   with `@` and the pieces are read one by one, so an unclosed brace is blamed on its
+//!   entry, not on the end of the file where the lexer noticed it;
+//! - verbatim fields (`url`, `doi`...) lose Mendeley's `\_`, `\%` escapes; the other fields
+//!   get `~` as a space, TeX quotes as curly quotes and their whitespace collapsed.
+
+use std::collections::HashMap;
+
+use biblatex::{Bibliography, ChunksExt, ParseErrorKind, Person, RawBibliography, RawChunk, Token};
+
+/// One entry, its values as plain Unicode text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BibEntry {
+    pub key: String,
+    /// As written, in lower case (`article`, `inproceedings`...).
+    pub entry_type: String,
+    /// Lower-case names in the order of the source, inherited ones last.
+    pub fields: Vec<(String, String)>,
+    /// "Family, Given" (or "von Family, Jr, Given"; a corporate name alone), without a
+    /// final `others`.
+    pub authors: Vec<String>,
+    /// The author list ended with `and others`.
+    pub et_al: bool,
+    pub editors: Vec<String>,
+    pub editors_et_al: bool,
+    /// 1-based line of the entry's `@`.
+    pub line: usize,
+    /// The entry's source text, from `@` to its closing brace.
+    pub raw: String,
+}
+
+/// A file that cannot be read; `message` names the entry and the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BibError {
+    pub message: String,
+    /// The entry's key when it could be read.
+    pub key: Option<String>,
+    /// 1-based position of the entry among the file's `@` items (comments excluded).
+    pub ordinal: usize,
+    /// 1-based line of the entry's `@`.
+    pub line: usize,
+}
+
+/// Fields whose parent value is not the child's own (biblatex's `crossref` rules).
+const NOT_INHERITED: &[&str] =
+    &["crossref", "xref", "ids", "entryset", "title", "subtitle", "shorttitle", "titleaddon"];
+/// The name a `crossref` field is kept under while the crate resolves the file, so that it
+/// leaves the inheritance to [`inherit_crossrefs`].
+const HIDDEN_CROSSREF: &str = "paperlens-crossref";
+
+/// The entries of a BibTeX file, in file order.
+/// A byte order mark is skipped (offsets and lines count from after it).
+pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+    let masked = blank_comments(src);
+    let mut raw =
+        RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
+    check_duplicate_keys(src, &masked, &raw)?;
+    normalize_macros(&mut raw);
+    let mut layout = Vec::with_capacity(raw.entries.len());
+    for entry in &mut raw.entries {
+        for pair in &mut entry.v.fields {
+            if pair.key.v.eq_ignore_ascii_case("crossref") {
+                pair.key.v = HIDDEN_CROSSREF;
+            }
+        }
+        let order: Vec<String> = entry.v.fields.iter().map(|pair| field_name(pair.key.v)).collect();
+        layout.push((entry.span.clone(), entry.v.kind.v.to_ascii_lowercase(), order));
+    }
+    let bibliography = Bibliography::from_raw(raw).map_err(|error| {
+        let starts = entry_starts(&masked);
+        let start =
+            starts.iter().rev().find(|&&start| start <= error.span.start).or(starts.first()).copied().unwrap_or(0);
+        entry_error(src, &masked, start, &describe(&error.kind))
+    })?;
+    let mut entries: Vec<BibEntry> = bibliography
+        .iter()
+        .zip(layout)
+        .map(|(entry, (span, entry_type, order))| {
+            let mut fields: Vec<(String, String)> = Vec::with_capacity(order.len());
+            for name in order {
+                if let Some(chunks) = entry.fields.get(&name) {
+                    if !fields.iter().any(|(seen, _)| *seen == name) {
+                        let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
+                        fields.push((shown, plain_text(&name, &chunks.format_verbatim())));
+                    }
+                }
+            }
+            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default());
+            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default());
+            BibEntry {
+                key: entry.key.clone(),
+                entry_type,
+                fields,
+                authors,
+                et_al,
+                editors,
+                editors_et_al,
+                line: line_of(src, span.start),
+                raw: src[span.start..entry_end(src, span.end)].to_string(),
+            }
+        })
+        .collect();
+    inherit_crossrefs(&mut entries);
+    Ok(entries)
+}
+
+fn field_name(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+/// `src` with every `@comment` and `@preamble` block (a line starting with one, to its
+/// matching closing brace) replaced by spaces, newlines kept: offsets and lines stay valid.
+fn blank_comments(src: &str) -> String {
+    let bytes = src.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let at =
+            line_start + bytes[line_start..].iter().take_while(|c| c.is_ascii_whitespace() && **c != b'\n').count();
+        if bytes.get(at) == Some(&b'@') {
+            if let Some(end) = comment_block_end(bytes, at) {
+                for byte in &mut out[at..end] {
+                    if *byte != b'\n' {
+                        *byte = b' ';
+                    }
+                }
+            }
+        }
+        line_start = bytes[at..].iter().position(|&c| c == b'\n').map_or(bytes.len(), |n| at + n + 1);
+    }
+    // Whole UTF-8 sequences were blanked (every byte of a block, none outside it).
+    String::from_utf8(out).expect("blanking keeps UTF-8")
+}
+
+/// The end of the `@comment` or `@preamble` block at `at` (after its closing brace, or the
+/// end of the file when it has none), or None when `at` starts another kind of entry.
+fn comment_block_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let rest = &bytes[at + 1..];
+    let word_len = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    let word = std::str::from_utf8(&rest[..word_len]).ok()?.to_ascii_lowercase();
+    if word != "comment" && word != "preamble" {
+        return None;
+    }
+    let mut i = at + 1 + word_len;
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let close = match bytes.get(i) {
+        Some(b'{') => b'}',
+        Some(b'(') => b')',
+        _ => return Some(at + 1 + word_len), // a bare `@comment`: the rest of the line is text
+    };
+    let open = bytes[i];
+    let mut depth = 0usize;
+    for (n, &c) in bytes[i..].iter().enumerate() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + n + 1);
+            }
+        }
+    }
+    Some(bytes.len())
+}
+
+/// Macro references and definitions under one spelling (BibTeX's names ignore case), and
+/// each undefined reference that is not a month kept as its own text.
+fn normalize_macros(raw: &mut RawBibliography<'_>) {
+    let mut spelling: HashMap<String, &str> = HashMap::new();
+    for pair in &raw.abbreviations {
+        spelling.entry(pair.key.v.to_lowercase()).or_insert(pair.key.v);
+    }
+    for pair in &mut raw.abbreviations {
+        pair.key.v = spelling[&pair.key.v.to_lowercase()];
+    }
+    let fields = raw.abbreviations.iter_mut().chain(raw.entries.iter_mut().flat_map(|entry| entry.v.fields.iter_mut()));
+    for pair in fields {
+        for chunk in &mut pair.value.v {
+            if let RawChunk::Abbreviation(name) = chunk.v {
+                chunk.v = match spelling.get(&name.to_lowercase()) {
+                    Some(defined) => RawChunk::Abbreviation(defined),
+                    None if is_month(name) => RawChunk::Abbreviation(name),
+                    None => RawChunk::Normal(name),
+                };
+            }
+        }
+    }
+}
+
+fn is_month(name: &str) -> bool {
+    const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    MONTHS.iter().any(|month| month.eq_ignore_ascii_case(name))
+}
+
+fn check_duplicate_keys(src: &str, masked: &str, raw: &RawBibliography<'_>) -> Result<(), BibError> {
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    for entry in &raw.entries {
+        let line = line_of(src, entry.span.start);
+        if let Some(first) = first_line.insert(entry.v.key.v.to_lowercase(), line) {
+            let rule = format!("duplicate key (the key of the entry at line {first} too)");
+            return Err(entry_error(src, masked, entry.span.start, &rule));
+        }
+    }
+    Ok(())
+}
+
+/// The error of a file that the lexer refused at `position`: the first piece (the text
+/// between two lines starting with `@`) that does not read on its own is the culprit.
+fn locate_syntax_error(masked: &str, position: usize, kind: &ParseErrorKind) -> BibError {
+    let starts = entry_starts(masked);
+    for (n, &start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(masked.len());
+        if let Err(error) = RawBibliography::parse(&masked[start..end]) {
+            let near = start + error.span.start;
+            // The lexer notices an unclosed brace where the piece ends, whatever it expected.
+            let rule = if masked[near.min(end)..end].trim().is_empty() {
+                "unclosed brace or quote: the entry does not end before the next one".to_string()
+            } else {
+                format!("{} near line {}", describe(&error.kind), line_of(masked, near))
+            };
+            return entry_error(masked, masked, start, &rule);
+        }
+    }
+    let start = starts.iter().rev().find(|&&start| start <= position).or(starts.first()).copied().unwrap_or(0);
+    entry_error(masked, masked, start, &format!("{} near line {}", describe(kind), line_of(masked, position)))
+}
+
+/// Offsets of the `@` of each line that starts with one (comments already blanked).
+fn entry_starts(masked: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut offset = 0;
+    for line in masked.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        if line[indent..].starts_with('@') {
+            starts.push(offset + indent);
+        }
+        offset += line.len();
+    }
+    starts
+}
+
+/// The error naming the entry whose `@` is at `start`: its key when readable, else its
+/// ordinal, and its line.
+fn entry_error(src: &str, masked: &str, start: usize, rule: &str) -> BibError {
+    let ordinal = entry_starts(&masked[..start]).len() + 1;
+    let line = line_of(src, start);
+    let key = entry_key(&masked[start..]);
+    let message = match &key {
+        Some(key) => format!("BibTeX entry {key:?} (line {line}): {rule}"),
+        None => format!("BibTeX entry #{ordinal} (line {line}, its key unreadable): {rule}"),
+    };
+    BibError { message, key, ordinal, line }
+}
+
+/// The key of the entry that `text` starts with (`@type{key,`), or `@string` for a macro
+/// definition.
+fn entry_key(text: &str) -> Option<String> {
+    let rest = text.strip_prefix('@')?;
+    let kind_len = rest.find(|c: char| !c.is_alphanumeric() && c != '_' && c != '-').unwrap_or(rest.len());
+    let (kind, rest) = rest.split_at(kind_len);
+    if kind.eq_ignore_ascii_case("string") {
+        return Some("@string".to_string());
+    }
+    let rest = rest.trim_start().strip_prefix(['{', '('])?.trim_start();
+    let key: String = rest
+        .chars()
+        .take_while(|&c| !matches!(c, ',' | '}' | ')' | '@') && !c.is_whitespace() && !c.is_control())
+        .collect();
+    let after = rest[key.len()..].trim_start();
+    (!key.is_empty() && after.starts_with(',')).then_some(key)
+}
+
+fn describe(kind: &ParseErrorKind) -> String {
+    match kind {
+        ParseErrorKind::Expected(Token::Comma) => {
+            "a comma is missing (after the key or between two fields)".to_string()
+        }
+        ParseErrorKind::Expected(Token::Equals) => "a field name is not followed by '='".to_string(),
+        ParseErrorKind::Unexpected(Token::ClosingBrace) => "a closing brace has no opening one".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// 1-based line of the byte at `offset`.
+fn line_of(src: &str, offset: usize) -> usize {
+    src.as_bytes()[..offset.min(src.len())].iter().filter(|&&c| c == b'\n').count() + 1
+}
+
+/// The end of the entry whose fields end at `fields_end`: after its closing delimiter.
+fn entry_end(src: &str, fields_end: usize) -> usize {
+    let rest = &src[fields_end..];
+    let blank = rest.len() - rest.trim_start().len();
+    match rest[blank..].chars().next() {
+        Some(c @ ('}' | ')')) => fields_end + blank + c.len_utf8(),
+        _ => fields_end,
+    }
+}
+
+/// A decoded value as plain text.
+fn plain_text(field: &str, value: &str) -> String {
+    let text = if is_verbatim(field) {
+        unescape_verbatim(value)
+    } else {
+        value.replace("``", "\u{201c}").replace("''", "\u{201d}").replace('~', " ")
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn is_verbatim(field: &str) -> bool {
+    matches!(field, "file" | "doi" | "uri" | "eprint" | "pdf" | "url" | "urlraw" | "verba" | "verbb" | "verbc")
+}
+
+/// Mendeley escapes LaTeX's specials in URLs (`a\_b`, `50\%`) and writes a backslash as
+/// `$\backslash$`; a URL means the characters themselves.
+fn unescape_verbatim(value: &str) -> String {
+    let value = value.replace("$\\backslash$", "\\");
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next @ ('_' | '%' | '&' | '#' | '$' | '{' | '}' | '~'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// "Family, Given" of each person, and whether the list ended with `others`.
+fn names(mut persons: Vec<Person>) -> (Vec<String>, bool) {
+    let et_al = persons.last().is_some_and(|p| p.name == "others" && p.given_name.is_empty() && p.prefix.is_empty());
+    if et_al {
+        persons.pop();
+    }
+    let names = persons
+        .into_iter()
+        .map(|p| {
+            let family = [p.prefix.as_str(), p.name.as_str()]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let parts = [family.as_str(), p.suffix.as_str(), p.given_name.as_str()];
+            let text = parts.iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(", ");
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    (names, et_al)
+}
+
+/// Each entry with a `crossref` takes the fields it lacks from the entry named (found without
+/// case), the parent's title as its `booktitle`, and the parent's names with its fields.
+fn inherit_crossrefs(entries: &mut [BibEntry]) {
+    let index: HashMap<String, usize> = entries.iter().enumerate().map(|(n, e)| (e.key.to_lowercase(), n)).collect();
+    for n in 0..entries.len() {
+        let Some(parent_key) = entries[n].field("crossref").map(str::to_lowercase) else { continue };
+        let Some(&parent) = index.get(&parent_key).filter(|&&p| p != n) else { continue };
+        let parent = entries[parent].clone();
+        let child = &mut entries[n];
+        for (name, value) in &parent.fields {
+            if !NOT_INHERITED.contains(&name.as_str()) && child.field(name).is_none() {
+                child.fields.push((name.clone(), value.clone()));
+                match name.as_str() {
+                    "author" => (child.authors, child.et_al) = (parent.authors.clone(), parent.et_al),
+                    "editor" => (child.editors, child.editors_et_al) = (parent.editors.clone(), parent.editors_et_al),
+                    _ => {}
+                }
+            }
+        }
+        if child.field("booktitle").is_none() {
+            if let Some(title) = parent.field("title") {
+                child.fields.push(("booktitle".to_string(), title.to_string()));
+            }
+        }
+    }
+}
+
+impl BibEntry {
+    /// The value of field `name` (lower case).
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
