@@ -749,7 +749,7 @@ class _Workflows:
         Examples:
             >>> best = client.match_reference("Okafor P, Zhang L. Bleaching and coral reef. 2002.")[0]
             >>> best.confidence, best.reasons
-            ('medium', ['title words 3/7', 'first author Okafor', 'authors 2/5', 'year 2002 (+0)'])
+            ('low', ['title words 3/7', 'first author Okafor', 'authors 2/5', 'year 2002 (+0)'])
         """
         from paperlens.matching import match_plan
 
@@ -816,8 +816,15 @@ class _Workflows:
             APIError: what the service answers (after retries), as for any call.
 
         Examples:
-            >>> checked = client.verify_citations("references.bib")
+            >>> import pathlib, tempfile
+            >>> bib = pathlib.Path(tempfile.mkdtemp()) / "references.bib"
+            >>> _ = bib.write_text('''@inproceedings{lindqvist94,
+            ...   author = {Lindqvist, Grace and Zhang, Tamara},
+            ...   title = {Gate Fidelity under Quantum Advantage: A Large-Scale Study},
+            ...   year = 1995}''')
+            >>> checked = client.verify_citations(bib)
             >>> [(item.key, item.status, item.differences) for item in checked if item.status != "verified"]
+            [('lindqvist94', 'mismatch', {'year': (1995, 1994)})]
         """
         from paperlens.verification import verify_plan
 

@@ -141,9 +141,10 @@ class BibTeXSyntaxError(ValidationError):
 
     Examples:
         >>> try:
-        ...     client.verify_citations("refs.bib")
+        ...     client.verify_citations("@article{smith2020, title = {Unclosed, year = 2020}")
         ... except paperlens.BibTeXSyntaxError as error:
         ...     print(error.key, error.line)
+        smith2020 1
     """
 
     def __init__(self, message: str, *, key: str | None, ordinal: int, line: int) -> None:

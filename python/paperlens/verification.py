@@ -23,7 +23,9 @@ a verdict: the best one is the cited work when the titles agree in word order (0
 for "the same title"; a close title needs an agreeing first author or year, a partial one
 both), and a tie between two such records is ``ambiguous``.
 
->>> checked = client.verify_citations(["Lindqvist G, Zhang T. Gate fidelity ... 1995."])
+>>> checked = client.verify_citations(
+...     ["Lindqvist G, Zhang T. Gate fidelity under quantum advantage: a large-scale study. 1995."]
+... )
 >>> checked[0].status, checked[0].differences
 ('mismatch', {'year': (1995, 1994)})
 """
