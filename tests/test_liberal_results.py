@@ -366,3 +366,15 @@ def test_results_compare_and_hash_by_their_fields_in_order_as_dataclasses_do():
     assert t.FacetBucket(key="2020", doc_count=3) != t.Total(value=3)  # another type is never equal
     with pytest.raises(TypeError, match="unhashable"):
         hash(t.MetadataRecord(keywords=["x"]))  # a list field, as a dataclass would say
+
+
+def test_a_truncated_answer_without_notes_says_what_the_flag_means(client, httpserver: HTTPServer):
+    answer = {"items": [], "truncated": True}
+    httpserver.expect_request("/paper-schema/search", method="POST").respond_with_json(answer)
+
+    with pytest.warns(paperlens.PartialResultWarning) as caught:
+        page = client.schema.search("q")
+
+    assert [str(w.message) for w in caught] == [
+        f"PaperSearchPage is truncated (request_id={page.request_id}): a cap was hit: the lists are not the whole set"
+    ]

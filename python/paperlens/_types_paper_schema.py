@@ -296,7 +296,9 @@ class SchemaResponse(Response):
         flags = "".join(f"; {flag}=true" for flag in cut if flag != "truncated")
         notes = self.warnings if isinstance(self.warnings, list) else [self.warnings]
         text = "; ".join(note if isinstance(note, str) else repr(note) for note in notes)
-        return f"{type(self).__name__} is {state} (request_id={self.request_id}{flags}): {text or 'no warnings given'}"
+        if not text:  # the service said nothing: say what a cap means
+            text = "a cap was hit: the lists are not the whole set" if cut else "no warnings given"
+        return f"{type(self).__name__} is {state} (request_id={self.request_id}{flags}): {text}"
 
     def _cut(self) -> list[str]:
         """The flags saying a cap cut this answer: ``truncated`` and those of the operation."""
