@@ -71,10 +71,12 @@ impl MetaSearch {
         // Widened: a page near i64::MAX must not wrap round to a small product.
         let depth = i128::from(page) * i128::from(page_size);
         if depth > i128::from(PAGE_DEPTH_CAP) {
-            return Err(Error::validation(
+            return Err(Error::rule(
                 "page",
-                format!("page * page_size must not exceed {PAGE_DEPTH_CAP} (page paging stops there: use cursor=next_cursor)"),
-                format!("{page} * {page_size} = {depth}"),
+                format!(
+                    "page * page_size must not exceed {PAGE_DEPTH_CAP} (got {page} * {page_size} = {depth}; \
+                     page paging stops there: use cursor=next_cursor)"
+                ),
             ));
         }
         let cursor = self.cursor.as_deref().filter(|c| !c.is_empty());
@@ -109,7 +111,7 @@ impl Operation for MetaSearch {
                 ));
             }
             if filter.value.is_null() {
-                return Err(Error::validation(format!("{param}.value"), "is required", "null"));
+                return Err(Error::rule(format!("{param}.value"), "is required"));
             }
         }
         let papers = self.collection.as_deref().is_none_or(|name| name == c::COLLECTIONS[0]);
