@@ -71,13 +71,14 @@ impl MetaSearch {
         // Widened: a page near i64::MAX must not wrap round to a small product.
         let depth = i128::from(page) * i128::from(page_size);
         if depth > i128::from(PAGE_DEPTH_CAP) {
-            return Err(Error::rule(
-                "page",
-                format!(
-                    "page * page_size must not exceed {PAGE_DEPTH_CAP} (got {page} * {page_size} = {depth}; \
-                     page paging stops there: use cursor=next_cursor)"
+            // The value shown is the product the rule is about, as an expression.
+            return Err(Error::Validation {
+                param: "page".into(),
+                rule: format!(
+                    "page * page_size must not exceed {PAGE_DEPTH_CAP} (page paging stops there: use cursor=next_cursor)"
                 ),
-            ));
+                value: format!("{page} * {page_size} = {depth}"),
+            });
         }
         let cursor = self.cursor.as_deref().filter(|c| !c.is_empty());
         if cursor.is_some() && page > 1 {
