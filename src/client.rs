@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use paperlens_core::config::SharedPacing;
+use paperlens_core::operation::as_given;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -338,7 +339,39 @@ impl NativeClient {
 
     fn prepare(&self, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
         self.events.refresh(params.py());
-        let mut params = Depythonizer::from_object(params.as_any());
-        Ok(prepare(operation, &mut params, self.transport.config().validate).map_err(PyPaperlensErr::from)?)
+        let validate = self.transport.config().validate;
+        let given = as_given(&mut Depythonizer::from_object(params.as_any()));
+        let prepared = given.and_then(|given| prepare(operation, given, validate));
+        Ok(prepared.map_err(|error| shown_as_given(error, params.as_any())).map_err(PyPaperlensErr::from)?)
     }
+}
+
+/// A validation error that shows no value gets the `repr` of the value at its parameter, as
+/// the caller wrote it (a type error from the conversion, a rule on a whole part).
+fn shown_as_given(error: Error, params: &Bound<'_, PyAny>) -> Error {
+    match error {
+        Error::Validation { param, rule, value } if value.is_empty() => {
+            let value = value_at(params, &param)
+                .and_then(|v| v.repr().ok())
+                .map(|repr| paperlens_core::error::shortened(repr.to_string()))
+                .unwrap_or_default();
+            Error::Validation { param, rule, value }
+        }
+        other => other,
+    }
+}
+
+/// The value at a parameter path (`filters.dois`, `items[2].marker_nums[0]`), if present.
+fn value_at<'py>(params: &Bound<'py, PyAny>, path: &str) -> Option<Bound<'py, PyAny>> {
+    let mut value = params.clone();
+    for part in path.split('.') {
+        let (name, indices) = part.split_once('[').map_or((part, ""), |(name, rest)| (name, rest));
+        if !name.is_empty() {
+            value = value.get_item(name).ok()?;
+        }
+        for index in indices.split('[').filter(|i| !i.is_empty()) {
+            value = value.get_item(index.trim_end_matches(']').parse::<usize>().ok()?).ok()?;
+        }
+    }
+    Some(value)
 }

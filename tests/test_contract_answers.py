@@ -326,6 +326,25 @@ def not_whole(wanted: dict[str, Any]) -> bool:
     )
 
 
+def _leaves_out_a_locator(operation: Operation, result: Any) -> bool:
+    """Whether the answer has a locator the call asked for in neither its segments nor its
+    ``missing`` (the call of ``operation`` asks for paragraph ``p1`` or marker 1)."""
+
+    def left_out(requested: str, returned: list[Any], missing: Any) -> bool:
+        accounted = {str(value) for value in returned}
+        accounted |= {str(value) for value in missing} if isinstance(missing, list) else set()
+        return requested not in accounted
+
+    if operation.name == "resolve_provenance":
+        return left_out("p1", [s.paragraph_id for s in result.segments], result.missing)
+    if operation.name == "hydrate_items":
+        item = result.items[0] if result.items else None
+        if item is None:
+            return True
+        return left_out("1", [s.marker for s in item.segments], item.extra.get("missing"))
+    return False
+
+
 def check_answer(
     operation: Operation,
     result: t.Response,
@@ -337,11 +356,13 @@ def check_answer(
     wanted = expected(wire)
     assert type(result) is operation.result
     assert result.request_id == replies.answered_request_id()
-    partial = [w for w in caught if issubclass(w.category, paperlens.PartialResultWarning)]
+    told = [str(w.message) for w in caught if issubclass(w.category, paperlens.PartialResultWarning)]
+    unreturned = [message for message in told if "neither in segments nor in missing" in message]
     # Only the /paper-schema answers have `partial` and `truncated` flags; elsewhere they are
     # extra properties. Any of them true means the answer is not the whole set.
     flagged = isinstance(result, t.SchemaResponse) and not_whole(wanted)
-    assert bool(partial) == flagged, [str(w.message) for w in caught]
+    assert len(told) - len(unreturned) == flagged, told
+    assert bool(unreturned) == _leaves_out_a_locator(operation, result), told
     check_model(result, wanted, type(result).__name__, strict)
     assert_same(result.to_dict(), wanted, "to_dict() after every read")
 

@@ -228,7 +228,7 @@ def _check_provenance(r: t.ResolvedProvenance, d: Data) -> None:
 
 def _check_in_paper(r: t.InPaperSearchResult, d: Data) -> None:
     assert r.trace["method"] == "bm25" and r.typed_trace and r.typed_trace.elapsed_ms is not None
-    hits = [s for s in r.segments if s.extra.get("hit")]
+    hits = r.hits
     assert 0 < len(hits) <= 3 and all((s.score or 0) > 0 for s in hits)
 
 
@@ -861,7 +861,7 @@ def test_provenance_window_cap_and_missing(client: paperlens.Client, data: Data)
 def test_search_in_paper(client: paperlens.Client, data: Data) -> None:
     dataset = client.schema.entities(data.sid, entity_subtypes=["Dataset"]).items[0]
     found = client.schema.search_in_paper(data.sid, dataset.name, top_k=20, window=0)
-    hits = [s for s in found.segments if s.extra["hit"]]
+    hits = found.hits
     assert hits and all(s.schema_id == data.sid for s in hits)
     scores = [s.score for s in hits]
     assert scores == sorted(scores, reverse=True)
@@ -877,7 +877,7 @@ def test_search_in_paper(client: paperlens.Client, data: Data) -> None:
         boosted += "Experiments" in (s.section or "")
     assert boosted > 0
     windowed = client.schema.search_in_paper(data.sid, dataset.name, top_k=1, window=1)
-    assert 2 <= len(windowed.segments) <= 3 and sum(s.extra["hit"] for s in windowed.segments) == 1
+    assert 2 <= len(windowed.segments) <= 3 and len(windowed.hits) == 1
     code = client.schema.search_in_paper(data.sid, dataset.name, top_k=20, window=0, prefer_code=True, prefer_url=True)
     assert {s.paragraph_id for s in code.segments} == set(plain)
     nothing = client.schema.search_in_paper(data.sid, "zzzqqq")

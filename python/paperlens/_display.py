@@ -57,7 +57,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "Entity": ("entity_id", "entity_type", "name", "text", "section"),
     "Relation": ("relation_type", "source_entity", "target_entity", "source_entity_id", "target_entity_id"),
     "Evidence": ("evidence_id", "group", "key", "value_text", "value_number", "value_bool", "schema_id"),
-    "ParagraphSegment": ("paragraph_id", "section", "text", "score"),
+    "ParagraphSegment": ("paragraph_id", "relative_position", "section", "text", "score"),
     "CitationItem": ("reference", "resolution", "target_schema"),
     "EntityRelatedPaper": ("schema_id", "schema_paper", "matched_entities", "match_reasons"),
     "RelatedPaper": ("schema_id", "schema_paper", "score", "reasons"),

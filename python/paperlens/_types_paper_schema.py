@@ -234,7 +234,9 @@ class Evidence(Model):
 
 @_frozen
 class ParagraphSegment(Model):
-    """A source paragraph; ``score`` (in-paper search only) ranks within that paper only.
+    """A source paragraph: a located one (the paragraph a locator or the query found,
+    ``relative_position == 0``, :attr:`is_hit`) or one of its neighbours (``-1`` the paragraph
+    before it, ``1`` the one after...). ``score`` ranks within that paper only.
 
     Attributes:
         paragraph_id: Global paragraph id.
@@ -242,7 +244,11 @@ class ParagraphSegment(Model):
         section: Section of the paragraph.
         text: Text of the paragraph.
         marker: Opaque in-paper locator number.
-        score: Relevance inside that paper only (in-paper search); ``None`` elsewhere.
+        relative_position: Neighbour position: 0 for a located paragraph, negative before
+            it, positive after it; ``None`` when not sent.
+        score: Relevance inside that paper only (in-paper search and query hydration): every
+            segment has one, a neighbour its own (0.0 when it does not match the query), so
+            tell hits from neighbours by :attr:`is_hit`, not by the score; ``None`` elsewhere.
     """
 
     paragraph_id: str | None = None
@@ -250,7 +256,17 @@ class ParagraphSegment(Model):
     section: str | None = None
     text: str | None = None
     marker: int | None = None
+    relative_position: int | None = None
     score: float | None = None
+
+    @property
+    def is_hit(self) -> bool:
+        """Whether this is a located paragraph (``relative_position == 0``), not a neighbour."""
+        return self.relative_position == 0
+
+
+def _hits(segments: list[ParagraphSegment]) -> list[ParagraphSegment]:
+    return [segment for segment in segments if segment.is_hit]
 
 
 @_frozen
@@ -882,7 +898,8 @@ class ResolvedProvenance(SchemaResponse, ListResult):
         truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
         warnings: Notes on degradation, partial results or other matters the caller must handle.
         contract_version: Public contract version (capability and search responses); ``None`` when not sent.
-        segments: The paragraphs, with up to ``window`` neighbours each.
+        segments: The located paragraphs (``relative_position == 0``; :attr:`hits`), each with up
+            to ``window`` neighbours, in paper order around each located one.
         trace: Locator mode used.
         missing: Locators that could not be resolved.
     """
@@ -891,6 +908,12 @@ class ResolvedProvenance(SchemaResponse, ListResult):
     segments: list[ParagraphSegment] = _list()
     trace: SegmentTrace | None = None
     missing: list[Any] = _list()
+
+    @property
+    def hits(self) -> list[ParagraphSegment]:
+        """The located paragraphs themselves (``relative_position == 0``), without their
+        neighbours, in the order of ``segments``."""
+        return _hits(self.segments)
 
 
 @_frozen
@@ -905,7 +928,8 @@ class InPaperSearchResult(SchemaResponse, ListResult):
         truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
         warnings: Notes on degradation, partial results or other matters the caller must handle.
         contract_version: Public contract version (capability and search responses); ``None`` when not sent.
-        segments: Paragraphs of the paper, each with its in-paper ``score``.
+        segments: The matching paragraphs (:attr:`hits`) and their neighbours, each with its
+            in-paper ``score``.
         trace: Query method and elapsed time, as sent.
     """
 
@@ -913,6 +937,13 @@ class InPaperSearchResult(SchemaResponse, ListResult):
 
     segments: list[ParagraphSegment] = _list()
     trace: Any = None
+
+    @property
+    def hits(self) -> list[ParagraphSegment]:
+        """The paragraphs that matched the query (``relative_position == 0``), best first,
+        without their neighbours (a neighbour's ``score`` is its own relevance, so filter on
+        this, not on ``score > 0``)."""
+        return _hits(self.segments)
 
     @property
     def typed_trace(self) -> SegmentTrace | None:
@@ -937,6 +968,12 @@ class HydratedItem(Model, ListResult):
     hydration_method: str | None = None
     segments: list[ParagraphSegment] = _list()
     reason: str | None = None
+
+    @property
+    def hits(self) -> list[ParagraphSegment]:
+        """The paragraphs the item's locators (or query) found (``relative_position == 0``),
+        without their neighbours."""
+        return _hits(self.segments)
 
 
 @_frozen

@@ -123,7 +123,8 @@ class Sandbox:
 
     @property
     def restricted_token(self) -> str:
-        """A token with limited field permissions: some fields and full texts answer 403."""
+        """A token with limited field permissions: the citation-impact fields (``/meta-search``
+        fields, ``metrics.fwci`` of structured papers) and closed full texts answer 403."""
         return self._native.restricted_token
 
     @property

@@ -18,12 +18,14 @@ token, ``QuotaExhaustedError`` when a 429 asks for a wait beyond ``max_rate_limi
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from paperlens import types as t
 from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
 from paperlens._pagination import CursorPaging
+from paperlens.errors import PartialResultWarning
 from paperlens.filters import schema_search_filters
 
 __all__ = ["AsyncSchema", "Schema"]
@@ -31,6 +33,53 @@ __all__ = ["AsyncSchema", "Schema"]
 M = TypeVar("M", bound=t.Response)
 # Frames from the warning up to the user: _checked, client._call, schema._call, the method.
 _CALLER = 5
+# The same from _warn_unreturned: this one, schema._call, the method.
+_UNRETURNED_CALLER = 4
+
+
+def _lost(request: Any, segments: list[t.ParagraphSegment], missing: Any) -> list[Any]:
+    """The locators of ``request`` (``marker_nums``, ``paragraph_ids``) that came back neither
+    in a segment nor in ``missing`` (compared as text: a marker may come back as a string)."""
+    accounted = {str(m) for m in missing} if isinstance(missing, list) else set()
+    lost: list[Any] = []
+    for key, field in (("marker_nums", "marker"), ("paragraph_ids", "paragraph_id")):
+        returned = accounted | {str(getattr(segment, field)) for segment in segments}
+        lost += [locator for locator in request.get(key) or () if str(locator) not in returned]
+    return lost
+
+
+def _unreturned(method: str, request: Params, result: Any) -> str | None:
+    """The warning for requested locators that the answer neither returned nor listed as
+    missing (the contract lists every locator it could not resolve in ``missing``)."""
+    if method == "resolve_provenance":
+        lost = _lost(request, result.segments, result.missing)
+        places = [f"{lost!r}"] if lost else []
+    elif method == "hydrate_items":
+        answers = list(result.items)
+        places = []
+        for k, item in enumerate(request["items"]):
+            answer = answers[k] if k < len(answers) else None
+            segments = answer.segments if answer is not None else []
+            missing = answer.extra.get("missing") if answer is not None else None
+            lost = _lost(item, segments, missing)
+            if lost:
+                reason = f" ({answer.reason})" if answer is not None and answer.reason else ""
+                places.append(f"items[{k}]: {lost!r}{reason}")
+    else:
+        return None
+    if not places:
+        return None
+    where = "; ".join(places)
+    return (
+        f"{method} (request_id={result.request_id}): requested locators came back neither in segments"
+        f" nor in missing: {where}"
+    )
+
+
+def _warn_unreturned(method: str, request: Params, result: Any) -> None:
+    unreturned = _unreturned(method, request, result)
+    if unreturned is not None:
+        warnings.warn(unreturned, PartialResultWarning, stacklevel=_UNRETURNED_CALLER)
 
 
 class _SchemaOperations:
@@ -693,11 +742,15 @@ class _SchemaOperations:
             marker_nums: markers from ``provenance`` items, passed back unchanged, at most 100.
             paragraph_ids: global paragraph ids, at most 100.
             window: neighbouring paragraphs before and after each, 0-5 (service default 0).
-            max_segments: the most paragraphs returned, 1-100 (service default 40).
+            max_segments: the most paragraphs returned, 1-100 (service default 40); the located
+                paragraphs come first, neighbours fill the room left.
 
         Returns:
-            The paragraphs (``.segments``), the mode used (``.trace``) and the locators that
-            could not be resolved (``.missing``).
+            The paragraphs (``.segments``): each located one (``relative_position == 0``;
+            ``.hits`` holds just these) with its neighbours (``-1`` before it, ``1`` after...);
+            the mode used (``.trace``) and the locators that could not be resolved or returned
+            (``.missing``). A ``PartialResultWarning`` names any requested locator that came
+            back in neither.
 
         Raises:
             ValidationError: both modes or neither, or a bound broken (nothing is sent).
@@ -705,7 +758,7 @@ class _SchemaOperations:
         Examples:
             >>> where = evidence.items[0].provenance[0]
             >>> located = client.schema.resolve_provenance(schema_id=sid, marker_nums=[where.marker], window=1)
-            >>> located.segments[0].text
+            >>> located.hits[0].text  # the evidence's paragraph; segments also holds its neighbours
         """
         return params(locals())
 
@@ -734,10 +787,15 @@ class _SchemaOperations:
             window: neighbouring paragraphs around each, 0-5 (service default 1).
 
         Returns:
-            The scored paragraphs (``.segments``) and how they were found (``.trace``).
+            The matching paragraphs (``relative_position == 0``; ``.hits`` holds just these,
+            best first) with their neighbours (``.segments``), each scored with its own
+            relevance (a neighbour too, 0.0 when it does not match: tell hits from neighbours
+            by ``.hits`` or ``is_hit``, not by the score), and how they were found
+            (``.trace``). A query of stop words only matches nothing; ``.warnings`` says so.
 
         Examples:
-            >>> hits = client.schema.search_in_paper(sid, "training data", section_hint="Methods")
+            >>> found = client.schema.search_in_paper(sid, "training data", section_hint="Methods")
+            >>> [segment.text for segment in found.hits]
         """
         return params(locals())
 
@@ -758,15 +816,19 @@ class _SchemaOperations:
             items: 1-50 dicts, each a ``schema_id`` with ``paragraph_ids``, ``marker_nums``
                 or ``hydration_query`` (a search in that paper, used only without locators).
             window: neighbouring paragraphs around each, 0-5 (service default 1).
-            max_segments_per_item: the most paragraphs per item, 1-20 (service default 5).
+            max_segments_per_item: the most paragraphs per item, 1-20 (service default 5);
+                the located paragraphs come first, neighbours fill the room left.
             prefer_url_or_code: let the fallback search prefer paragraphs with URLs or code.
 
         Returns:
             One result per item, in order (``.items``), each with its ``hydration_method``,
-            ``segments`` and, when nothing was filled, its ``reason``.
+            ``segments`` (the located ones, ``relative_position == 0``, in ``.hits``) and,
+            when nothing was filled, its ``reason``. A ``PartialResultWarning`` names any
+            requested locator that came back neither in segments nor in the item's missing.
 
         Examples:
             >>> filled = client.schema.hydrate_items([{"schema_id": sid, "hydration_query": "dataset"}])
+            >>> [segment.text for segment in filled.items[0].hits]
             >>> filled.failed
         """
         return params(locals())
@@ -827,6 +889,7 @@ class Schema(_SchemaOperations, SyncCaller):
         # A PartialResultWarning points at the caller of the public method, so that each
         # call site warns once under the default filter (not once for all 18 operations).
         result: M = self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+        _warn_unreturned(method, params, result)
         return result
 
     def _start(self, method: str, model: type[M], params: Params) -> Callable[[], M]:
@@ -873,6 +936,7 @@ class AsyncSchema(_SchemaOperations, AsyncCaller):
 
     async def _call(self, method: str, model: type[M], params: Params) -> M:
         result: M = await self._client._call(f"schema.{method}", model, params, stacklevel=_CALLER)
+        _warn_unreturned(method, params, result)
         return result
 
     async def capabilities(self) -> t.Capabilities:

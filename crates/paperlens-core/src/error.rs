@@ -46,8 +46,16 @@ impl Error {
         Error::Io { message: error.to_string(), request_id, errno: error.raw_os_error() }
     }
 
-    pub fn validation(param: impl Into<String>, rule: impl Into<String>, value: impl fmt::Debug) -> Error {
-        Error::Validation { param: param.into(), rule: rule.into(), value: short_debug(&value) }
+    /// `param` breaks `rule`; `value` (what was given) is shown as Python writes it.
+    pub fn validation(param: impl Into<String>, rule: impl Into<String>, value: impl serde::Serialize) -> Error {
+        let shown = serde_json::to_value(value).map(|v| shortened(python_literal(&v))).unwrap_or_default();
+        Error::Validation { param: param.into(), rule: rule.into(), value: shown }
+    }
+
+    /// `param` breaks `rule` with no value to show (a parameter missing, or two that exclude
+    /// each other).
+    pub fn rule(param: impl Into<String>, rule: impl Into<String>) -> Error {
+        Error::Validation { param: param.into(), rule: rule.into(), value: String::new() }
     }
 
     pub fn request_id(&self) -> Option<&str> {
@@ -62,14 +70,56 @@ impl Error {
     }
 }
 
-fn short_debug(value: &impl fmt::Debug) -> String {
-    let text = format!("{value:?}");
+/// At most 80 characters of `text`, the cut marked with `...`.
+pub fn shortened(text: String) -> String {
     if text.chars().count() > 80 {
         let head: String = text.chars().take(77).collect();
         format!("{head}...")
     } else {
         text
     }
+}
+
+/// A JSON value as Python's `repr` writes the value it came from: `None`, `True`, `'text'`,
+/// `[1, 2]`, `{'by': 'year'}`.
+pub fn python_literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(b) => (if *b { "True" } else { "False" }).into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => python_str(s),
+        Value::Array(items) => format!("[{}]", items.iter().map(python_literal).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => {
+            let pairs: Vec<String> =
+                map.iter().map(|(k, v)| format!("{}: {}", python_str(k), python_literal(v))).collect();
+            format!("{{{}}}", pairs.join(", "))
+        }
+    }
+}
+
+/// `text` quoted as Python's `repr` of a `str` quotes it.
+fn python_str(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
 }
 
 impl fmt::Display for Error {

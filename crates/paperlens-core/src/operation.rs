@@ -113,14 +113,127 @@ pub fn prepare<'de, D: Deserializer<'de>>(name: &str, params: D, validate: bool)
     }
 }
 
+/// The parameters read as JSON values, each as the caller typed it, before [`prepare`] reads
+/// them into a request type: a converter that reads a text as a list of characters, or any
+/// value as a boolean by its truth, where the type asks for one (as Python's does) cannot
+/// then turn `"year"` into `["y", "e", "a", "r"]`, or `"no"` into `true`.
+pub fn as_given<'de, D: Deserializer<'de>>(params: D) -> Result<serde_json::Value, Error> {
+    serde_path_to_error::deserialize(params).map_err(|e| type_error(&e.path().to_string(), &e.inner().to_string()))
+}
+
 fn build<'de, O: Operation, D: Deserializer<'de>>(params: D, validate: bool) -> Result<ApiRequest, Error> {
-    let operation: O = serde_path_to_error::deserialize(params).map_err(|e| Error::Validation {
-        param: e.path().to_string(),
-        rule: e.inner().to_string(),
-        value: String::new(),
-    })?;
+    let operation: O = serde_path_to_error::deserialize(params)
+        .map_err(|e| type_error(&e.path().to_string(), &e.inner().to_string()))?;
     if validate {
         operation.validate()?;
     }
     Ok(operation.request())
+}
+
+/// A parameter that does not fit its request type, in Python's words: the parameter and the
+/// rule, from the message of serde or of the Python converter (the caller, which holds the
+/// parameters, shows the value).
+pub fn type_error(path: &str, message: &str) -> Error {
+    let param = path.trim_start_matches('.');
+    let quoted = |text: &str| text.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>();
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let allowed = rest.split_once("expected").map(|(_, names)| quoted(names)).unwrap_or_default();
+        let rule = match allowed.as_slice() {
+            [] => "is not a parameter here".to_string(),
+            names => format!("is not a parameter here; allowed: {}", names.join(", ")),
+        };
+        return Error::rule(param, rule);
+    }
+    if let Some(rest) = message.strip_prefix("missing field ") {
+        let field = quoted(rest).concat();
+        let param = if param.is_empty() { field } else { format!("{param}.{field}") };
+        return Error::rule(param, "is required");
+    }
+    let expected = message.rsplit_once(", expected ").map(|(_, e)| e);
+    // pyo3's "'int' object is not an instance of 'str'": the type that was needed.
+    let needed = message.split_once("not an instance of '").and_then(|(_, t)| t.split_once('\'')).map(|(t, _)| t);
+    let kind = match expected.or(needed) {
+        Some(e) if e.starts_with('u') && e[1..].chars().all(|c| c.is_ascii_digit()) || e == "usize" => {
+            "a non-negative int"
+        }
+        Some(e) if e.starts_with('i') && e[1..].chars().all(|c| c.is_ascii_digit()) || e == "isize" => {
+            if message.starts_with("invalid value: integer") {
+                "an int that fits in 64 bits"
+            } else {
+                "an int"
+            }
+        }
+        Some(e) if e.starts_with('f') && e[1..].chars().all(|c| c.is_ascii_digit()) => "a number",
+        Some("a boolean") => "a bool",
+        Some("a string") => "a str",
+        Some("a sequence") => "a list",
+        Some(e) if e == "a map" || e.starts_with("struct ") || e == "Mapping" || e == "dict" => "a dict",
+        Some("Sequence" | "list") => "a list",
+        Some("str") => "a str",
+        Some("int") => "an int",
+        Some("float") => "a number",
+        _ if message.contains("interpreted as an integer") => "an int",
+        _ if message.contains("int too large")
+            || message.contains("int too big")
+            || message.contains("out of range") =>
+        {
+            "an int that fits in 64 bits"
+        }
+        _ if message.starts_with("unsupported type") => "a str, int, float, bool, None, list or dict",
+        _ if message.contains("real number") => "a number",
+        _ => return Error::rule(param, format!("has the wrong type ({message})")),
+    };
+    Error::rule(param, format!("must be {kind}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_error;
+
+    #[test]
+    fn type_errors_speak_python() {
+        let cases = [
+            (
+                "filters.nope",
+                "unknown field `nope`, expected one of `schema_ids`, `dois`",
+                "filters.nope: is not a parameter here; allowed: schema_ids, dois",
+            ),
+            (
+                "sort[0].by",
+                "unknown field `by`, expected `field` or `order`",
+                "sort[0].by: is not a parameter here; allowed: field, order",
+            ),
+            ("items[0]", "missing field `schema_id`", "items[0].schema_id: is required"),
+            (".", "missing field `query`", "query: is required"),
+            ("size", "invalid type: string \"5\", expected i64", "size: must be an int"),
+            ("window", "invalid value: integer `-1`, expected u32", "window: must be a non-negative int"),
+            ("size", "TypeError: 'str' object cannot be interpreted as an integer", "size: must be an int"),
+            (
+                "top_k",
+                "OverflowError: Python int too large to convert to C long",
+                "top_k: must be an int that fits in 64 bits",
+            ),
+            ("items[0]", "unexpected type: 'str' object is not an instance of 'Mapping'", "items[0]: must be a dict"),
+            ("ids", "unexpected type: 'int' object is not an instance of 'Sequence'", "ids: must be a list"),
+            ("query", "unexpected type: 'int' object is not an instance of 'str'", "query: must be a str"),
+            ("query", "unexpected type: 'list' object is not an instance of 'str'", "query: must be a str"),
+            ("value_number_min", "TypeError: must be real number, not str", "value_number_min: must be a number"),
+            ("sort", "invalid type: string \"year\", expected a sequence", "sort: must be a list"),
+            (
+                "filters.has_code",
+                "invalid type: string \"yes\", expected a boolean",
+                "filters.has_code: must be a bool",
+            ),
+            (
+                "size",
+                "invalid value: integer `18446744073709551615`, expected i64",
+                "size: must be an int that fits in 64 bits",
+            ),
+            ("size", "number out of range", "size: must be an int that fits in 64 bits"),
+            ("since", "unsupported type datetime", "since: must be a str, int, float, bool, None, list or dict"),
+        ];
+        for (path, message, expected) in cases {
+            assert_eq!(type_error(path, message).to_string(), expected, "{message}");
+        }
+    }
 }

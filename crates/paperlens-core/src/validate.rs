@@ -1,7 +1,8 @@
 //! Small checks that name the parameter, the rule and the value.
 
-use std::fmt::Debug;
+use std::fmt::Display;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::contract::{Bound, Count};
@@ -9,11 +10,17 @@ use crate::error::Error;
 
 pub type Check = Result<(), Error>;
 
-/// `value` has between `min` and `max` characters (Unicode code points).
+/// `value` has between `min` and `max` characters (Unicode code points); `usize::MAX`
+/// stands for no upper bound.
 pub fn chars(param: &str, value: &str, min: usize, max: usize) -> Check {
     let n = value.chars().count();
     if n < min || n > max {
-        return Err(Error::validation(param, format!("must have {min} to {max} characters, has {n}"), value));
+        let rule = match (min, max) {
+            (1, usize::MAX) => "must not be empty".to_string(),
+            (_, usize::MAX) => format!("must have at least {min} characters, has {n}"),
+            _ => format!("must have {min} to {max} characters, has {n}"),
+        };
+        return Err(Error::validation(param, rule, value));
     }
     Ok(())
 }
@@ -30,11 +37,9 @@ pub fn not_blank(param: &str, value: &str) -> Check {
     Ok(())
 }
 
-pub fn range<T: PartialOrd + Debug + Copy>(param: &str, value: Option<T>, min: T, max: T) -> Check {
+pub fn range<T: PartialOrd + Display + Serialize + Copy>(param: &str, value: Option<T>, min: T, max: T) -> Check {
     match value {
-        Some(v) if v < min || v > max => {
-            Err(Error::validation(param, format!("must be between {min:?} and {max:?}"), v))
-        }
+        Some(v) if v < min || v > max => Err(Error::validation(param, format!("must be between {min} and {max}"), v)),
         _ => Ok(()),
     }
 }
@@ -44,9 +49,9 @@ pub fn within(param: &str, value: Option<i64>, bound: Bound) -> Check {
     range(param, value, bound.min, bound.max)
 }
 
-pub fn at_least<T: PartialOrd + Debug + Copy>(param: &str, value: Option<T>, min: T) -> Check {
+pub fn at_least<T: PartialOrd + Display + Serialize + Copy>(param: &str, value: Option<T>, min: T) -> Check {
     match value {
-        Some(v) if v < min => Err(Error::validation(param, format!("must be at least {min:?}"), v)),
+        Some(v) if v < min => Err(Error::validation(param, format!("must be at least {min}"), v)),
         _ => Ok(()),
     }
 }
@@ -60,16 +65,16 @@ pub fn one_of(param: &str, value: Option<&str>, allowed: &[&str]) -> Check {
     }
 }
 
-pub fn max_items<T: Debug>(param: &str, items: Option<&[T]>, max: usize) -> Check {
+pub fn max_items<T: Serialize>(param: &str, items: Option<&[T]>, max: usize) -> Check {
     items_between(param, items, 0, max)
 }
 
 /// `items`, when given, hold as many items as `count` allows.
-pub fn items<T: Debug>(param: &str, items: Option<&[T]>, count: Count) -> Check {
+pub fn items<T: Serialize>(param: &str, items: Option<&[T]>, count: Count) -> Check {
     items_between(param, items, count.min, count.max)
 }
 
-pub fn items_between<T: Debug>(param: &str, items: Option<&[T]>, min: usize, max: usize) -> Check {
+pub fn items_between<T: Serialize>(param: &str, items: Option<&[T]>, min: usize, max: usize) -> Check {
     match items {
         Some(items) if items.len() < min || items.len() > max => {
             let rule = if min == 0 {
@@ -109,7 +114,7 @@ pub fn known_keys(param: &str, object: &serde_json::Map<String, Value>, allowed:
 
 /// The rules of [`crate::operation::request!`]: each checks one field, given or not.
 pub mod rule {
-    use std::fmt::Debug;
+    use serde::Serialize;
 
     use super::Check;
     use crate::contract::{Bound, Count};
@@ -157,7 +162,7 @@ pub mod rule {
     }
 
     /// A list of as many items as `count` allows.
-    pub fn items<T: Debug>(param: &str, field: &impl Given<Value = [T]>, count: Count) -> Check {
+    pub fn items<T: Serialize>(param: &str, field: &impl Given<Value = [T]>, count: Count) -> Check {
         super::items(param, field.given(), count)
     }
 
@@ -207,9 +212,24 @@ mod tests {
         let err = range("top_k", Some(101), 1, 100).unwrap_err().to_string();
         assert_eq!(err, "top_k: must be between 1 and 100 (got 101)");
         let err = chars("query", "", 1, 4096).unwrap_err().to_string();
-        assert_eq!(err, "query: must have 1 to 4096 characters, has 0 (got \"\")");
+        assert_eq!(err, "query: must have 1 to 4096 characters, has 0 (got '')");
         let err = one_of("retrieval", Some("bm25"), &["hybrid", "vector", "es"]).unwrap_err().to_string();
-        assert_eq!(err, "retrieval: must be one of hybrid, vector, es (got \"bm25\")");
+        assert_eq!(err, "retrieval: must be one of hybrid, vector, es (got 'bm25')");
+    }
+
+    #[test]
+    fn values_are_shown_as_python_writes_them() {
+        let err = chars("schema_id", "", 1, usize::MAX).unwrap_err().to_string();
+        assert_eq!(err, "schema_id: must not be empty (got '')");
+        let sort = serde_json::json!({"by": "year", "on": [1, 2.5, null, true]});
+        let err = object("sort[0]", &serde_json::json!(["it's"])).unwrap_err().to_string();
+        assert_eq!(err, "sort[0]: must be an object (got [\"it's\"])");
+        let err = Error::validation("sort[0]", "needs a field", &sort).to_string();
+        assert_eq!(err, "sort[0]: needs a field (got {'by': 'year', 'on': [1, 2.5, None, True]})");
+        let err = Error::validation("q", "x", "a\\b\n\u{7}'\"").to_string();
+        assert_eq!(err, "q: x (got 'a\\\\b\\n\\x07\\'\"')");
+        let long = "x".repeat(200);
+        assert!(Error::validation("q", "x", &long).to_string().ends_with("...)"));
     }
 
     #[test]

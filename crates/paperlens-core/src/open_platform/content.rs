@@ -19,7 +19,7 @@ request! {
 impl Operation for Content {
     fn validate(&self) -> Check {
         if self.doc_id.is_none() && self.source.is_none() {
-            return Err(Error::validation("doc_id", "at least one of doc_id and source is required", "None"));
+            return Err(Error::rule("doc_id", "at least one of doc_id and source is required"));
         }
         if let Some(doc_id) = &self.doc_id {
             v::chars("doc_id", doc_id, 1, usize::MAX)?;

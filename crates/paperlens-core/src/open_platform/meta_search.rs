@@ -71,11 +71,14 @@ impl MetaSearch {
         // Widened: a page near i64::MAX must not wrap round to a small product.
         let depth = i128::from(page) * i128::from(page_size);
         if depth > i128::from(PAGE_DEPTH_CAP) {
-            return Err(Error::validation(
-                "page",
-                format!("page * page_size must not exceed {PAGE_DEPTH_CAP} (page paging stops there: use cursor=next_cursor)"),
-                format!("{page} * {page_size} = {depth}"),
-            ));
+            // The value shown is the product the rule is about, as an expression.
+            return Err(Error::Validation {
+                param: "page".into(),
+                rule: format!(
+                    "page * page_size must not exceed {PAGE_DEPTH_CAP} (page paging stops there: use cursor=next_cursor)"
+                ),
+                value: format!("{page} * {page_size} = {depth}"),
+            });
         }
         let cursor = self.cursor.as_deref().filter(|c| !c.is_empty());
         if cursor.is_some() && page > 1 {
@@ -109,7 +112,7 @@ impl Operation for MetaSearch {
                 ));
             }
             if filter.value.is_null() {
-                return Err(Error::validation(format!("{param}.value"), "is required", "null"));
+                return Err(Error::rule(format!("{param}.value"), "is required"));
             }
         }
         let papers = self.collection.as_deref().is_none_or(|name| name == c::COLLECTIONS[0]);

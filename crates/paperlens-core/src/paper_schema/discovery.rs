@@ -65,11 +65,7 @@ impl Operation for Search {
     fn validate(&self) -> Check {
         let filtered = self.filters.as_ref().is_some_and(SearchFilters::narrows);
         if self.query.is_none() && !filtered {
-            return Err(Error::validation(
-                "query",
-                "at least one of query and filters (with a condition) is required",
-                "None",
-            ));
+            return Err(Error::rule("query", "at least one of query and filters (with a condition) is required"));
         }
         self.rules("")
     }

@@ -32,7 +32,7 @@ impl Operation for SearchEntities {
     fn validate(&self) -> Check {
         let scoped = self.filters.as_ref().is_some_and(|f| given_list(&f.schema_ids));
         if self.query.is_none() && !scoped {
-            return Err(Error::validation("query", "is required unless filters.schema_ids is given", "None"));
+            return Err(Error::rule("query", "is required unless filters.schema_ids is given"));
         }
         self.rules("")
     }

@@ -25,21 +25,17 @@ impl ResolveProvenance {
     fn check_mode(&self) -> Check {
         let markers = self.schema_id.is_some() || self.marker_nums.is_some();
         match (markers, self.paragraph_ids.is_some()) {
-            (true, true) => Err(Error::validation(
+            (true, true) => Err(Error::rule(
                 "paragraph_ids",
                 "use exactly one locator mode: schema_id with marker_nums, or paragraph_ids, not both",
-                "both modes",
             )),
-            (false, false) => Err(Error::validation(
+            (false, false) => Err(Error::rule(
                 "paragraph_ids",
                 "one locator mode is required: schema_id with marker_nums, or paragraph_ids",
-                "None",
             )),
-            (true, false) if self.schema_id.is_none() => {
-                Err(Error::validation("schema_id", "is required with marker_nums", "None"))
-            }
+            (true, false) if self.schema_id.is_none() => Err(Error::rule("schema_id", "is required with marker_nums")),
             (true, false) if self.marker_nums.is_none() => {
-                Err(Error::validation("marker_nums", "is required with schema_id", "None"))
+                Err(Error::rule("marker_nums", "is required with schema_id"))
             }
             _ => Ok(()),
         }
@@ -99,11 +95,7 @@ fn each_item(param: &str, items: &[HydrateItem]) -> Check {
         }
         let located = given_list(&item.paragraph_ids) || given_list(&item.marker_nums);
         if !located && !given_text(&item.hydration_query) {
-            return Err(Error::validation(
-                param,
-                "needs paragraph_ids, marker_nums or hydration_query",
-                item.schema_id.as_deref().unwrap_or_default(),
-            ));
+            return Err(Error::validation(param, "needs paragraph_ids, marker_nums or hydration_query", item));
         }
         item.rules(&format!("{param}."))?;
     }

@@ -42,11 +42,12 @@ fn structural(param: &str, filters: &Option<RelationFilters>) -> Check {
     if filters.as_ref().is_some_and(RelationFilters::structural) {
         return Ok(());
     }
-    Err(Error::validation(
-        param,
-        "needs at least one structural filter: schema_ids, source_entity_ids, target_entity_ids or relation_types",
-        filters.as_ref().map(|_| "no structural filter").unwrap_or("None"),
-    ))
+    const RULE: &str =
+        "needs at least one structural filter: schema_ids, source_entity_ids, target_entity_ids or relation_types";
+    Err(match filters {
+        Some(filters) => Error::validation(param, RULE, filters),
+        None => Error::rule(param, RULE),
+    })
 }
 
 request! {

@@ -13,8 +13,9 @@ use super::params::{self, boolean, check_entity_subtypes, check_entity_types, qu
 use super::{entity_json, respond, round4, scored, Ctx, CONTRACT_VERSION};
 use crate::service::corpus::structure::EntityType;
 use crate::service::corpus::Paper;
-use crate::service::error::Result;
+use crate::service::error::{Result, STANDARD};
 use crate::service::open_platform::params::Fields;
+use crate::service::open_platform::permissions::field_visible;
 use crate::service::search::tokens;
 use crate::service::{ServiceRequest, ServiceResponse};
 
@@ -135,6 +136,11 @@ fn sort_value(paper: &Paper, field: &str) -> f64 {
     }
 }
 
+/// The Open Platform field a sort field of a paper card stands for (`metrics.fwci`: `fwci`).
+fn metric(field: &str) -> &str {
+    field.strip_prefix("metrics.").unwrap_or(field)
+}
+
 fn parse_sort(body: &Fields<'_>) -> Result<Vec<(&'static str, bool)>> {
     let Some(items) = body.array("sort")? else {
         return Ok(Vec::new());
@@ -169,6 +175,9 @@ pub fn search(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<S
         return Err(body.invalid("query", "or filters (with at least one condition) is required"));
     }
     let sort = parse_sort(&body)?;
+    if let Some((field, _)) = sort.iter().find(|(field, _)| !field_visible(ctx.access, metric(field))) {
+        return Err(STANDARD.forbidden(format!("the token has no permission for the field '{field}' (in 'sort')")));
+    }
     let paging = Paging::of("search", &map, &body, contract::SEARCH_SIZE)?;
 
     let index = ctx.index();

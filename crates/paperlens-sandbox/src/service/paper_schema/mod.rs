@@ -8,7 +8,11 @@
 //!   types, subtypes and relation types outside the capability taxonomy;
 //! - cursors are opaque tokens bound to the request they were issued for;
 //! - every answer carries `partial`, `truncated` and `warnings` (false, false, empty unless
-//!   the shell injects a `partial` fault or a cap was hit).
+//!   the shell injects a `partial` fault or a cap was hit);
+//! - the restricted token has the Paper Schema capability but not the field permission of
+//!   the citation-impact field, as on the Open Platform (`open_platform::permissions`):
+//!   paper cards leave `metrics.fwci` out, and sorting by it answers the contract's 403
+//!   `FORBIDDEN` ("no permission for requested fields").
 //!
 //! Every enumeration, cap and bound of a parameter is the client's, from
 //! `paperlens_core::contract`; a list or text the spec does not bound is not bounded here
@@ -40,8 +44,9 @@ use serde_json::{json, Map, Value};
 use crate::service::corpus::structure::{Entity, Evidence, Paragraph, Provenance, Relation};
 use crate::service::corpus::{Corpus, Paper, PaperStructure};
 use crate::service::error::{json_response, ApiError, Result, STANDARD};
+use crate::service::open_platform::permissions::field_visible;
 use crate::service::search::{tokens, Bm25};
-use crate::service::{Service, ServiceRequest, ServiceResponse};
+use crate::service::{Access, Service, ServiceRequest, ServiceResponse};
 use cursor::Paging;
 use index::{Row, SchemaIndex};
 
@@ -102,7 +107,7 @@ pub fn route(
                 let name = if empty == 0 { "schema_id" } else { id_name(&request.path) };
                 return Err(STANDARD.invalid_param(name, format!("'{name}' must not be empty")));
             }
-            handler(&Ctx::new(service), request, &ids)
+            handler(&Ctx::new(service, request.access), request, &ids)
         }),
     ))
 }
@@ -143,12 +148,13 @@ pub fn percent_decode(segment: &str) -> String {
 pub struct Ctx<'a> {
     pub service: &'a Service,
     pub corpus: &'a Corpus,
+    pub access: Access,
     structures: RefCell<HashMap<u32, Rc<PaperStructure>>>,
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(service: &'a Service) -> Ctx<'a> {
-        Ctx { service, corpus: service.corpus(), structures: RefCell::new(HashMap::new()) }
+    pub fn new(service: &'a Service, access: Access) -> Ctx<'a> {
+        Ctx { service, corpus: service.corpus(), access, structures: RefCell::new(HashMap::new()) }
     }
 
     /// The indexes (built on the first request that needs them).
@@ -188,6 +194,14 @@ impl<'a> Ctx<'a> {
     pub fn card(&self, paper: u32) -> Value {
         let p = &self.corpus.papers[paper as usize];
         let facts = self.index().facts(paper);
+        let mut metrics = json!({
+            "citation_count": p.citation_count(),
+            "reference_count": p.reference_count(),
+            "fwci": p.fwci,
+        });
+        if !field_visible(self.access, "fwci") {
+            metrics.as_object_mut().map(|m| m.remove("fwci"));
+        }
         json!({
             "schema_id": p.schema_id,
             "title": p.title,
@@ -204,11 +218,7 @@ impl<'a> Ctx<'a> {
             "has_data": facts.is_some_and(|f| f.has_data),
             "doi": p.doi,
             "is_oa": p.open_access.is_oa,
-            "metrics": {
-                "citation_count": p.citation_count(),
-                "reference_count": p.reference_count(),
-                "fwci": p.fwci,
-            },
+            "metrics": metrics,
         })
     }
 }

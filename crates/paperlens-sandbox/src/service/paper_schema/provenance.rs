@@ -3,7 +3,8 @@
 //! the paper only without them).
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::time::Instant;
 
 use paperlens_core::contract::{self as c, lists, Bound};
@@ -15,7 +16,7 @@ use super::{respond, round4, segment_json, Ctx};
 use crate::service::corpus::PaperStructure;
 use crate::service::error::{Result, STANDARD};
 use crate::service::open_platform::params::Fields;
-use crate::service::search::{tokens, Bm25Builder};
+use crate::service::search::{stop_words, tokens, Bm25Builder};
 use crate::service::{ServiceRequest, ServiceResponse};
 
 /// The paper key and position of a global paragraph id (`<schema_id>:p<n>`).
@@ -25,41 +26,80 @@ pub fn split_paragraph_id(id: &str) -> Option<(&str, u32)> {
     (n == position.to_string()).then_some((schema_id, position))
 }
 
-/// Segments around located paragraphs: each hit with `window` neighbours on each side,
-/// without duplicates, at most `cap` in all. Returns whether the cap cut something.
+/// The segments of located paragraphs, each with up to `window` neighbours on each side,
+/// at most `cap` in all, checked against the contract: `max_segments` is the "total returned
+/// paragraphs", `window` the "neighbouring paragraphs before and after each hit" and
+/// `missing` the "locators that could not be resolved". So the located paragraphs are chosen
+/// first (in request order), neighbours fill the room left (nearest first, hit by hit), and a
+/// located paragraph the cap leaves out is one its caller lists as missing. Each segment
+/// carries its neighbour position (`relative_position`, 0 for a located paragraph, also when
+/// it is a neighbour of another) and, with `relevance`, its own in-paper `score`.
 struct Segments {
-    seen: HashSet<(u32, u32)>,
-    out: Vec<Value>,
+    /// The chosen paragraphs (`(paper, position)`) and the located one each belongs to.
+    owner: HashMap<(u32, u32), u32>,
+    /// The located paragraphs kept: paper structure and position, in request order.
+    hits: Vec<(Rc<PaperStructure>, u32)>,
     cap: usize,
     truncated: bool,
 }
 
 impl Segments {
     fn new(cap: usize) -> Segments {
-        Segments { seen: HashSet::new(), out: Vec::new(), cap, truncated: false }
+        Segments { owner: HashMap::new(), hits: Vec::new(), cap, truncated: false }
     }
 
-    fn add(&mut self, structure: &PaperStructure, hit: u32, window: u32, score: Option<f64>) {
-        let last = structure.paragraphs.len().saturating_sub(1) as u32;
-        let from = hit.saturating_sub(window);
-        let to = hit.saturating_add(window).min(last);
-        for position in from..=to {
-            if !self.seen.insert((structure.paper, position)) {
-                continue;
-            }
-            if self.out.len() == self.cap {
-                self.truncated = true;
-                return;
-            }
-            let paragraph = &structure.paragraphs[position as usize];
-            let mut segment = segment_json(&structure.schema_id, paragraph, hit);
-            if let Some(score) = score {
-                let own = if position == hit { score } else { 0.0 };
-                segment["score"] = json!(round4(own));
-                segment["hit"] = json!(position == hit);
-            }
-            self.out.push(segment);
+    /// Locates `position` of `structure`; false when the cap leaves no room for it.
+    fn locate(&mut self, structure: &Rc<PaperStructure>, position: u32) -> bool {
+        let key = (structure.paper, position);
+        if self.owner.get(&key) == Some(&position) {
+            return true;
         }
+        if self.owner.len() == self.cap {
+            self.truncated = true;
+            return false;
+        }
+        self.owner.insert(key, position);
+        self.hits.push((structure.clone(), position));
+        true
+    }
+
+    /// The segments: neighbours added while there is room, then each located paragraph's
+    /// window in paper order.
+    fn finish(mut self, window: u32, relevance: Option<&HashMap<u32, f64>>) -> (Vec<Value>, bool) {
+        for distance in 1..=window {
+            for (structure, hit) in &self.hits {
+                let last = structure.paragraphs.len().saturating_sub(1) as u32;
+                let around = [hit.checked_sub(distance), Some(hit + distance).filter(|&p| p <= last)];
+                for position in around.into_iter().flatten() {
+                    let key = (structure.paper, position);
+                    if self.owner.contains_key(&key) {
+                        continue;
+                    }
+                    if self.owner.len() == self.cap {
+                        self.truncated = true;
+                        continue;
+                    }
+                    self.owner.insert(key, *hit);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.owner.len());
+        for (structure, hit) in &self.hits {
+            let last = structure.paragraphs.len().saturating_sub(1) as u32;
+            for position in hit.saturating_sub(window)..=hit.saturating_add(window).min(last) {
+                if self.owner.get(&(structure.paper, position)) != Some(hit) {
+                    continue;
+                }
+                let paragraph = &structure.paragraphs[position as usize];
+                let mut segment = segment_json(&structure.schema_id, paragraph, *hit);
+                if let Some(relevance) = relevance {
+                    segment["score"] = json!(round4(relevance.get(&position).copied().unwrap_or(0.0)));
+                    segment["hit"] = json!(position == *hit);
+                }
+                out.push(segment);
+            }
+        }
+        (out, self.truncated)
     }
 }
 
@@ -107,13 +147,15 @@ pub fn resolve(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<
 
     let mut segments = Segments::new(cap);
     let mut missing: Vec<Value> = Vec::new();
+    let mut cut = 0;
     let mode = if let (Some(schema_id), Some(markers)) = (schema_id, markers) {
         let paper = ctx.paper(schema_id)?;
         let structure = ctx.structure(paper.index);
         for marker in markers {
-            match structure.paragraphs.iter().find(|p| p.marker as i64 == marker) {
-                Some(p) => segments.add(&structure, p.position, window, None),
-                None => missing.push(json!(marker)),
+            let found = structure.paragraphs.iter().find(|p| p.marker as i64 == marker);
+            if !found.is_some_and(|p| segments.locate(&structure, p.position)) {
+                cut += usize::from(found.is_some());
+                missing.push(json!(marker));
             }
         }
         "marker"
@@ -124,25 +166,28 @@ pub fn resolve(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<
                 let structure = ctx.structure(paper.index);
                 ((position as usize) < structure.paragraphs.len()).then_some((structure, position))
             });
-            match located {
-                Some((structure, position)) => segments.add(&structure, position, window, None),
-                None => missing.push(json!(id)),
+            if !located.as_ref().is_some_and(|(structure, position)| segments.locate(structure, *position)) {
+                cut += usize::from(located.is_some());
+                missing.push(json!(id));
             }
         }
         "paragraph_id"
     };
+    let (segments, truncated) = segments.finish(window, None);
     let mut warnings = Vec::new();
-    if !missing.is_empty() {
-        warnings.push(format!("{} locator(s) could not be resolved: see missing", missing.len()));
+    if missing.len() > cut {
+        warnings.push(format!("{} locator(s) could not be resolved: see missing", missing.len() - cut));
     }
-    if segments.truncated {
-        warnings.push(format!("segments were cut at max_segments={cap}"));
+    if cut > 0 {
+        warnings.push(format!("{cut} located paragraph(s) did not fit in max_segments={cap}: see missing"));
+    } else if truncated {
+        warnings.push(format!("neighbouring paragraphs were cut at max_segments={cap}"));
     }
     respond(json!({
-        "segments": segments.out,
+        "segments": segments,
         "trace": {"mode": mode, "method": "exact", "elapsed_ms": elapsed_ms(started)},
         "missing": missing,
-        "truncated": segments.truncated,
+        "truncated": truncated,
         "warnings": warnings,
     }))
 }
@@ -169,9 +214,9 @@ fn mentions_code(text: &str) -> bool {
     ["code", "github", "implementation", "reproducib", "open-source", "`"].iter().any(|m| lower.contains(m))
 }
 
-/// Paragraphs of one paper matching `q`, best first: (position, score). Scores are BM25
+/// Every paragraph of one paper matching `q`, best first: (position, score). Scores are BM25
 /// inside this paper, raised for the hinted section and the preferred resources.
-fn local_search(structure: &PaperStructure, q: &LocalQuery<'_>, top_k: usize) -> Vec<(u32, f64)> {
+fn local_search(structure: &PaperStructure, q: &LocalQuery<'_>) -> Vec<(u32, f64)> {
     let mut builder = Bm25Builder::default();
     let mut scratch = Vec::new();
     for paragraph in &structure.paragraphs {
@@ -205,8 +250,42 @@ fn local_search(structure: &PaperStructure, q: &LocalQuery<'_>, top_k: usize) ->
         })
         .collect();
     hits.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then(a.0.cmp(&b.0)));
-    hits.truncate(top_k);
     hits
+}
+
+/// The segments of the `top_k` best matches of `q` with their windows (at most `cap`), each
+/// scored with its own relevance (0.0 for a neighbour that does not match: the contract
+/// answers "`segments` (each with `score`)", the relevance inside the paper); the number of
+/// hits; whether the cap cut neighbours.
+fn searched_segments(
+    structure: &Rc<PaperStructure>,
+    q: &LocalQuery<'_>,
+    (top_k, window, cap): (usize, u32, usize),
+) -> (Vec<Value>, usize, bool) {
+    let ranked = local_search(structure, q);
+    let relevance: HashMap<u32, f64> = ranked.iter().copied().collect();
+    let mut segments = Segments::new(cap);
+    let hits = ranked.len().min(top_k).min(cap);
+    for &(position, _) in &ranked[..hits] {
+        segments.locate(structure, position);
+    }
+    let (found, truncated) = segments.finish(window, Some(&relevance));
+    (found, hits, truncated)
+}
+
+/// Why a query found no paragraph: its words all stop words (the ignored ones named), or no match.
+fn no_match(query: &str, nothing: &str) -> String {
+    let ignored = stop_words(query);
+    let mut wanted = Vec::new();
+    tokens(query, &mut wanted);
+    match (wanted.is_empty(), ignored.is_empty()) {
+        (true, false) => format!(
+            "every word of the query is a stop word and was ignored ({}), so nothing can match: use content words",
+            ignored.join(", ")
+        ),
+        (false, false) => format!("{nothing} (stop words ignored: {})", ignored.join(", ")),
+        _ => nothing.to_string(),
+    }
 }
 
 pub fn search_in_schema(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -> Result<ServiceResponse> {
@@ -236,23 +315,19 @@ pub fn search_in_schema(ctx: &Ctx<'_>, request: &ServiceRequest, _: &[String]) -
     let window = window(&body, c::WINDOW)?;
     let paper = ctx.paper(schema_id)?;
     let structure = ctx.structure(paper.index);
-    let hits = local_search(&structure, &local, top_k);
-    let mut segments = Segments::new(usize::MAX);
-    for &(position, score) in &hits {
-        segments.add(&structure, position, window, Some(score));
-    }
+    let (segments, hits, _) = searched_segments(&structure, &local, (top_k, window, usize::MAX));
     let mut warnings = Vec::new();
-    if hits.is_empty() {
-        warnings.push("no paragraph of this paper matched the query".to_string());
+    if hits == 0 {
+        warnings.push(no_match(query, "no paragraph of this paper matched the query"));
     }
     respond(json!({
         "schema_id": structure.schema_id,
-        "segments": segments.out,
+        "segments": segments,
         "trace": {
             "mode": "schema_local_search",
             "method": "bm25",
             "elapsed_ms": elapsed_ms(started),
-            "hits": hits.len(),
+            "hits": hits,
             "section_hint": section_hint,
         },
         "warnings": warnings,
@@ -336,31 +411,33 @@ fn hydrate_one(ctx: &Ctx<'_>, item: &Item<'_>, window: u32, cap: usize, prefer: 
         Value::Object(answer)
     };
     let Some(paper) = ctx.corpus.by_schema_id(item.schema_id) else {
-        return none(answer, format!("no paper with schema_id '{}'", item.schema_id), Vec::new());
+        let mut missing: Vec<Value> = item.paragraph_ids.iter().map(|id| json!(id)).collect();
+        missing.extend(item.markers.iter().map(|marker| json!(marker)));
+        return none(answer, format!("no paper with schema_id '{}'", item.schema_id), missing);
     };
     let structure = ctx.structure(paper.index);
     let mut segments = Segments::new(cap);
     let mut missing = Vec::new();
-    let method = if !item.paragraph_ids.is_empty() {
+    let (method, (segments, truncated)) = if !item.paragraph_ids.is_empty() {
         for id in &item.paragraph_ids {
-            match split_paragraph_id(id) {
-                Some((owner, position))
-                    if owner == item.schema_id && (position as usize) < structure.paragraphs.len() =>
-                {
-                    segments.add(&structure, position, window, None)
-                }
-                _ => missing.push(json!(id)),
+            let position = split_paragraph_id(id)
+                .filter(|&(owner, position)| {
+                    owner == item.schema_id && (position as usize) < structure.paragraphs.len()
+                })
+                .map(|(_, position)| position);
+            if !position.is_some_and(|position| segments.locate(&structure, position)) {
+                missing.push(json!(id));
             }
         }
-        "paragraph_id"
+        ("paragraph_id", segments.finish(window, None))
     } else if !item.markers.is_empty() {
         for &marker in &item.markers {
-            match structure.paragraphs.iter().find(|p| p.marker as i64 == marker) {
-                Some(p) => segments.add(&structure, p.position, window, None),
-                None => missing.push(json!(marker)),
+            let found = structure.paragraphs.iter().find(|p| p.marker as i64 == marker);
+            if !found.is_some_and(|p| segments.locate(&structure, p.position)) {
+                missing.push(json!(marker));
             }
         }
-        "marker"
+        ("marker", segments.finish(window, None))
     } else {
         let local = LocalQuery {
             query: item.query.unwrap_or_default(),
@@ -368,23 +445,23 @@ fn hydrate_one(ctx: &Ctx<'_>, item: &Item<'_>, window: u32, cap: usize, prefer: 
             prefer_url: prefer,
             prefer_code: prefer,
         };
-        for (position, score) in local_search(&structure, &local, cap) {
-            segments.add(&structure, position, window, Some(score));
-        }
-        "schema_local_search"
+        let (found, _, truncated) = searched_segments(&structure, &local, (cap, window, cap));
+        ("schema_local_search", (found, truncated))
     };
-    if segments.out.is_empty() {
+    if segments.is_empty() {
         let reason = match method {
-            "schema_local_search" => "no paragraph of the paper matched hydration_query".into(),
+            "schema_local_search" => {
+                no_match(item.query.unwrap_or_default(), "no paragraph of the paper matched hydration_query")
+            }
             "marker" => "none of the marker_nums locates a paragraph of this paper".into(),
             _ => "none of the paragraph_ids locates a paragraph of this paper".into(),
         };
         return none(answer, reason, missing);
     }
     answer.insert("hydration_method".into(), json!(method));
-    answer.insert("segments".into(), Value::Array(segments.out));
+    answer.insert("segments".into(), Value::Array(segments));
     answer.insert("reason".into(), Value::Null);
     answer.insert("missing".into(), Value::Array(missing));
-    answer.insert("truncated".into(), json!(segments.truncated));
+    answer.insert("truncated".into(), json!(truncated));
     Value::Object(answer)
 }

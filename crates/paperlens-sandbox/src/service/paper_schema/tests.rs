@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use crate::service::tests::{assert_error, get_as, json as body_of, post, service};
+use crate::service::tests::{assert_error, get_as, json as body_of, post, post_as, service};
 use crate::service::Access;
 
 fn get(path: &str, query: &[(&str, &str)]) -> (u16, Value) {
@@ -207,6 +207,7 @@ fn hydration_keeps_every_item() {
         body["items"].as_array().unwrap().iter().map(|i| i["hydration_method"].as_str().unwrap()).collect();
     assert_eq!(methods, ["paragraph_id", "marker", "schema_local_search", "none"]);
     assert!(body["items"][3]["reason"].is_string());
+    assert_eq!(body["items"][3]["missing"], json!([1]), "a locator of an unknown paper cannot be returned");
     let (status, body) = post("/paper-schema/hydrate-items", json!({"items": [{"schema_id": id}]}));
     assert_error(status, &body, 400, "INVALID_REQUEST");
 }
@@ -260,4 +261,95 @@ fn relations_need_a_structural_filter() {
     assert_eq!(first["relation_type"], "evaluates");
     assert_eq!(first["target_entity"]["entity_type"], "Resource");
     assert!(body["next_cursor"].is_string());
+}
+
+/// The markers of paragraphs `positions` of paper `id`.
+fn markers_at(id: &str, positions: &[u32]) -> Vec<i64> {
+    let ids: Vec<String> = positions.iter().map(|p| format!("{id}:p{p}")).collect();
+    let (status, body) = post("/paper-schema/resolve-provenance", json!({"paragraph_ids": ids}));
+    assert_eq!(status, 200, "{body}");
+    body["segments"].as_array().unwrap().iter().map(|s| s["marker"].as_i64().unwrap()).collect()
+}
+
+/// The (marker, relative_position) of each segment.
+fn placed(segments: &Value) -> Vec<(i64, i64)> {
+    let all = segments.as_array().unwrap();
+    all.iter().map(|s| (s["marker"].as_i64().unwrap(), s["relative_position"].as_i64().unwrap())).collect()
+}
+
+/// The contract: `max_segments` is the "total returned paragraphs", `window` the
+/// "neighbouring paragraphs before and after each hit", `missing` the "locators that could
+/// not be resolved". A cap keeps the located paragraphs before any neighbour, and a located
+/// paragraph it cannot return is listed in `missing`.
+#[test]
+fn max_segments_keeps_located_paragraphs_before_neighbours_and_lists_the_rest_as_missing() {
+    let id = &rich_papers()[0];
+    let m = markers_at(id, &[1, 2, 3, 12, 13]);
+    let (status, body) = post(
+        "/paper-schema/resolve-provenance",
+        json!({"schema_id": id, "marker_nums": [m[1], m[4]], "window": 2, "max_segments": 5}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(placed(&body["segments"]), [(m[0], -1), (m[1], 0), (m[2], 1), (m[3], -1), (m[4], 0)]);
+    assert_eq!((&body["missing"], &body["truncated"]), (&json!([]), &json!(true)));
+
+    let (_, body) = post(
+        "/paper-schema/resolve-provenance",
+        json!({"schema_id": id, "marker_nums": [m[1], m[4]], "window": 1, "max_segments": 1}),
+    );
+    assert_eq!(placed(&body["segments"]), [(m[1], 0)]);
+    assert_eq!(body["missing"], json!([m[4]]));
+    assert!(body["warnings"][0].as_str().unwrap().contains("max_segments=1"), "{body}");
+
+    let (_, body) = post(
+        "/paper-schema/hydrate-items",
+        json!({"items": [{"schema_id": id, "marker_nums": [m[4]]}], "window": 1, "max_segments_per_item": 1}),
+    );
+    assert_eq!(placed(&body["items"][0]["segments"]), [(m[4], 0)]);
+}
+
+#[test]
+fn a_located_paragraph_is_at_position_zero_even_beside_another() {
+    let id = &rich_papers()[0];
+    let m = markers_at(id, &[4, 5, 6]);
+    let (_, body) =
+        post("/paper-schema/resolve-provenance", json!({"schema_id": id, "marker_nums": [m[0], m[1]], "window": 1}));
+    let (_, at_five) = placed(&body["segments"]).into_iter().partition::<Vec<_>, _>(|s| s.0 != m[1]);
+    assert_eq!(at_five, [(m[1], 0)]);
+}
+
+#[test]
+fn search_in_schema_scores_every_segment_and_names_ignored_stop_words() {
+    let id = &rich_papers()[0];
+    let (status, body) = post("/paper-schema/search-in-schema", json!({"schema_id": id, "query": "the", "window": 1}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["segments"], json!([]));
+    let warning = body["warnings"][0].as_str().unwrap();
+    assert!(warning.contains("stop word") && warning.contains("(the)"), "{warning}");
+
+    let (_, body) = post(
+        "/paper-schema/search-in-schema",
+        json!({"schema_id": id, "query": "results method data", "top_k": 20, "window": 1}),
+    );
+    let segments = body["segments"].as_array().unwrap();
+    let hits: Vec<&Value> = segments.iter().filter(|s| s["relative_position"] == 0).collect();
+    assert_eq!(hits.len() as u64, body["trace"]["hits"].as_u64().unwrap());
+    assert!(hits.iter().all(|s| s["hit"] == true && s["score"].as_f64().unwrap() > 0.0), "{body}");
+    assert!(segments.iter().all(|s| s["score"].is_number()), "the contract: segments (each with score)");
+}
+
+#[test]
+fn the_restricted_token_may_not_sort_by_the_impact_field() {
+    let body = json!({"query": "learning", "sort": [{"field": "metrics.fwci"}], "size": 2});
+    let (status, answer) = post_as(service(), "/paper-schema/search", body.clone(), Access::Restricted);
+    let message = assert_error(status, &answer, 403, "FORBIDDEN");
+    assert!(message.contains("metrics.fwci"), "{message}");
+    let (status, _) = post("/paper-schema/search", body);
+    assert_eq!(status, 200);
+    let year = json!({"query": "learning", "sort": [{"field": "year"}], "size": 2});
+    let (status, page) = post_as(service(), "/paper-schema/search", year, Access::Restricted);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page["items"][0]["metrics"].get("fwci").is_none() && page["items"][0]["metrics"]["citation_count"].is_number()
+    );
 }

@@ -7,7 +7,7 @@ pub mod tokenize;
 pub mod vector;
 
 pub use bm25::{Bm25, Bm25Builder, Match};
-pub use tokenize::{tokens, Script};
+pub use tokenize::{stop_words, tokens, Script};
 pub use vector::{embed, embed_tokens, Query, Vectors, DIMENSIONS};
 
 /// `x.round()` (half away from zero) for |x| < 2^31. x86-64's baseline has no instruction

@@ -43,6 +43,18 @@ fn normalize_word(word: &str) -> Option<String> {
     Some(stemmed)
 }
 
+/// The words of `text` that [`tokens`] drops as stop words, lowercased, each once.
+pub fn stop_words(text: &str) -> Vec<String> {
+    let mut dropped: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric() || is_cjk(c)) {
+        let lower = word.to_lowercase();
+        if STOP_WORDS.contains(&lower.as_str()) && !dropped.contains(&lower) {
+            dropped.push(lower);
+        }
+    }
+    dropped
+}
+
 /// Appends the tokens of `text` to `out`.
 pub fn tokens(text: &str, out: &mut Vec<String>) {
     let mut word = String::new();
@@ -88,5 +100,6 @@ mod tests {
         let mut out = Vec::new();
         tokens("The Qubits of 量子计算 and 양자", &mut out);
         assert_eq!(out, ["qubit", "量子", "子计", "计算", "양자"]);
+        assert_eq!(stop_words("The qubits of THE 量子 and"), ["the", "of", "and"]);
     }
 }

@@ -1,0 +1,102 @@
+"""Every validation message speaks Python: it names the parameter and the rule and shows the
+value as the caller wrote it (its ``repr``), never Rust's debug syntax or bounds
+(``Some(...)``, ``String("...")``, ``Object {...}``, ``18446744073709551615``, ``"None"``);
+and nothing is sent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import paperlens
+
+RUST = ("Some(", "String(", "Object {", "Array [", "Number(", "Bool(", "18446744073709551615", '"None"', "`")
+RUST += ("HydrateItem", "SearchFilters", "i64", "u32", "usize", "struct ", "a sequence", "a map")
+
+OK_ITEM = {"schema_id": "s", "marker_nums": [1]}
+YEAR_TEXT = {"published_year_gte": "2020"}
+NO_FIELD = [{"field": "", "operator": "FILTER_OP_EQ", "value": 1}]
+
+# (operation, arguments, the parameter the message names, a text it shows)
+CASES: list[tuple[str, dict[str, Any], str, str]] = [
+    ("schema.search", {"query": "x", "sort": [{"by": "year"}]}, "sort[0]", "(got {'by': 'year'})"),
+    ("schema.search", {"query": "x", "sort": [{"field": "stars"}]}, "sort[0].field", "(got 'stars')"),
+    ("schema.search", {"query": "", "size": 5}, "query", "(got '')"),
+    ("schema.search", {"query": "x", "size": "5"}, "size", "must be an int (got '5')"),
+    ("schema.search", {"query": "x", "size": 5.5}, "size", "must be an int (got 5.5)"),
+    ("schema.search", {"query": "x", "size": 10**30}, "size", "fits in 64 bits (got 1000000000000000000000000000000)"),
+    ("schema.search", {"query": "x", "filters": {"nope": 1}}, "filters.nope", "allowed: schema_ids, dois"),
+    (
+        "schema.search",
+        {"query": "x", "filters": YEAR_TEXT},
+        "filters.published_year_gte",
+        "'2020'",
+    ),
+    ("schema.search", {"filters": {}}, "query", "at least one of query and filters"),
+    ("schema.search", {"query": "x", "sort": "year"}, "sort", "must be a list (got 'year')"),
+    ("schema.search", {"query": "x", "filters": {"has_code": "no"}}, "filters.has_code", "must be a bool (got 'no')"),
+    ("schema.search_in_paper", {"schema_id": "s", "query": "q", "top_k": True}, "top_k", "must be an int (got True)"),
+    ("schema.materials", {"schema_ids": "ab"}, "schema_ids", "must be a list (got 'ab')"),
+    ("schema.search_entities", {"query": None}, "query", "is required unless filters.schema_ids is given"),
+    ("schema.entities", {"schema_id": ""}, "schema_id", "must not be empty (got '')"),
+    ("schema.entity", {"schema_id": "s", "entity_id": ""}, "entity_id", "must not be empty (got '')"),
+    ("schema.entity", {"schema_id": "s", "entity_id": ".."}, "entity_id", "(got '..')"),
+    ("schema.resolve_provenance", {}, "paragraph_ids", "one locator mode is required"),
+    ("schema.resolve_provenance", {"marker_nums": [1]}, "schema_id", "is required with marker_nums"),
+    ("schema.resolve_provenance", {"schema_id": "s"}, "marker_nums", "is required with schema_id"),
+    ("schema.resolve_provenance", {"schema_id": "s", "marker_nums": ["a"]}, "marker_nums[0]", "(got 'a')"),
+    ("schema.resolve_provenance", {"schema_id": "s", "marker_nums": [1], "window": 9}, "window", "(got 9)"),
+    ("schema.hydrate_items", {"items": [{"schema_id": "s"}]}, "items[0]", "(got {'schema_id': 's'})"),
+    ("schema.hydrate_items", {"items": [{"paragraph_ids": ["p"]}]}, "items[0].schema_id", "is required (got None)"),
+    ("schema.hydrate_items", {"items": [OK_ITEM] * 51}, "items", "must have 1 to 50 items, has 51 (got [{"),
+    ("schema.hydrate_items", {"items": [{"schema_id": "s", "nope": [1]}]}, "items[0].nope", "(got [1])"),
+    ("schema.hydrate_items", {"items": ["s"]}, "items[0]", "must be a dict (got 's')"),
+    ("schema.search_in_paper", {"schema_id": "s", "query": "q" * 501}, "query", "must have 1 to 500 characters"),
+    ("schema.citation_graph", {"schema_id": "s", "depth": 9}, "depth", "must be between 1 and 3 (got 9)"),
+    ("schema.materials", {"schema_ids": []}, "schema_ids", "must have 1 to 20 items, has 0 (got [])"),
+    ("schema.materials", {"schema_ids": ["s"], "goal": "x"}, "goal", "(got 'x')"),
+    ("schema.search_evidence", {"groups": []}, "groups", "(got [])"),
+    ("schema.search_evidence", {"groups": ["formula"]}, "groups", "(got ['formula'])"),
+    ("schema.search_relations", {"filters": {}}, "filters", "or relation_types (got {})"),
+    ("schema.search_relations", {}, "filters", "needs at least one structural filter"),
+    ("content", {}, "doc_id", "at least one of doc_id and source is required"),
+    ("meta_search", {"query": "x", "page": 0}, "page", "must be at least 1 (got 0)"),
+    ("meta_search", {"query": "x", "page": 100, "page_size": 200}, "page", "got 100 * 200 = 20000"),
+    ("meta_search", {"query": "x", "sort": [{"by": "x"}]}, "sort[0].by", "allowed: field, order"),
+    (
+        "meta_search",
+        {"query": "x", "filters": NO_FIELD},
+        "filters[0].field",
+        "(got '')",
+    ),
+    ("meta_search", {"query": "x", "filters": [{"field": "doi", "value": None}]}, "filters[0].value", "is required"),
+    ("agentic_search", {"query": "q", "top_k": 10**30}, "top_k", "fits in 64 bits"),
+]
+
+
+def _call(client: paperlens.Client, operation: str, arguments: dict[str, Any]) -> None:
+    owner: Any = client
+    for part in operation.split("."):
+        owner = getattr(owner, part)
+    owner(**arguments)
+
+
+@pytest.mark.parametrize(("operation", "arguments", "param", "shown"), CASES, ids=lambda v: str(v)[:40])
+def test_validation_messages_speak_python(
+    httpserver: HTTPServer,
+    make_client: Callable[..., paperlens.Client],
+    operation: str,
+    arguments: dict[str, Any],
+    param: str,
+    shown: str,
+) -> None:
+    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
+        _call(client, operation, arguments)
+    message = str(raised.value)
+    assert message.startswith(f"{param}: ") and raised.value.param == param, message
+    assert shown in message, message
+    assert not [mark for mark in RUST if mark in message], message
+    assert httpserver.log == []
