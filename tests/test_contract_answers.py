@@ -314,9 +314,10 @@ def _class_attribute(cls: type, name: str) -> Any:
 def not_whole(wanted: dict[str, Any]) -> bool:
     """Whether a ``/paper-schema`` answer says it is not the whole set: ``partial``,
     ``truncated``, ``relations_truncated`` or a materials count ``truncated``, each ``true``."""
+    items = wanted.get("items")
     counts = [
         count
-        for item in wanted.get("items") or []
+        for item in (items if isinstance(items, list) else [])
         if isinstance(item, dict) and isinstance(item.get("counts"), dict)
         for count in item["counts"].values()
     ]

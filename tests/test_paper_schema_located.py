@@ -70,13 +70,17 @@ def test_evidence_traces_to_the_paragraph_it_came_from(client: paperlens.Client,
 
 
 def test_a_capped_window_keeps_the_requested_paragraphs(client: paperlens.Client, sid: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", paperlens.PartialResultWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         capped = client.schema.resolve_provenance(schema_id=sid, marker_nums=[2, 13], window=2, max_segments=5)
         tight = client.schema.resolve_provenance(schema_id=sid, marker_nums=[2, 13], window=1, max_segments=1)
         hydrated = client.schema.hydrate_items(
             [{"schema_id": sid, "marker_nums": [13]}], window=1, max_segments_per_item=1
         )
+    # The caps cut neighbours (a truncation warning each time), never a requested paragraph unsaid.
+    told = [str(w.message) for w in caught if issubclass(w.category, paperlens.PartialResultWarning)]
+    assert told and all(" is truncated " in message for message in told), told
+    assert not any("neither in segments nor in missing" in message for message in told), told
     assert [(s.marker, s.relative_position) for s in capped.segments] == [(1, -1), (2, 0), (3, 1), (12, -1), (13, 0)]
     assert [s.text for s in capped.hits] == [_alone(client, sid, 2).text, _alone(client, sid, 13).text]
     assert capped.missing == [] and capped.truncated is True
