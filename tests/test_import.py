@@ -32,6 +32,10 @@ def test_import_leaves_the_workflows_asyncio_and_the_result_types_for_later() ->
         "paperlens._citation",
         "paperlens.matching",
         "paperlens.snowball",
+        "paperlens.integrations",
+        "langchain_core",
+        "llama_index",
+        "pydantic",
     )
     # What the interpreter's own start imported (site hooks may import pathlib) is not ours.
     code = (

@@ -274,6 +274,15 @@ class _ClientBase:
         clone._overrides = {**self._overrides, **overrides}
         return clone
 
+    def _twin(self, cls: type[_C]) -> _C:
+        """A client of class ``cls`` (``Client`` or ``AsyncClient``) over this one's core: the
+        same connections, pacing, cache and settings (an adapter's sync and async paths)."""
+        twin = object.__new__(cls)
+        twin._native = self._core
+        twin._settings = self._settings
+        twin._overrides = self._overrides
+        return twin
+
     def with_options(
         self,
         *,
