@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import inspect
+import json
 import os
 import subprocess
 import sys
@@ -12,7 +16,9 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
-from paperlens.integrations.langchain import PaperlensRetriever
+from paperlens._agent_tools import default_tools
+from paperlens.corpus import figure_names
+from paperlens.integrations.langchain import PaperlensRetriever, tools
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import QUERIES, expected_metadata, sparse_hits
 from tests.fixtures import sandbox_client
@@ -98,3 +104,79 @@ def test_without_a_client_or_environment_a_sandbox_is_used_and_said() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "3"
     assert "PAPERLENS_API_TOKEN and PAPERLENS_BASE_URL are not set: using a fresh local sandbox" in done.stderr
+
+
+# -- tools -----------------------------------------------------------------------------------
+
+
+def payload(answer: str) -> Any:
+    """The JSON of a tool's text answer (between its untrusted-data markers)."""
+    inside = answer.split("<untrusted-data>\n", 1)[1].rsplit("\n</untrusted-data>", 1)[0]
+    return json.loads(inside)
+
+
+def readable_texts(client: paperlens.Client, records: int = 40) -> dict[str, str]:
+    """The texts of some search results, by doc_id (those the token may read)."""
+    texts = {}
+    for record in client.meta_search("coral", page_size=records).results:
+        if record.doc_id:
+            with contextlib.suppress(paperlens.PermissionDeniedError):
+                texts[record.doc_id] = client.read_text(record.doc_id)
+    return texts
+
+
+def test_the_tools_are_the_default_agent_tools_with_their_schemas(sandbox: Sandbox) -> None:
+    made = tools(sandbox_client(sandbox))
+    expected = default_tools()
+    assert [(t.name, t.description, t.args_schema) for t in made] == [
+        (t.name, t.description, t.input_schema) for t in expected
+    ]
+
+
+async def test_search_papers_answers_the_hits_the_client_finds(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    search = {t.name: t for t in tools(client)}["search_papers"]
+    for query in QUERIES:
+        hits = client.agentic_search(query, top_k=5).to_dict()["hits"]
+        for answer in (search.invoke({"query": query, "top_k": 5}), await search.ainvoke({"query": query, "top_k": 5})):
+            found = payload(answer)
+            keys = ("doc_id", "offset", "unique_id", "title", "score", "chunk")
+            assert [{k: h[k] for k in keys} for h in found] == [{k: h[k] for k in keys} for h in hits]
+
+
+async def test_read_paper_followed_by_its_offsets_gives_the_whole_text(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    read = {t.name: t for t in tools(client, max_chars=1000)}["read_paper"]
+    for doc_id, whole in list(readable_texts(client).items())[:4]:
+        for invoke in (read.invoke, read.ainvoke):
+            pieces, offset = [], 0
+            while True:
+                answer = invoke({"doc_id": doc_id, "offset": offset})
+                page = payload(await answer if inspect.isawaitable(answer) else answer)
+                assert page["offset"] == offset and page["text_length"] == len(whole)
+                pieces.append(page["text"])
+                if "next_offset" not in page:
+                    break
+                offset = page["next_offset"]
+            assert "".join(pieces) == whole and len(pieces) > 1
+
+
+def test_get_figure_answers_the_image_the_client_reads(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    figure = {t.name: t for t in tools(client)}["get_figure"]
+    name = next(name for text in readable_texts(client, 200).values() for name in figure_names(text))
+    blocks = figure.invoke({"file_name": name})
+    image = [b for b in blocks if b["type"] == "image"]
+    assert len(image) == 1 and base64.b64decode(image[0]["base64"]) == client.resource(name).data
+    assert image[0]["mime_type"] == "image/png"
+
+
+def test_errors_are_the_tools_answers_without_the_token(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    made = {t.name: t for t in tools(client)}
+    sandbox.clear_requests()
+    answer = made["search_papers"].invoke({"query": "coral", "top_k": 500})
+    assert answer.startswith("Invalid argument 'top_k'") and sandbox.requests() == []
+    answer = made["read_paper"].invoke({"doc_id": "no-such-document"})
+    assert answer.startswith("The service answered 400")
+    assert sandbox.token not in answer

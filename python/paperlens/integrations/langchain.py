@@ -1,5 +1,5 @@
 """LangChain adapters (extra ``langchain``): a retriever over ``agentic_search`` and the
-default agent tools as LangChain tools.
+default agent tools as LangChain tools (:func:`tools`).
 
 >>> from paperlens.integrations.langchain import PaperlensRetriever
 >>> retriever = PaperlensRetriever(top_k=5)  # the environment's service, or a fresh sandbox
@@ -16,17 +16,23 @@ service sent it (a key is never present with ``None``).
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
+from langchain_core.messages.content import create_image_block, create_text_block
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.tools import StructuredTool, ToolException
 from pydantic import ConfigDict, PrivateAttr
 
+from paperlens._agent_output import ImagePart, Part, TextPart, describe_error
+from paperlens._agent_tools import DEFAULT_MAX_CHARS, AgentTool, default_tools
 from paperlens.client import AsyncClient, Client
+from paperlens.errors import PaperlensError
 from paperlens.integrations._shared import Clients, checked_top_k, hit_metadata
 
-__all__ = ["PaperlensRetriever"]
+__all__ = ["PaperlensRetriever", "tools"]
 
 
 class PaperlensRetriever(BaseRetriever):
@@ -85,3 +91,59 @@ class PaperlensRetriever(BaseRetriever):
 
 def _document(hit: Any) -> Document:
     return Document(page_content=hit.chunk or "", metadata=hit_metadata(hit), id=hit.chunk_id)
+
+
+def tools(client: Client | AsyncClient | None = None, *, max_chars: int = DEFAULT_MAX_CHARS) -> list[StructuredTool]:
+    """The default agent tools of ``paperlens mcp`` (``search_papers``, ``read_paper``,
+    ``search_metadata``...) as LangChain tools, sync (``invoke``) and async (``ainvoke``).
+
+    Each has the MCP tool's name, description and JSON Schema (``args_schema``) and answers
+    what the MCP tool answers: its text (bounded by ``max_chars``, saying how to continue), or
+    for ``get_figure`` a list of content blocks, the text and the image (base64). An error (a
+    bad argument, an unknown id, a 429) is the tool's answer, as in MCP (``handle_tool_error``):
+    the agent reads what went wrong and what to do; the token never appears in it.
+
+    Args:
+        client: as for :class:`PaperlensRetriever`.
+        max_chars: the most characters of a tool's text, from 1000.
+    """
+    clients = Clients(client)
+    return [_structured(tool, clients, max_chars) for tool in default_tools()]
+
+
+def _structured(tool: AgentTool, clients: Clients, max_chars: int) -> StructuredTool:
+    secret = clients.sync._core.api_token()
+
+    def run(**arguments: Any) -> Any:
+        try:
+            return _content(tool.run(clients.sync, arguments, max_chars))
+        except PaperlensError as error:
+            raise ToolException(describe_error(error, secret=secret)) from error
+
+    async def arun(**arguments: Any) -> Any:
+        try:
+            return _content(await tool.arun(clients.asynchronous, arguments, max_chars))
+        except PaperlensError as error:
+            raise ToolException(describe_error(error, secret=secret)) from error
+
+    return StructuredTool.from_function(
+        func=run,
+        coroutine=arun,
+        name=tool.name,
+        description=tool.description,
+        args_schema=tool.input_schema,
+        handle_tool_error=True,
+    )
+
+
+def _content(parts: list[Part]) -> str | list[Any]:
+    """A tool's parts as a LangChain tool answer: the text, or content blocks with images."""
+    if all(isinstance(part, TextPart) for part in parts):
+        return "\n\n".join(part.text for part in parts if isinstance(part, TextPart))
+    return [
+        create_text_block(part.text)
+        if isinstance(part, TextPart)
+        else create_image_block(base64=base64.b64encode(part.data).decode("ascii"), mime_type=part.mime_type)
+        for part in parts
+        if isinstance(part, (TextPart, ImagePart))
+    ]
