@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from paperlens import _types_open_platform as t
     from paperlens._model import Response
     from paperlens.cache import ResponseCache
+    from paperlens.estimate import Estimate
     from paperlens.lookup import Lookup
     from paperlens.matching import ReferenceMatch
     from paperlens.schema import AsyncSchema, Schema
@@ -657,6 +658,7 @@ class _Workflows:
     lives in its own module)."""
 
     _listen: Callable[..., Any]  # the client's transport events, for the plans' progress bars
+    _settings: _Settings  # the constructor's arguments (an estimate reads the pacing's rates)
 
     if TYPE_CHECKING:
 
@@ -798,6 +800,47 @@ class _Workflows:
         from paperlens.snowball import snowball_plan
 
         return snowball_plan(**params(locals(), "snowball_plan"), listen=self._listen, base_url=self.base_url)
+
+    @workflow
+    def estimate_harvest(
+        self,
+        query: str | None = None,
+        *,
+        ids: Iterable[str] | None = None,
+        by: str = "unique_id",
+        filters: FilterSpec | list[FilterSpec] | None = None,
+        texts: bool = False,
+        figures: bool = False,
+        limit: int | None = None,
+        collection: str | None = None,
+        page_size: int | None = None,
+    ) -> Plan[Estimate]:
+        """What a harvest with these arguments will cost, from at most two requests, before
+        anything is written (see :mod:`paperlens.estimate`).
+
+        Args:
+            query, ids, by, filters, texts, figures, limit: as for
+                :func:`~paperlens.harvest.harvest_corpus` (``texts=False``: records only, as
+                :func:`~paperlens.harvest.harvest` writes them).
+            collection, page_size: as for :func:`~paperlens.harvest.harvest` (None: 200 records
+                per request, the most).
+
+        Returns:
+            An :class:`~paperlens.estimate.Estimate`: ``.records``, ``.texts``, ``.figures``,
+            ``.operations`` (requests per operation, the quota resource each draws on, the
+            rate and the least time it allows), ``.requests`` and ``.seconds`` in all; it
+            prints as a table.
+
+        Raises:
+            ValidationError: a bad argument, before any request (as the harvest would raise it).
+
+        Examples:
+            >>> estimate = client.estimate_harvest("coral bleaching", texts=True)
+            >>> estimate.by_resource(), estimate.seconds
+        """
+        from paperlens.estimate import estimate_plan
+
+        return estimate_plan(**params(locals(), "estimate_plan"), rate_limits=self._settings["rate_limits"])
 
 
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
