@@ -163,6 +163,17 @@ def test_the_time_is_what_the_client_s_rates_allow(sandbox: Sandbox) -> None:
     assert "<table>" in default._repr_html_()
 
 
+def test_the_time_is_at_a_lower_rate_the_client_learned_from_a_429(sandbox: Sandbox) -> None:
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits={"meta-search": 60})
+    for _ in range(5):
+        client.meta_search("coral", page_size=1)
+    # The estimate's own request is refused once, then retried: the gateway admits fewer than 60.
+    sandbox.inject_fault("/meta-search", 429, times=1, retry_after=0.2)
+    (search,) = client.estimate_harvest(None, page_size=50).operations
+    assert search.per_minute is not None and 5 <= search.per_minute < 60
+    assert search.seconds == 60.0 * (-(-search.requests // search.per_minute) - 1)
+
+
 def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
     client = sandbox_client(sandbox)
     sandbox.clear_requests()

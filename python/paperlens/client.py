@@ -658,12 +658,14 @@ class _Workflows:
     lives in its own module)."""
 
     _listen: Callable[..., Any]  # the client's transport events, for the plans' progress bars
-    _settings: _Settings  # the constructor's arguments (an estimate reads the pacing's rates)
 
     if TYPE_CHECKING:
 
         @property
         def base_url(self) -> str: ...  # the client's (a snowball's network remembers it)
+
+        @property
+        def _core(self) -> NativeClient: ...  # the client's core (an estimate reads the pacing's rates)
 
     @workflow
     def lookup(
@@ -840,7 +842,7 @@ class _Workflows:
         """
         from paperlens.estimate import estimate_plan
 
-        return estimate_plan(**params(locals(), "estimate_plan"), rate_limits=self._settings["rate_limits"])
+        return estimate_plan(**params(locals(), "estimate_plan"), rates=self._core.pacing_rates)
 
 
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):

@@ -21,8 +21,9 @@ to. From them it counts what the harvest sends:
 - ``/resource``: one request per figure the texts link to, estimated from the sample text.
 
 The time is the least the client's pacing allows for the requests bound by a quota
-(``/meta-search``, ``/paper-schema``), at its configured ``rate_limits``: the first N requests
-of a resource paced at N per minute go at once, each further N a minute later. It counts
+(``/meta-search``, ``/paper-schema``), at the rate in force: the configured ``rate_limits``, or
+a lower rate the client learned from 429s of the gateway. The first N requests of a resource
+paced at N per minute go at once, each further N a minute later. It counts
 neither the service's answer times nor other processes that share the pacing. ``/content``
 and ``/resource`` have no quota the contract states (the client slows them only when the
 service answers 429), so their time is that of the network and the service.
@@ -33,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from paperlens._checks import count, invalid
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_DEPTH_CAP, PAGE_SIZE_MAX
@@ -43,10 +44,6 @@ from paperlens.errors import BadRequestError, NotFoundError, PermissionDeniedErr
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
 __all__ = ["Estimate", "OperationEstimate", "estimate_plan"]
-
-# The pacing's default requests per minute of each quota resource (the core's
-# DEFAULT_PER_MINUTE; the contract documents 30 per minute for /meta-search).
-_DEFAULT_PER_MINUTE = {"meta-search": 30, "paper-schema": 30}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,17 +180,18 @@ def estimate_plan(
     limit: int | None,
     collection: str | None,
     page_size: int | None,
-    rate_limits: str | Mapping[str, int] | None,
+    rates: Callable[[], Mapping[str, int]],
 ) -> Plan[Estimate]:
-    """The estimate of ``client.estimate_harvest`` (arguments checked before any request)."""
+    """The estimate of ``client.estimate_harvest`` (arguments checked before any request);
+    ``rates()`` gives the pacing's rates in force, read after the estimate's own requests (a
+    429 they met counts)."""
     wanted = checked_arguments(query, ids, by, texts, figures, limit)
     count("page_size", page_size, 1, maximum=PAGE_SIZE_MAX, optional=True)
     if collection is not None and (texts or wanted is not None):
         raise invalid("collection", "not with texts or ids (a corpus harvest searches papers)", collection)
     wire_filters = filters_to_wire(filters)
-    rates = _per_minute(rate_limits)
     if limit == 0 or wanted == []:
-        return _estimate(rates, records=0, total=0, texts=0 if texts else None, figures=0 if figures else None)
+        return _estimate(rates(), records=0, total=0, texts=0 if texts else None, figures=0 if figures else None)
     if wanted is None:
         sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts else 1
         search = {"collection": collection, "filters": wire_filters, "page_size": sample_size}
@@ -230,7 +228,7 @@ def estimate_plan(
         if per_text is not None and text_count is not None:
             figure_count = per_text * text_count
     return _estimate(
-        rates,
+        rates(),
         records=records,
         total=total,
         texts=text_count,
@@ -255,7 +253,7 @@ def _figures_of(doc_id: str, request_ids: list[str]) -> Plan[int | None]:
 
 
 def _estimate(
-    rates: dict[str, int],
+    rates: Mapping[str, int],
     *,
     records: int,
     total: int | None,
@@ -288,7 +286,7 @@ def _estimate(
 
 
 def _operation(
-    name: str, path: str, requests: int, resource: str | None, rates: dict[str, int], estimated: bool
+    name: str, path: str, requests: int, resource: str | None, rates: Mapping[str, int], estimated: bool
 ) -> OperationEstimate:
     per_minute = rates.get(resource) if resource else None
     seconds = None
@@ -296,16 +294,6 @@ def _operation(
         # A fresh window lets N requests go at once; each further N waits a minute more.
         seconds = 60.0 * max(0, math.ceil(requests / per_minute) - 1) if per_minute else 0.0
     return OperationEstimate(name, path, requests, resource, per_minute, seconds, estimated)
-
-
-def _per_minute(rate_limits: str | Mapping[str, int] | None) -> dict[str, int]:
-    """The client's ``rate_limits`` as requests per minute per quota resource (0 or absent: unpaced)."""
-    if rate_limits is None:
-        return {}
-    rates = dict(_DEFAULT_PER_MINUTE)
-    if isinstance(rate_limits, Mapping):
-        rates.update(rate_limits)
-    return {name: value for name, value in rates.items() if value}
 
 
 def _duration(seconds: float | None) -> str:

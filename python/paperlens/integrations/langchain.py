@@ -24,7 +24,7 @@ from langchain_core.documents import Document
 from langchain_core.messages.content import create_image_block, create_text_block
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool, ToolException
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import PrivateAttr
 
 from paperlens._agent_output import ImagePart, Part, TextPart, describe_error
 from paperlens._agent_tools import DEFAULT_MAX_CHARS, AgentTool, default_tools
@@ -51,8 +51,6 @@ class PaperlensRetriever(BaseRetriever):
         paperlens.ValidationError: a bad ``top_k`` or ``client`` (at construction); the other
             parameters' bounds are checked before each request.
     """
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     client: Any = None
     top_k: int = 10
