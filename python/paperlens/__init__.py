@@ -46,12 +46,14 @@ if TYPE_CHECKING:
     from paperlens import schema as schema
     from paperlens import snowball as snowball
     from paperlens import types as types
+    from paperlens import verification as verification
     from paperlens.deduplication import Deduped, dedupe
     from paperlens.export import to_bibtex, to_csl_json, to_ris
     from paperlens.lookup import Lookup
     from paperlens.matching import ReferenceMatch
     from paperlens.pandas import to_pandas, to_polars
     from paperlens.snowball import CitationNetwork
+    from paperlens.verification import Verification, VerifiedReference
 
 __all__ = [
     "APIConnectionError",
@@ -81,6 +83,8 @@ __all__ = [
     "ResponseDecodeError",
     "ServerError",
     "ValidationError",
+    "Verification",
+    "VerifiedReference",
     "__version__",
     "dedupe",
     "to_bibtex",
@@ -104,6 +108,8 @@ _LAZY = {
     "to_pandas": "paperlens.pandas",
     "to_polars": "paperlens.pandas",
     "to_ris": "paperlens.export",
+    "Verification": "paperlens.verification",
+    "VerifiedReference": "paperlens.verification",
 }
 
 
@@ -127,6 +133,7 @@ _SUBMODULES = frozenset(
         "schema",
         "snowball",
         "types",
+        "verification",
     }
 )
 

@@ -26,7 +26,7 @@ from paperlens.errors import ValidationError
 __all__ = ["Choices", "Parameter", "Range", "Signature", "signature_of"]
 
 _ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+):\s?(.*)$")
-_INT_RANGE = re.compile(r"\b(\d[\d_]*)-(\d[\d_]*)\b(?!\s*(?:characters|items|[a-z]+ids))")
+_INT_RANGE = re.compile(r"\b(\d[\d_]*)-(\d[\d_]*)\b")
 _TEXT_RANGE = re.compile(r"\b(\d[\d_]*)-(\d[\d_]*) characters\b")
 _FROM = re.compile(r"\bfrom (\d+)\b")
 _COUNT_RANGE = re.compile(r"^(\d+)-(\d+)\b")

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from paperlens import _contract as c
-from paperlens._agent_output import ImagePart, Part, TextPart, compact, fit, render, to_json
+from paperlens._agent_output import ImagePart, Part, TextPart, compact, continue_with, fit, render
 from paperlens._agent_schema import Choices, Signature, signature_of
+from paperlens._given import _BIBTEX  # what the client takes for BibTeX text rather than a path
 from paperlens._operation import Call, Operation, Plan, _run_async, _run_sync
 from paperlens.client import AsyncClient, Client
 from paperlens.errors import PaperlensError, ValidationError
@@ -98,25 +99,25 @@ def _continue(summary: str, shown: int, total: int, after: dict[str, Any] | None
     """The summary line of a list, with the arguments that continue it."""
     if after is None:
         return f"{summary}: {shown} of {total} shown, nothing follows."
-    return (
-        f"{summary}: {shown} of {total} shown; to continue, call again with the same arguments but {_arguments(after)}."
-    )
-
-
-def _arguments(values: dict[str, Any]) -> str:
-    return ", ".join(f"{name}={to_json(value)}" for name, value in values.items())
+    return f"{summary}: {shown} of {total} shown; {continue_with(after)}"
 
 
 def _page(
-    max_chars: int, summary: str, rows: list[Any], *, skip: int, same: dict[str, Any], following: dict[str, Any] | None
+    max_chars: int,
+    summary: str,
+    rows: list[Any],
+    *,
+    skip: int,
+    following: dict[str, Any] | None,
+    skipped: bool = False,
 ) -> list[Part]:
-    """A page of ``rows`` (after ``skip``) fitted to ``max_chars``: continued with the same
-    request and a larger ``skip`` when not all of it fits, else with ``following`` (the next
-    page's arguments, None at the end)."""
-    rest = rows[skip:]
+    """A page of ``rows`` (after ``skip``; ``skipped``: the rows start there already) fitted
+    to ``max_chars``: continued with the same arguments and a larger ``skip`` when not all of
+    it fits, else with ``following`` (what changes for the next page, None at the end)."""
+    rest = rows if skipped else rows[skip:]
 
     def build(kept: list[Any], n: int) -> tuple[str, Any]:
-        after = {**{k: v for k, v in same.items() if v is not None}, "skip": skip + n} if n < len(rest) else following
+        after = {"skip": skip + n} if n < len(rest) else following
         return _continue(summary, n, len(rest), after), kept
 
     return [TextPart(fit(max_chars, rest, build))]
@@ -153,7 +154,7 @@ def search_papers(
     filters = {"publication_published_year": years} if years else None
     found = yield Call("agentic_search", (query,), {"top_k": top_k, "filters": filters})
     hits = [compact(_hit(hit.to_dict())) for hit in found.hits]
-    return _page(max_chars, f"search_papers {query!r}", hits, skip=skip, same={}, following=None)
+    return _page(max_chars, f"search_papers {query!r}", hits, skip=skip, following=None)
 
 
 _HIT_KEYS = (
@@ -194,8 +195,8 @@ def read_paper(max_chars: int, doc_id: str, offset: int = 0) -> Plan[list[Part]]
         payload = {"doc_id": doc_id, "offset": offset, "text": text[:kept], "text_length": length}
         if more:
             payload["next_offset"] = end
-        step = f"to read on, call again with offset={end}" if more else "the end of the text"
-        return render(f"read_paper {doc_id}: code points {offset} to {end} of {length}; {step}.", payload)
+        step = continue_with({"offset": end}) if more else "the end of the text."
+        return render(f"read_paper {doc_id}: code points {offset} to {end} of {length}; {step}", payload)
 
     low, high, best = 0, len(text), build(0)
     while low <= high:  # the most code points whose text fits
@@ -270,7 +271,7 @@ def search_metadata(
     records = [_record(record.to_dict(), fields) for record in page.results]
     following = {"cursor": page.next_cursor, "skip": 0} if page.next_cursor and records else None
     summary = f"search_metadata: {page.total_count} records match; this page"
-    return _page(max_chars, summary, records, skip=skip, same={"cursor": cursor}, following=following)
+    return _page(max_chars, summary, records, skip=skip, following=following)
 
 
 def get_papers(
@@ -282,7 +283,7 @@ def get_papers(
     whose ids you have, e.g. from paper_relations or a reference list.
 
     Args:
-        ids: the ids, 1-200 ids of one kind.
+        ids: the ids, all of one kind.
         by: what the ids are: "unique_id", "doi", "doc_id" or "isbn13".
         skip: ids already seen (a previous answer says when to use it); from 0.
     """
@@ -291,7 +292,7 @@ def get_papers(
         {"id": i, "record": _record(r.to_dict(), None) if r is not None else None}
         for i, r in zip(ids, found.records, strict=True)
     ]
-    return _page(max_chars, f"get_papers by {by}", rows, skip=skip, same={}, following=None)
+    return _page(max_chars, f"get_papers by {by}", rows, skip=skip, following=None)
 
 
 def paper_relations(
@@ -320,7 +321,7 @@ def paper_relations(
     last = answer.total_pages is None or page >= answer.total_pages or not items
     following = None if last else {"page": page + 1, "skip": 0}
     summary = f"paper_relations {relation} of {unique_id}: {answer.total_count} in all; page {page}"
-    return _page(max_chars, summary, items, skip=skip, same={"page": page}, following=following)
+    return _page(max_chars, summary, items, skip=skip, following=following)
 
 
 def search_evidence(
@@ -354,7 +355,7 @@ def search_evidence(
     )
     items = [compact(item.to_dict()) for item in answer.items]
     following = {"cursor": answer.next_cursor, "skip": 0} if answer.next_cursor and items else None
-    return _page(max_chars, "search_evidence", items, skip=skip, same={"cursor": cursor}, following=following)
+    return _page(max_chars, "search_evidence", items, skip=skip, following=following)
 
 
 def resolve_provenance(
@@ -384,7 +385,7 @@ def resolve_provenance(
     )
     segments = [compact(segment.to_dict()) for segment in answer.segments]
     summary = "resolve_provenance" + (f" (not resolved: {answer.missing})" if answer.missing else "")
-    return _page(max_chars, summary, segments, skip=skip, same={}, following=None)
+    return _page(max_chars, summary, segments, skip=skip, following=None)
 
 
 def get_figure(max_chars: int, file_name: str) -> Plan[list[Part]]:
@@ -413,6 +414,44 @@ def _image(max_chars: int, file_name: str, resource: Any) -> list[Part]:
     ]
 
 
+def verify_citations(
+    max_chars: int,
+    references: list[str | dict[str, Any]] | None = None,
+    bibtex: str | None = None,
+    skip: int = 0,
+) -> Plan[list[Part]]:
+    """Check a reference list against the service: does each cited work exist, and are its
+    title, authors, year, venue and DOI right?
+
+    Use it before citing references from a draft, a paper or memory. Each comes back
+    verified, mismatch (with each differing field as [given, found]), not_found or ambiguous,
+    with a confidence, the reasons and the record's unique_id and DOI.
+
+    Args:
+        references: the references, each a free-text citation or a CSL-JSON item.
+        bibtex: BibTeX entries (the text), instead of references.
+        skip: references already reported (a previous answer says when to use it); from 0.
+    """
+    if (references is None) == (bibtex is None):
+        raise ValidationError(
+            "references: give references or bibtex, not both or neither",
+            param="references",
+            rule="exactly one of references and bibtex",
+        )
+    if bibtex is not None and not _BIBTEX.search(bibtex):  # the client would read a file of that name
+        raise ValidationError(
+            "bibtex: expected BibTeX entries such as @article{key, title={...}, ...}",
+            param="bibtex",
+            rule="BibTeX text",
+        )
+    checked = yield Call("verify_citations", (references[skip:] if references is not None else bibtex,))
+    first = skip if references is not None else 0
+    rows = [{"reference": first + i, **compact(row)} for i, row in enumerate(checked.rows())]
+    counts = ", ".join(f"{status} {n}" for status, n in checked.counts.items() if n)
+    summary = f"verify_citations ({counts or 'nothing to check'}); references"
+    return _page(max_chars, summary, rows, skip=skip, following=None, skipped=references is not None)
+
+
 def default_tools() -> list[AgentTool]:
     """The tools of ``--tools default``, in the order an agent would use them."""
     plans = (
@@ -423,6 +462,7 @@ def default_tools() -> list[AgentTool]:
         paper_relations,
         search_evidence,
         resolve_provenance,
+        verify_citations,
         get_figure,
     )
     return [_tool(plan) for plan in plans]
@@ -468,7 +508,7 @@ def _operation_tool(name: str, function: Callable[..., Any], model: type | None)
         rest = items[skip:]
 
         def build(kept: list[Any], n: int) -> tuple[str, Any]:
-            after = {**arguments, _SKIP: skip + n} if n < len(rest) else None
+            after = {_SKIP: skip + n} if n < len(rest) else None
             return _continue(f"{name}: {rows}", n, len(rest), after), {**payload, rows: kept}
 
         return [TextPart(fit(max_chars, rest, build))]

@@ -138,8 +138,9 @@ _QUOTED = re.compile(
     r"[\"\u201c\u201d\u00ab\u201e]([^\"\u201c\u201d\u00bb]{6,}?)[,.]?[\"\u201c\u201d\u00bb]"  # "Title", “Title”
     r"|(?<!\w)['\u2018]([^'\u2018\u2019]{6,}?)[,.]?['\u2019](?!\w)"  # 'Title', or in typographic single quotes
 )
+# "vol. 12", "pp. 45-67": a number follows (an initial "P." before "et al." is no page).
 _BIBLIO = re.compile(
-    r"\b(?:vol|no|pp|p|iss|art)\.\s*[\w\u2013-]+|\b\d+\s*\(\d+\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
+    r"\b(?:vol|no|pp|p|iss|art)\.\s*\d[\w\u2013-]*|\b\d+\s*\(\d+\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
     r"|;\s*\d+(?:\s*\(\d+\))?",
     re.IGNORECASE,
 )
@@ -185,6 +186,7 @@ class Citation:
         title: the title, or None when no part of the text looks like one.
         venue: what follows the title (journal, proceedings...), or None.
         doi: a DOI found in the text, or None.
+        people: each author as written, without initials (``["Lindqvist", "Grace Zhang"]``).
     """
 
     text: str
@@ -195,6 +197,7 @@ class Citation:
     title: str | None = None
     venue: str | None = None
     doi: str | None = None
+    people: list[str] = field(default_factory=list)
 
 
 def parse_reference(text: str) -> Citation:
@@ -225,16 +228,18 @@ def parse_reference(text: str) -> Citation:
         venue = next(filter(None, map(_venue, rest.split(","))), None)
     else:
         names, title, venue = _split_unquoted(work, year_match)
-    authors, first, et_al = _names(names)
+    people, et_al = _names(names)
+    authors = [w for person in people for w in person.split()]
     return Citation(
         text=text,
         authors=authors,
-        first_author=first,
+        first_author=people[0] if people else None,
         et_al=et_al,
         year=year,
         title=_clean(title or "") or None,
         venue=venue or None,
         doi=doi,
+        people=people,
     )
 
 
@@ -304,20 +309,16 @@ def _ends_in_initial(names: str) -> bool:
     return (bool(words) and _is_initials(words[-1].rstrip(","))) or _ET_AL.search(names[-8:]) is not None
 
 
-def _names(part: str) -> tuple[list[str], str | None, bool]:
-    """(name words, the first author for a ``MATCH`` filter, et al.) of an author list."""
+def _names(part: str) -> tuple[list[str], bool]:
+    """(each person's name words, without initials; et al.) of an author list."""
     et_al = _ET_AL.search(part) is not None
     part = _ET_AL.sub(" ", part)
     people = [p for p in re.split(r"\s*(?:;|,|&|\band\b|\bund\b|\bet\b)\s*", part) if p.strip(" .")]
-    authors: list[str] = []
-    first: str | None = None
+    names: list[str] = []
     for person in people:
         words = [w.strip(".()") for w in person.split() if not _is_initials(w) or CJK.match(w)]
         words = [w for w in words if not any(ch.isdigit() for ch in w)]
         words = [w for w in words if w and w.lower() not in ("and", "et", "al")]
-        if not words:
-            continue
-        if first is None:
-            first = " ".join(words)
-        authors.extend(words)
-    return authors, first, et_al
+        if words:
+            names.append(" ".join(words))
+    return names, et_al

@@ -127,6 +127,25 @@ def model_html(obj: Result) -> str:
     return _frame(_title(obj, count, _summary(obj, skip={rows})), rows_table(items), _note(obj))
 
 
+def verification_html(verification: Any) -> str:
+    """A ``Verification``: the counts per status, then a table of the references (status,
+    key, the fields that differ, the first reason)."""
+    summary = [f"{status}={n}" for status, n in verification.counts.items() if n]
+    rows = [
+        {
+            "status": row["status"],
+            "key": row["key"],
+            "input": row["input"],
+            "differs": ", ".join(row["differs"]),
+            "confidence": row["confidence"],
+            "why": row["reasons"][0] if row["reasons"] else "",
+            "record": row["unique_id"],
+        }
+        for row in verification.rows()
+    ]
+    return _frame(_title(verification, f"{len(rows)} references", summary), _dicts_table(rows), "")
+
+
 def graph_html(graph: Any) -> str:
     """The HTML of a paper-schema ``CitationGraph``: its fields, a picture of the graph (the
     root outlined) where networkx and matplotlib are installed, and a table of its nodes.

@@ -132,6 +132,15 @@ def to_bibtex(obj: Any) -> str:
     return "\n\n".join(entries) + "\n" if entries else ""
 
 
+def bibtex_entry(record: Any, key: str | None, used: set[str]) -> str:
+    """The BibTeX entry of one record under ``key`` (kept as given), or under its own key
+    made unique among ``used`` when None."""
+    work = _work(_rows(record)[0])
+    work.key = key if key is not None else _unique_key(work.key, used)
+    used.add(work.key)
+    return _bibtex_entry(work)
+
+
 def to_ris(obj: Any) -> str:
     """RIS references of the records in ``obj`` (as :func:`to_bibtex` accepts): ``TY`` first,
     ``ER`` last, one tag a line (``AU`` once per author).

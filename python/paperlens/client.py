@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from paperlens._contract import CONTENT_PAGE_MAX
+from paperlens._contract import CONTENT_PAGE_MAX, DEFAULT_META_SEARCH_RATE
 from paperlens._disposition import download_name
 from paperlens._lazy import LazyModule
 from paperlens._operation import AsyncCaller, Params, Plan, SyncCaller, operation, pages, params, workflow
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from paperlens.matching import ReferenceMatch
     from paperlens.schema import AsyncSchema, Schema
     from paperlens.snowball import CitationNetwork
+    from paperlens.verification import Verification
 else:
     t = LazyModule("paperlens._types_open_platform")
 
@@ -756,6 +757,42 @@ class _Workflows:
         return match_many_plan(**params(locals(), "match_many_plan"), listen=self._listen)
 
     @workflow
+    def verify_citations(self, references: Any, *, progress: bool = False) -> Plan[Verification]:
+        """Checks a reference list against the service: per reference, in input order, whether
+        a record says the same (see :mod:`paperlens.verification`).
+
+        The DOIs are looked up together (200 per request); every reference that its DOI does
+        not settle costs one ``/meta-search``.
+
+        Args:
+            references: BibTeX (the text, or the path of a ``.bib`` file), a list of free-text
+                citations, a list of CSL-JSON items, or a DataFrame with ``title``,
+                ``author``/``authors``, ``year``, ``venue`` (or ``journal``), ``doi`` and
+                ``key`` columns (those present).
+            progress: show a progress bar of the references checked, with the requests left and
+                the time the quota implies.
+
+        Returns:
+            A :class:`~paperlens.Verification`: ``.items[i]`` has ``.status`` (``"verified"``,
+            ``"mismatch"``, ``"not_found"``, ``"ambiguous"``), ``.record``, ``.differences``
+            (field to ``(given, found)``), ``.confidence`` and ``.reasons``; ``to_pandas()``,
+            ``to_bibtex()`` (corrected entries, keys kept).
+
+        Raises:
+            ValidationError: before any request, for input of no such kind, malformed BibTeX
+                (naming the entry and line), or a reference with neither title nor DOI.
+            APIError: what the service answers (after retries), as for any call.
+
+        Examples:
+            >>> checked = client.verify_citations("references.bib")
+            >>> [(item.key, item.status, item.differences) for item in checked if item.status != "verified"]
+        """
+        from paperlens.verification import verify_plan
+
+        rate = _meta_search_rate(getattr(self, "_settings", {}).get("rate_limits", "default"))
+        return verify_plan(**params(locals(), "verify_plan", "rate"), listen=self._listen, rate=rate)
+
+    @workflow
     def snowball(
         self,
         seeds: Iterable[str],
@@ -1049,6 +1086,16 @@ def _bytes_callback(bar: Progress) -> Any:
             done = written
 
     return on_bytes
+
+
+def _meta_search_rate(limits: Any) -> int | None:
+    """The ``/meta-search`` requests per minute a client's ``rate_limits`` allow (None: unpaced)."""
+    if limits == "default":
+        return DEFAULT_META_SEARCH_RATE
+    if isinstance(limits, dict):
+        rate = limits.get("meta-search")
+        return rate if isinstance(rate, int) else None
+    return None
 
 
 def _unpack(

@@ -38,6 +38,7 @@ from paperlens import _checks as checks
 from paperlens import _citation as cite
 from paperlens._citation import Citation, parse_reference
 from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._ids import normalize_doi
 from paperlens._operation import Call, Plan
 from paperlens._progress import Listen
 from paperlens.filters import Filter
@@ -45,7 +46,18 @@ from paperlens.filters import Filter
 if TYPE_CHECKING:
     from paperlens.types import MetadataRecord
 
-__all__ = ["Citation", "Confidence", "ReferenceMatch", "match_many_plan", "match_plan", "parse_reference"]
+__all__ = [
+    "Citation",
+    "Confidence",
+    "Evidence",
+    "ReferenceMatch",
+    "match_many_plan",
+    "match_plan",
+    "parse_reference",
+    "rank",
+    "title_query",
+    "venue_agreement",
+]
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -77,15 +89,43 @@ class ReferenceMatch:
 
 
 @dataclass(frozen=True)
-class _Evidence:
+class Evidence:
+    """How one candidate record agrees with a citation (what verification reads too).
+
+    Attributes:
+        title: 0..1, the titles' words in the same order (typos forgiven); 0 when the
+            citation gives no title (``titled`` False).
+        titled: the citation gives a title.
+        first_author: the record's first author is the citation's; None when either has none.
+        authors_clash: half the co-authors on one side are missing on the other.
+        year_off: the record's year minus the citation's; None when either has none.
+        doi: the citation's DOI is the record's.
+        venue: the venues agree; None when either has none.
+        clash: the citation names a venue, or co-authors, that the candidate does not have.
+        score: 0..1, the ranking score.
+        reasons: the evidence in words.
+    """
+
     title: float
-    first_author: bool
+    titled: bool
+    first_author: bool | None
+    authors_clash: bool
     year_off: int | None
     doi: bool
-    #: The citation names a venue, or co-authors, that the candidate does not have.
+    venue: bool | None
     clash: bool
     score: float
     reasons: list[str]
+
+
+#: Words of a DOI and its URL, which are no title.
+_DOI_WORDS = frozenset(["doi", "https", "http", "org", "dx", "www"])
+#: Words citations add to a venue's name: "Proc. of the ...", "In: ...".
+_VENUE_NOISE = frozenset(["proc", "proceeding", "in", "the"])
+#: Venues agree when this share of the words on each side is found on the other.
+VENUE_AGREES = 0.75
+#: Candidates whose scores are closer than this are a tie: the citation cannot tell them apart.
+TIE = 0.005
 
 
 class _Reference:
@@ -93,11 +133,12 @@ class _Reference:
 
     def __init__(self, citation: Citation) -> None:
         self.citation = citation
-        self.title = cite.terms(citation.title or citation.text)
+        source = citation.title or citation.text.replace(citation.doi or "\0", " ")
+        self.title = [w for w in cite.terms(source) if citation.title or w not in _DOI_WORDS]
         self.title_set = frozenset(self.title)
         self.names = [cite.fold(a) for a in citation.authors]
         self.leading = self.names[:2]
-        self.venue = cite.terms(citation.venue) if citation.venue else []
+        self.venue = [w for w in cite.terms(citation.venue) if w not in _VENUE_NOISE] if citation.venue else []
         self.squeezed = cite.fold("".join(citation.authors))
 
 
@@ -133,18 +174,18 @@ def _surname(name: str) -> str:
 def _has_author(ref: _Reference, name: str, pool: Sequence[str]) -> bool:
     surname = _surname(name)
     if cite.CJK.match(surname):
-        return surname in ref.squeezed
+        return surname in "".join(pool)  # CJK names are not split into words reliably
     return bool(surname) and any(cite.near(surname, word) for word in pool)
 
 
-def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list[str]]:
-    """(0..1, the first author matches, the co-authors clash, reasons): the first author counts
-    most; then the candidate's authors found in the citation and the citation's names found in
-    the candidate (a list cut short by "et al." only for the names it shows). They clash when
-    half the candidate's are missing from the citation, or the citation lists the authors in
-    full and half its names are missing from the candidate."""
+def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool | None, bool, list[str]]:
+    """(0..1, the first author matches (None: nothing to compare), the co-authors clash,
+    reasons): the first author counts most; then the candidate's authors found in the citation
+    and the citation's names found in the candidate (a list cut short by "et al." only for the
+    names it shows). They clash when half the candidate's are missing from the citation, or
+    the citation lists the authors in full and half its names are missing from the candidate."""
     if not ref.names or not names:
-        return 0.3, False, False, []
+        return 0.3, None, False, []
     first = _has_author(ref, names[0], ref.leading)
     shown = names[:1] if ref.citation.et_al else names
     found = sum(_has_author(ref, n, ref.names) for n in shown)
@@ -152,7 +193,7 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list
     known = sum(cite.CJK.match(w) is not None or cite.found(w, words, frozenset(words)) for w in ref.names)
     score = (0.6 if first else 0.0) + 0.2 * found / len(shown) + 0.2 * known / len(ref.names)
     surname = names[0] if cite.CJK.match(names[0]) else names[0].split()[-1]
-    reasons = [f"first author {surname}" if first else "first author differs"]
+    reasons = [f"first author {surname}" if first else f"first author differs (record: {surname})"]
     if len(shown) > 1:
         reasons.append(f"authors {found}/{len(shown)}")
     missing = not ref.citation.et_al and len(ref.names) >= 3 and known < len(ref.names) / 2
@@ -160,20 +201,45 @@ def _authors(ref: _Reference, names: list[str]) -> tuple[float, bool, bool, list
     return score, first, clash, reasons
 
 
-def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
+def _in_order(a: list[str], b: list[str]) -> int:
+    """How many words of ``a`` appear in ``b`` in the same order (typos forgiven): a title
+    with its words rearranged is another title."""
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        row = [0]
+        for j, y in enumerate(b, 1):
+            row.append(previous[j - 1] + 1 if x == y or cite.near(x, y) else max(previous[j], row[j - 1]))
+        previous = row
+    return previous[-1]
+
+
+def _covers(short: str, word: str) -> bool:
+    return word.startswith(short) or cite.abbreviates(short, word)
+
+
+def venue_agreement(given: Sequence[str], found: Sequence[str]) -> float:
+    """0..1, both ways: each given word abbreviates one of the record's (``J. Mar. Ecol.``) and
+    each of the record's is abbreviated by a given one, so ``Marine Ecology Letters`` is not
+    ``Journal of Marine Ecology``."""
+    if not given or not found:
+        return 0.0
+    recall = sum(any(_covers(v, w) for w in found) for v in given) / len(given)
+    precision = sum(any(_covers(v, w) for v in given) for w in found) / len(found)
+    return min(recall, precision)
+
+
+def _evidence(ref: _Reference, candidate: _Candidate) -> Evidence:
     c = ref.citation
-    doi = bool(c.doi and candidate.doi and c.doi.lower() == candidate.doi.lower())
+    doi = bool(c.doi and candidate.doi and normalize_doi(c.doi) == normalize_doi(candidate.doi))
     reasons = ["DOI matches"] if doi else []
 
     words = cite.terms(candidate.title)
+    titled = bool(ref.title)
+    title = 2 * _in_order(ref.title, words) / (len(ref.title) + len(words)) if titled and words else 0.0
     found = sum(cite.found(w, ref.title, ref.title_set) for w in words)
-    recall = found / len(words) if words else 0.0
-    covered = sum(cite.found(w, words, frozenset(words)) for w in ref.title)
-    precision = covered / len(ref.title) if ref.title else 0.0
-    title = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    reasons.append(f"title words {found}/{len(words)}")
+    reasons.append(f"title words {found}/{len(words)}" if titled else "no title given")
 
-    authors, first, clash, said = _authors(ref, candidate.authors)
+    authors, first, authors_clash, said = _authors(ref, candidate.authors)
     reasons += said
 
     year_off = None if c.year is None or candidate.year is None else candidate.year - c.year
@@ -181,46 +247,62 @@ def _evidence(ref: _Reference, candidate: _Candidate) -> _Evidence:
     if year_off is not None:
         reasons.append(f"year {candidate.year} ({year_off:+d})")
 
-    venue_words = cite.terms(candidate.venue or "")
-    venue = 0.4
+    venue_words = [w for w in cite.terms(candidate.venue or "") if w not in _VENUE_NOISE]
+    venue, venue_score = None, 0.4
     if ref.venue and venue_words:
-        venue = sum(any(cite.abbreviates(v, w) for w in venue_words) for v in ref.venue) / len(ref.venue)
-        if venue >= 0.6:
-            reasons.append(f"venue {candidate.venue}")
-        else:
-            clash = True
-            reasons.append(f"venue differs ({candidate.venue})")
+        venue_score = venue_agreement(ref.venue, venue_words)
+        venue = venue_score >= VENUE_AGREES
+        reasons.append(f"venue {candidate.venue}" if venue else f"venue differs (record: {candidate.venue})")
 
-    score = 0.55 * title + 0.25 * authors + 0.12 * year + 0.08 * venue
+    # A DOI stands for the title a citation does not give.
+    score = 0.55 * (title if titled else float(doi)) + 0.25 * authors + 0.12 * year + 0.08 * venue_score
     if doi:
         score = 0.5 + 0.5 * score
-    return _Evidence(title, first, year_off, doi, clash, round(score, 4), reasons)
+    clash = authors_clash or venue is False
+    return Evidence(title, titled, first, authors_clash, year_off, doi, venue, clash, round(score, 4), reasons)
 
 
-def _confidence(best: _Evidence, runner_up: float | None) -> Confidence:
-    clear = runner_up is None or best.score - runner_up >= 0.08
+def _confidence(best: Evidence, runner_up: float | None) -> Confidence:
     year_ok = best.year_off is None or abs(best.year_off) <= 1
-    if best.doi and best.title >= 0.6:
-        return "high"
+    contradicted = best.first_author is False or not year_ok or best.clash
+    title_ok = not best.titled or best.title >= 0.6
+    if best.doi and title_ok and not contradicted:
+        return "high"  # a DOI that nothing in the citation contradicts
+    if runner_up is not None and best.score - runner_up < TIE:
+        return "low"
+    clear = runner_up is None or best.score - runner_up >= 0.08
     if best.title >= 0.8 and best.first_author and year_ok and clear and not best.clash:
         return "high"
-    if best.title >= 0.6 and (best.first_author or (year_ok and best.year_off is not None)):
+    if (best.doi and title_ok) or (best.title >= 0.8 and not (best.first_author is False and not year_ok)):
         return "medium"
-    return "medium" if best.score >= 0.6 else "low"
+    return "medium" if best.title >= 0.6 and not contradicted else "low"
+
+
+def rank(citation: Citation, records: Iterable[MetadataRecord]) -> list[tuple[Evidence, MetadataRecord]]:
+    """Every distinct record scored against ``citation``, best first."""
+    return _scored(_Reference(citation), records)
+
+
+def _scored(ref: _Reference, records: Iterable[MetadataRecord]) -> list[tuple[Evidence, MetadataRecord]]:
+    unique: dict[str, MetadataRecord] = {}
+    for record in records:
+        unique.setdefault(record.unique_id or record.doc_id or str(id(record)), record)
+    return sorted(((_evidence(ref, _Candidate.of(r)), r) for r in unique.values()), key=lambda p: -p[0].score)
 
 
 def _ranked(ref: _Reference, records: Iterable[MetadataRecord], top: int) -> list[ReferenceMatch]:
     """The ``top`` best candidates (each record once), best first; only the best can be
-    ``"high"``, and only with a clear lead."""
-    unique: dict[str, MetadataRecord] = {}
-    for record in records:
-        unique.setdefault(record.unique_id or record.doc_id or str(id(record)), record)
-    scored = sorted(((_evidence(ref, _Candidate.of(r)), r) for r in unique.values()), key=lambda p: -p[0].score)
+    ``"high"``, and only with a clear lead; a best tied with the next is ``"low"``."""
+    scored = _scored(ref, records)
     matches = []
     for rank, (evidence, record) in enumerate(scored[:top]):
         runner_up = scored[1][0].score if len(scored) > 1 else None
         confidence = _confidence(evidence, runner_up if rank == 0 else evidence.score)
-        matches.append(ReferenceMatch(record, evidence.score, confidence, evidence.reasons))
+        reasons = evidence.reasons
+        if rank == 0 and runner_up is not None and evidence.score - runner_up < TIE and confidence != "high":
+            other = scored[1][1].unique_id or scored[1][1].doc_id
+            reasons = [*reasons, f"tied with {other}: the citation does not tell them apart"]
+        matches.append(ReferenceMatch(record, evidence.score, confidence, reasons))
     return matches
 
 
@@ -238,9 +320,9 @@ def _year_filters(year: int | None) -> list[Filter]:
     return [Filter("publication_published_year", ">=", year - 1), Filter("publication_published_year", "<=", year + 1)]
 
 
-def _query(ref: _Reference) -> str | None:
+def title_query(citation: Citation) -> str | None:
     """The title's words for the full-text query (no stop words: they only cost matches)."""
-    words = [w for w in cite.WORD.findall(ref.citation.title or "") if w.lower() not in cite.STOP]
+    words = [w for w in cite.WORD.findall(citation.title or "") if w.lower() not in cite.STOP]
     return " ".join(words) or None
 
 
@@ -254,7 +336,7 @@ def _search(ref: _Reference, top: int, known: MetadataRecord | None) -> Plan[lis
     c = ref.citation
     candidates = [known] if known is not None else []
     matches = _ranked(ref, candidates, top)
-    query = _query(ref)
+    query = title_query(c)
     if not _settled(matches) and query is not None:
         size = max(top, TITLE_PAGE_SIZE)
         page = yield Call("meta_search", (query,), {"filters": _year_filters(c.year) or None, "page_size": size})

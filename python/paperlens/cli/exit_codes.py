@@ -11,7 +11,8 @@ EXIT_AUTH = 3
 EXIT_NOT_FOUND = 4
 EXIT_RATE_LIMITED = 5
 EXIT_SERVER = 6
-EXIT_OUTPUT = 8  # 7 is reserved for `paperlens verify`: an entry that is not verified
+EXIT_NOT_VERIFIED = 7  # `paperlens verify`: an entry is not verified
+EXIT_OUTPUT = 8
 EXIT_INTERRUPTED = 130
 
 

@@ -12,6 +12,9 @@ from paperlens.cli import commands
 from paperlens.cli.bibliography_commands import add_bibliography_commands
 from paperlens.cli.convert import csv_list, filter_arg, json_arg, rate_limit_arg, sort_arg
 from paperlens.cli.demo import run_demo
+from paperlens.cli.mcp_command import DESCRIPTION as MCP_DESCRIPTION
+from paperlens.cli.mcp_command import add_arguments as add_mcp_arguments
+from paperlens.cli.mcp_command import run as run_mcp
 from paperlens.cli.options import (
     add_paging_flags,
     add_progress_flag,
@@ -24,6 +27,9 @@ from paperlens.cli.serve import serve
 from paperlens.cli.snowball_command import DESCRIPTION as SNOWBALL_DESCRIPTION
 from paperlens.cli.snowball_command import add_arguments as add_snowball_arguments
 from paperlens.cli.snowball_command import run as run_snowball
+from paperlens.cli.verify_command import DESCRIPTION as VERIFY_DESCRIPTION
+from paperlens.cli.verify_command import add_arguments as add_verify_arguments
+from paperlens.cli.verify_command import run as run_verify
 
 _EXAMPLES = """\
 examples:
@@ -37,12 +43,14 @@ examples:
   paperlens relations W4000000000 CITATIONS --all --format jsonl
   paperlens lookup --by doi < dois.txt --format bibtex > refs.bib
   paperlens match < references.txt       the best record of each reference, with its confidence
+  paperlens verify refs.bib              is every entry a real work, as cited? (exit 7 when not)
   paperlens harvest "quantum error correction" --out qec/ --format parquet
   paperlens snowball W4000000000 W4000000001 --depth 2 --max-per-paper 100 --out network/ --graphml
   paperlens schema search "diffusion models" --size 5
   paperlens schema citation-graph SCHEMA_ID --depth 2 --format json
   paperlens sandbox --port 8765          serve a sandbox until Ctrl-C
   paperlens demo                         a guided research session against a sandbox
+  paperlens mcp --tools all              serve the tools to an agent (MCP over stdio)
 
 environment:
   PAPERLENS_API_TOKEN, PAPERLENS_BASE_URL   the service to use (the token is never an argument);
@@ -58,6 +66,7 @@ exit codes:
   3 authentication (401, 403, token or base URL settings)
   4 not found (404; lookup and match: none of the ids or references, the misses listed on stderr)
   5 rate limited (429)     6 server or connection (5xx, timeouts, unreachable)
+  7 verify: an entry is not verified (mismatch, not found or ambiguous)
   8 output (disk full, read-only or unwritable folder, another run writing the same output,
     an output holding something else); harvest: run the same command again to resume
   130 interrupted (harvest, snowball --checkpoint: run the same command again to resume)
@@ -103,6 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
         )
     )
     add_bibliography_commands(command, record_output)
+    add_verify_arguments(
+        command(
+            "verify",
+            "check a reference list (BibTeX or free text): verified, mismatch, not found",
+            run_verify,
+            parents=[],
+            description=VERIFY_DESCRIPTION,
+        )
+    )
     _harvest(
         command(
             "harvest",
@@ -140,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
     )
     command("demo", "a guided research session against a sandbox", lambda _args: run_demo(sys.stdout), parents=[])
+    add_mcp_arguments(
+        command("mcp", "a Model Context Protocol server for agents", run_mcp, parents=[], description=MCP_DESCRIPTION)
+    )
     return parser
 
 
