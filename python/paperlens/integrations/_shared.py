@@ -19,7 +19,8 @@ class Clients:
     """The sync and the async client of an adapter, over one core (connections, pacing, cache).
 
     ``client=None`` takes the default client (:func:`paperlens._default_client.default_client`:
-    the environment's service, or a fresh sandbox said on stderr)."""
+    the environment's service, or a fresh sandbox said on stderr, which lives as long as
+    ``self.sync``, that client)."""
 
     def __init__(self, client: Client | AsyncClient | None) -> None:
         given = default_client() if client is None else client
@@ -31,8 +32,6 @@ class Clients:
             raise invalid(
                 "client", "must be a paperlens.Client, a paperlens.AsyncClient or None", type(client).__name__
             )
-        # The client given (or made): a default client's sandbox lives as long as it.
-        self.given = given
 
 
 def checked_top_k(top_k: Any) -> int:
