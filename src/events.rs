@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use paperlens_core::{Event, EventSink};
 use pyo3::prelude::*;
@@ -11,6 +12,10 @@ use pyo3::prelude::*;
 const DEBUG: u8 = 10;
 const INFO: u8 = 20;
 const WARNING: u8 = 30;
+/// A pacing wait longer than this is logged at WARNING, which Python shows without any logging
+/// set up (its last-resort handler): a minute's silence otherwise looks like a hang. Shorter
+/// waits, the common case of steady paging, stay at INFO.
+const LONG_WAIT: Duration = Duration::from_secs(5);
 
 /// Events come from tokio threads, where taking the GIL is slow when Python is busy: the
 /// lowest level the logger lets through is read by the calling thread (which holds the GIL
@@ -93,6 +98,7 @@ impl EventSink for PythonLog {
             Event::Request { .. } | Event::Response { .. } | Event::CacheHit { .. } | Event::CacheDamaged { .. } => {
                 DEBUG
             }
+            Event::Paced { wait, .. } if *wait > LONG_WAIT => WARNING,
             Event::Paced { .. } => INFO,
             Event::Retry { .. } => WARNING,
         };

@@ -24,7 +24,7 @@ pub struct NativeSandbox {
 #[pymethods]
 impl NativeSandbox {
     #[new]
-    #[pyo3(signature = (papers, seed, rate_limits, rate_limit_kind, token, int64_as_string, host, port))]
+    #[pyo3(signature = (papers, seed, rate_limits, rate_limit_kind, token, int64_as_string, host, port, content_latency=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -36,9 +36,27 @@ impl NativeSandbox {
         int64_as_string: bool,
         host: String,
         port: u16,
+        content_latency: Option<f64>,
     ) -> PyResult<Self> {
         let rate_limit_kind: RateLimitKind = rate_limit_kind.parse().map_err(PyValueError::new_err)?;
-        let config = SandboxConfig { host, port, papers, seed, token, rate_limits, rate_limit_kind, int64_as_string };
+        let content_latency = content_latency
+            .map(|seconds| {
+                Duration::try_from_secs_f64(seconds).map_err(|_| {
+                    PyValueError::new_err(format!("content_latency must be a number of seconds >= 0, got {seconds}"))
+                })
+            })
+            .transpose()?;
+        let config = SandboxConfig {
+            host,
+            port,
+            papers,
+            seed,
+            token,
+            rate_limits,
+            rate_limit_kind,
+            int64_as_string,
+            content_latency,
+        };
         let runtime = crate::runtime::runtime();
         let sandbox = py.detach(|| runtime.block_on(Sandbox::start(config))).map_err(|error| match error.kind() {
             std::io::ErrorKind::InvalidInput => PyValueError::new_err(error.to_string()),

@@ -266,6 +266,7 @@ def test_output_rows_are_those_the_result_type_names():
         return [json.loads(line) for line in out.getvalue().splitlines()]
 
     detail = t.EntityDetail._from_wire({"entity": {"entity_id": "e1"}, "relations": [{"relation_id": "r1"}]}, None)
-    assert [row["relation_id"] for row in jsonl(detail)] == ["r1"]
+    # The entity and its relations, each row naming its part.
+    assert jsonl(detail) == [{"kind": "entity", "entity_id": "e1"}, {"kind": "relation", "relation_id": "r1"}]
     # Asked for without its relations, an entity is one object rather than no rows.
     assert jsonl(t.EntityDetail._from_wire({"entity": {"entity_id": "e1"}}, None)) == [{"entity": {"entity_id": "e1"}}]

@@ -311,6 +311,21 @@ def _class_attribute(cls: type, name: str) -> Any:
     return _ABSENT
 
 
+def not_whole(wanted: dict[str, Any]) -> bool:
+    """Whether a ``/paper-schema`` answer says it is not the whole set: ``partial``,
+    ``truncated``, ``relations_truncated`` or a materials count ``truncated``, each ``true``."""
+    counts = [
+        count
+        for item in wanted.get("items") or []
+        if isinstance(item, dict) and isinstance(item.get("counts"), dict)
+        for count in item["counts"].values()
+    ]
+    flags = [wanted.get("partial"), wanted.get("truncated"), wanted.get("relations_truncated")]
+    return any(flag is True for flag in flags) or any(
+        isinstance(c, dict) and c.get("truncated") is True for c in counts
+    )
+
+
 def check_answer(
     operation: Operation,
     result: t.Response,
@@ -323,8 +338,9 @@ def check_answer(
     assert type(result) is operation.result
     assert result.request_id == replies.answered_request_id()
     partial = [w for w in caught if issubclass(w.category, paperlens.PartialResultWarning)]
-    # Only the /paper-schema answers have a `partial` flag; elsewhere it is an extra property.
-    flagged = isinstance(result, t.SchemaResponse) and wanted.get("partial") is True
+    # Only the /paper-schema answers have `partial` and `truncated` flags; elsewhere they are
+    # extra properties. Any of them true means the answer is not the whole set.
+    flagged = isinstance(result, t.SchemaResponse) and not_whole(wanted)
     assert bool(partial) == flagged, [str(w.message) for w in caught]
     check_model(result, wanted, type(result).__name__, strict)
     assert_same(result.to_dict(), wanted, "to_dict() after every read")

@@ -86,11 +86,11 @@ def test_resume_after_a_crash_between_a_chunk_and_its_checkpoint(client, expecte
     real = harvest_module.write_json_atomically
     calls = {"n": 0}
 
-    def crash_on_third_checkpoint(path, value):
+    def crash_on_third_checkpoint(path, value, *store):
         calls["n"] += 1
         if calls["n"] == 4:  # the initial checkpoint, two chunks, then the third chunk's
             raise KeyboardInterrupt
-        real(path, value)
+        real(path, value, *store)
 
     monkeypatch.setattr(harvest_module, "write_json_atomically", crash_on_third_checkpoint)
     with pytest.raises(KeyboardInterrupt):

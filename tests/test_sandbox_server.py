@@ -216,6 +216,27 @@ def test_bad_rate_limits_are_refused() -> None:
         Sandbox(papers=PAPERS, rate_limits={"content": 5})
 
 
+@pytest.mark.parametrize("latency", [-0.5, math.nan, math.inf, 86_400.0])
+def test_a_bad_content_latency_is_refused(latency: float, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match="content_latency must be seconds"):
+        Sandbox(papers=PAPERS, content_latency=latency)
+    assert main(["sandbox", "--content-latency", str(latency)]) == 1
+    assert "content_latency must be seconds" in capsys.readouterr().err
+
+
+def test_a_content_latency_keeps_the_answers(sandbox: Sandbox) -> None:
+    """The texts of a sandbox with a latency are those of one without (the Rust tests
+    hold that the answers wait)."""
+    with Sandbox(papers=PAPERS, content_latency=0.05) as slow:
+        results = call(sandbox, "/meta-search", token=sandbox.token, body={"page_size": 20}).json()["results"]
+        doc_id = next(record["doc_id"] for record in results if record.get("doc_id"))
+        target = f"/content?doc_id={doc_id}"
+        assert (
+            call(slow, target, token=slow.token).json()["text"]
+            == call(sandbox, target, token=sandbox.token).json()["text"]
+        )
+
+
 def test_cases_without_a_listed_code_answer_listed_ones(sandbox: Sandbox) -> None:
     # /content and /resource list no 404; /meta-catalog answers an unknown collection with 200.
     unknown_doc = call(sandbox, "/content?doc_id=feedbeef", token=sandbox.token)

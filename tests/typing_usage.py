@@ -38,3 +38,13 @@ async def every_flavour(client: paperlens.Client, aclient: paperlens.AsyncClient
     client.meta_search(page_sise=5)  # type: ignore[call-arg]
     client.lookup(["x"], by_field="doi")  # type: ignore[call-arg]
     await aclient.schema.entities(42)  # type: ignore[arg-type]
+
+
+def on_an_executor(client: paperlens.Client, aclient: paperlens.AsyncClient) -> None:
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    from paperlens.harvest import HarvestResult, harvest, harvest_corpus
+
+    assert_type(harvest_corpus(client, "s3://bucket/corpus", executor=ProcessPoolExecutor(4)), HarvestResult)
+    assert_type(harvest(client, "coral", out="records", executor=ThreadPoolExecutor(2)), HarvestResult)
+    harvest_corpus(aclient, "corpus", executor=ProcessPoolExecutor(4))  # type: ignore[call-overload]

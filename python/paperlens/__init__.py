@@ -2,8 +2,11 @@
 
 >>> import paperlens
 >>> client = paperlens.Client()  # PAPERLENS_API_TOKEN and PAPERLENS_BASE_URL from the environment
->>> for record in client.iter_meta_search("protein folding", limit=50):
+>>> for record in client.iter_meta_search("coral bleaching", limit=3):
 ...     print(record.title)
+Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network
+Marine biodiversity and bleaching: evidence from NOAA Coral Reef Watch
+On the role of bleaching in loss of marine biodiversity
 """
 
 import importlib

@@ -206,6 +206,7 @@ def parse_reference(text: str) -> Citation:
     coral bleaching``). Quoted text is the title; otherwise the leading run of name-like
     parts is the author list and the next sentence the title.
 
+    >>> from paperlens.matching import parse_reference
     >>> c = parse_reference("Smith, J., & Doe, A. (2019). Coral bleaching at scale. Nature, 12(3), 4-9.")
     >>> c.authors, c.year, c.title, c.venue
     (['Smith', 'Doe'], 2019, 'Coral bleaching at scale', 'Nature')

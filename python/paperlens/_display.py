@@ -11,8 +11,7 @@ Every text from the service is escaped: a title may hold ``<``, ``&`` or quotes.
 rows shown are read, so a page of 200 records renders as fast as one of 20.
 
 >>> page = client.meta_search("coral bleaching")
->>> page                      # in Jupyter: a table of the first 20 records
->>> paperlens._display.model_html(page)
+>>> paperlens._display.model_html(page)  # what Jupyter shows of ``page``: a table of the first 20 records
 '<div class="paperlens-result">...'
 """
 
@@ -116,6 +115,7 @@ def model_html(obj: Result) -> str:
     Returns:
         An HTML fragment (a ``<div>``), every text escaped.
 
+    >>> from paperlens._display import model_html
     >>> model_html(client.meta_catalog())
     '<div class="paperlens-result">...'
     """
@@ -198,8 +198,9 @@ def network_html(network: Any) -> str:
     Returns:
         An HTML fragment; without networkx or matplotlib, the same without the picture.
 
-    >>> network = client.snowball(["W2741809807"], depth=2)
-    >>> network  # in Jupyter: the picture and the first 20 nodes
+    >>> network = client.snowball(["W4000000150"], depth=2)
+    >>> network._repr_html_()  # what Jupyter shows: the picture and the first 20 nodes
+    '<div class="paperlens-result">...'
     """
     nodes, edges = _rows_of(network, "nodes"), _rows_of(network, "edges")
     node_count = len(nodes) if nodes is not None else len(network) if hasattr(network, "__len__") else None
@@ -224,7 +225,9 @@ def paginator_html(paginator: Any) -> str:
     Returns:
         An HTML fragment.
 
-    >>> client.iter_meta_search("coral", limit=500)  # in Jupyter: not started, 0 yielded
+    >>> paginator = client.iter_meta_search("coral", limit=500)
+    >>> paginator  # Jupyter shows its HTML: not started, 0 yielded
+    Paginator(MetaSearchPaging, limit=500)
     """
     paging = paginator._paging
     first = paging.first(paginator._limit)

@@ -123,9 +123,12 @@ def to_bibtex(obj: Any) -> str:
     Raises:
         TypeError: ``obj`` holds something other than records (or is an ``AsyncPaginator``).
 
+    >>> page = client.meta_search("coral bleaching", page_size=2)
     >>> print(paperlens.to_bibtex(page))
-    @article{lindqvist2019coral,
-      author = {Lindqvist, Grace and Zhang, Tamara},
+    @misc{okafor2002bleaching,
+      author = {Okafor, Pedro and Zhang, Lucas and Kim, Lucas and Lindqvist, Olivia and O'Brien, Tamara},
+      ...
+    @article{hansen1991marine,
       ...
     """
     entries = [_bibtex_entry(work) for work in works(obj)]
@@ -151,8 +154,11 @@ def to_ris(obj: Any) -> str:
     Raises:
         TypeError: as :func:`to_bibtex`.
 
+    >>> record = client.meta_search("coral bleaching", page_size=1).results[0]
     >>> print(paperlens.to_ris(record))
-    TY  - JOUR
+    TY  - DATA
+    ID  - okafor2002bleaching
+    AU  - Okafor, Pedro
     ...
     ER  -
     """
@@ -171,7 +177,14 @@ def to_csl_json(obj: Any) -> list[dict[str, Any]]:
     Raises:
         TypeError: as :func:`to_bibtex`.
 
-    >>> json.dump(paperlens.to_csl_json(lookup), open("refs.json", "w"), ensure_ascii=False)
+    >>> import json
+    >>> lookup = client.lookup(["10.5056/pl.2002.1824", "10.5056/pl.1991.1673"])
+    >>> with open("refs.json", "w", encoding="utf-8") as out:
+    ...     json.dump(paperlens.to_csl_json(lookup), out, ensure_ascii=False)
+    >>> for item in paperlens.to_csl_json(lookup):
+    ...     print(item["type"], item["title"])
+    dataset Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network
+    article-journal Marine biodiversity and bleaching: evidence from NOAA Coral Reef Watch
     """
     return [_csl_item(work) for work in works(obj)]
 

@@ -6,17 +6,17 @@ writes and the writers of JSONL and Parquet parts. ``paperlens.harvest`` and
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
-import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
 
 from paperlens._manifest import ManifestError, ManifestRecorder
 from paperlens._output_guard import HarvestError
 from paperlens._records import to_json
+from paperlens._store import LOCAL, Store, replace_atomically
 
 if TYPE_CHECKING:
     from paperlens._records import RecordSchema
@@ -46,6 +46,9 @@ class HarvestResult:
     """:func:`harvest_corpus`: records written without a text (no usable ``doc_id``, or 403/404)."""
     not_found: tuple[str, ...] = ()
     """:func:`harvest_corpus` of ``ids``: the ids no record matched, in input order."""
+    url: str | None = None
+    """The ``out`` given when it was an fsspec URL (``s3://bucket/prefix``); ``out``,
+    ``checkpoint`` and ``manifest`` are then the paths in that store (``bucket/prefix``)."""
 
 
 def checkpoint_path(out: str | os.PathLike[str]) -> Path:
@@ -54,26 +57,39 @@ def checkpoint_path(out: str | os.PathLike[str]) -> Path:
     return out.with_name(out.name + ".checkpoint.json")
 
 
+def checkpoint_beside(out: PurePath) -> PurePath:
+    """:func:`checkpoint_path` of a path in any store."""
+    return out.with_name(out.name + ".checkpoint.json")
+
+
 def recorder(
-    directory: Path, call: str, parameters: dict[str, Any], client: Any, name: str = "manifest.json"
+    directory: PurePath,
+    call: str,
+    parameters: dict[str, Any],
+    client: Any,
+    name: str = "manifest.json",
+    store: Store = LOCAL,
 ) -> ManifestRecorder:
     """The manifest of a harvest; one of another call or other parameters is a :class:`HarvestError`."""
     try:
-        return ManifestRecorder(directory, call, parameters, client, name=name)
+        return ManifestRecorder(directory, call, parameters, client, name=name, store=store)
     except ManifestError as error:
         raise HarvestError(str(error)) from error
 
 
-def load_checkpoint(path: Path, fingerprint: str, out: Path, exists: bool, version: int) -> dict[str, Any] | None:
+def load_checkpoint(
+    path: PurePath, fingerprint: str, out: PurePath, exists: bool, version: int, store: Store = LOCAL
+) -> dict[str, Any] | None:
     """The state a checkpoint holds, None when there is none yet (``exists``: whether ``out``
     holds something, which then cannot be resumed); a :class:`HarvestError` when it belongs
     to another harvest or cannot be read."""
+    shown, at = store.name(out), store.name(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = store.read(path).decode("utf-8")
     except FileNotFoundError:
         if exists:
             raise HarvestError(
-                f"{out} exists but has no checkpoint ({path.name}): it is not a resumable harvest; "
+                f"{shown} exists but has no checkpoint ({path.name}): it is not a resumable harvest; "
                 f"choose another output or remove it"
             ) from None
         return None
@@ -82,23 +98,24 @@ def load_checkpoint(path: Path, fingerprint: str, out: Path, exists: bool, versi
         if not isinstance(state, dict):
             raise ValueError("not a JSON object")
     except ValueError as e:
-        raise HarvestError(f"the checkpoint {path} is unreadable ({e}); remove it and the output to start over") from e
+        raise HarvestError(f"the checkpoint {at} is unreadable ({e}); remove it and the output to start over") from e
     if state.get("version") != version:
         raise HarvestError(
-            f"{path} was written by another version of paperlens (checkpoint version {state.get('version')!r}, "
-            f"this one continues version {version}); finish the harvest with that version, or remove {out} "
+            f"{at} was written by another version of paperlens (checkpoint version {state.get('version')!r}, "
+            f"this one continues version {version}); finish the harvest with that version, or remove {shown} "
             f"and the checkpoint to start over"
         )
     if state.get("fingerprint") != fingerprint:
         raise HarvestError(
-            f"{path} belongs to a harvest with other parameters; "
-            f"use another output, or remove {out} and the checkpoint to start over"
+            f"{at} belongs to a harvest with other parameters; "
+            f"use another output, or remove {shown} and the checkpoint to start over"
         )
     return state
 
 
-def write_json_atomically(path: Path, value: Any) -> None:
-    write_atomically(path, json.dumps(value, indent=1, default=str).encode())
+def write_json_atomically(path: PurePath, value: Any, store: Store = LOCAL) -> None:
+    data = json.dumps(value, indent=1, default=str).encode()
+    store.write(path, lambda file: file.write(data), prefix=f".{path.name}.")
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -106,41 +123,27 @@ def write_atomically(path: Path, data: bytes) -> None:
     replace_atomically(path, lambda file: file.write(data), prefix=f".{path.name}.")
 
 
-def replace_atomically(path: Path, write: Callable[[BinaryIO], object], *, prefix: str) -> None:
-    """Lets ``write`` fill a temporary file beside ``path`` (named ``prefix...tmp``), syncs it,
-    and renames it into place: ``path`` is whole or as it was, never partly written."""
-    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            write(file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    sync_dir(path.parent)
-
-
-def sync_dir(directory: Path) -> None:
-    """Makes a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def encode_chunk(
+    schema: RecordSchema | None, records: list[dict[str, Any]], added: list[dict[str, Any]] | None = None
+) -> bytes:
+    """The bytes of a chunk: a Parquet file of ``schema`` (with the paperlens columns
+    ``added``), or JSONL lines when ``schema`` is None. A plain function of picklable
+    arguments, so that a worker process can run it."""
+    if schema is None:
+        return b"".join(to_json(r).encode() + b"\n" for r in records)
+    _pa, pq = pyarrow_modules()
+    buffer = io.BytesIO()
+    pq.write_table(schema.table(records, added), buffer)
+    return buffer.getvalue()
 
 
 class Writer:
-    out: Path
+    out: PurePath
+    #: How chunks are encoded (:func:`encode_chunk`): None for JSONL.
+    schema: RecordSchema | None = None
 
     def exists(self) -> bool:
-        return self.out.exists()
+        raise NotImplementedError
 
     def start(self) -> None:
         raise NotImplementedError
@@ -153,7 +156,8 @@ class Writer:
         """Drops whatever was written after the checkpoint."""
         raise NotImplementedError
 
-    def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
+    def write_encoded(self, index: int, data: bytes) -> None:
+        """Writes chunk ``index``, encoded by :func:`encode_chunk`."""
         raise NotImplementedError
 
     def discard_uncommitted(self, checkpoint: Path) -> None:
@@ -162,6 +166,8 @@ class Writer:
 
 
 class JsonlWriter(Writer):
+    out: Path
+
     def __init__(self, out: Path) -> None:
         self.out = out
         self.size = 0
@@ -202,8 +208,7 @@ class JsonlWriter(Writer):
         with open(self.out, "r+b") as file:
             file.truncate(self.size)
 
-    def write_chunk(self, index: int, records: list[dict[str, Any]]) -> None:
-        data = b"".join(to_json(r).encode() + b"\n" for r in records)
+    def write_encoded(self, index: int, data: bytes) -> None:
         with open(self.out, "ab") as file:
             file.write(data)
             file.flush()
@@ -212,46 +217,52 @@ class JsonlWriter(Writer):
 
 
 class ParquetParts(Writer):
-    """Numbered Parquet part files, each with the columns of ``schema`` (see :mod:`paperlens._records`)."""
+    """Numbered Parquet part files, each with the columns of ``schema`` (see :mod:`paperlens._records`),
+    in a folder of ``store``."""
 
-    def __init__(self, out: Path, schema: RecordSchema) -> None:
+    def __init__(self, out: PurePath, schema: RecordSchema, store: Store = LOCAL) -> None:
         self.out = out
-        self.schema = schema
+        self.schema: RecordSchema = schema
+        self.store = store
 
     @staticmethod
     def part(index: int) -> str:
         return f"part-{index:05d}.parquet"
 
     def exists(self) -> bool:
-        if self.out.exists() and not self.out.is_dir():
-            raise HarvestError(f"{self.out} is a file; format='parquet' writes part files into a directory")
-        return self.out.exists() and any(self.out.iterdir())
+        if self.store.is_file(self.out):
+            raise HarvestError(
+                f"{self.store.name(self.out)} is a file; format='parquet' writes part files into a directory"
+            )
+        return bool(self.store.names(self.out))
 
     def start(self) -> None:
         pyarrow_modules()
-        if self.out.exists() and not self.out.is_dir():
-            raise HarvestError(f"{self.out} is a file; format='parquet' writes part files into a directory")
-        self.out.mkdir(parents=True, exist_ok=True)
+        self.exists()
+        self.store.make_dirs(self.out)
 
     def rewind(self, state: dict[str, Any]) -> None:
         pyarrow_modules()
-        self.out.mkdir(parents=True, exist_ok=True)
+        self.store.make_dirs(self.out)
         chunks = int(state["chunks"])
+        names = set(self.store.names(self.out))
         for index in range(chunks):
-            if not (self.out / self.part(index)).exists():
-                raise HarvestError(f"{self.out / self.part(index)} is missing but its checkpoint counts it")
+            if self.part(index) not in names:
+                missing = self.store.name(self.out / self.part(index))
+                raise HarvestError(f"{missing} is missing but its checkpoint counts it")
         # Parts written after the last checkpoint (and temporary files) were never counted.
-        for path in self.out.iterdir():
-            stray = path.name.startswith(".part-") or (
-                path.name.startswith("part-") and path.suffix == ".parquet" and part_index(path.name) >= chunks
+        for name in names:
+            stray = name.startswith(".part-") or (
+                name.startswith("part-") and name.endswith(".parquet") and part_index(name) >= chunks
             )
             if stray:
-                path.unlink()
+                self.store.delete(self.out / name)
+
+    def write_encoded(self, index: int, data: bytes) -> None:
+        self.store.write(self.out / self.part(index), lambda file: file.write(data), prefix=".part-")
 
     def write_chunk(self, index: int, records: list[dict[str, Any]], added: list[dict[str, Any]] | None = None) -> None:
-        _pa, pq = pyarrow_modules()
-        table = self.schema.table(records, added)
-        replace_atomically(self.out / self.part(index), lambda file: pq.write_table(table, file), prefix=".part-")
+        self.write_encoded(index, encode_chunk(self.schema, records, added))
 
 
 def part_index(name: str) -> int:

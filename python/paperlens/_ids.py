@@ -17,6 +17,7 @@ def normalize_doi(doi: str) -> str:
     or ``doi:`` prefix (a URL's percent-escapes decoded), in lower case (DOIs are
     case-insensitive). The shape is not checked.
 
+    >>> from paperlens.lookup import normalize_doi
     >>> normalize_doi(" https://doi.org/10.1000/ABC%2F1 ")
     '10.1000/abc/1'
     """

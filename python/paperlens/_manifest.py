@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from paperlens._paperlens import __version__
+from paperlens._store import LOCAL, Store
 from paperlens.errors import PaperlensError
 
 __all__ = ["MANIFEST_NAME", "ManifestError", "ManifestRecorder", "read_manifest"]
@@ -34,19 +34,21 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def read_manifest(directory: str | os.PathLike[str], name: str = MANIFEST_NAME) -> dict[str, Any] | None:
-    """The manifest in ``directory`` (its file ``name``), or None when there is none."""
-    path = Path(directory) / name
+def read_manifest(
+    directory: str | os.PathLike[str], name: str = MANIFEST_NAME, store: Store = LOCAL
+) -> dict[str, Any] | None:
+    """The manifest in ``directory`` (its file ``name``, in ``store``), or None when there is none."""
+    path = (directory if isinstance(directory, PurePath) else Path(directory)) / name
     try:
-        text = path.read_text(encoding="utf-8")
+        text = store.read(path).decode("utf-8")
     except FileNotFoundError:
         return None
     try:
         manifest = json.loads(text)
     except ValueError as error:
-        raise ManifestError(f"{path} is not valid JSON ({error}); move it away to start over") from None
+        raise ManifestError(f"{store.name(path)} is not valid JSON ({error}); move it away to start over") from None
     if not isinstance(manifest, dict):
-        raise ManifestError(f"{path} is not a paperlens manifest; move it away to start over")
+        raise ManifestError(f"{store.name(path)} is not a paperlens manifest; move it away to start over")
     return manifest
 
 
@@ -66,14 +68,16 @@ class ManifestRecorder:
         client: Any,
         *,
         name: str = MANIFEST_NAME,
+        store: Store = LOCAL,
     ) -> None:
         from paperlens.sandbox import corpus_of
 
-        self.path = Path(directory) / name
+        self.path = (directory if isinstance(directory, PurePath) else Path(directory)) / name
+        self.store = store
         parameters = json.loads(json.dumps(parameters, default=str))
-        earlier = read_manifest(directory, name)
+        earlier = read_manifest(directory, name, store)
         if earlier is not None:
-            _check_same_call(self.path, earlier, call, parameters)
+            _check_same_call(store.name(self.path), earlier, call, parameters)
         base_url = client.base_url
         self._manifest: dict[str, Any] = {
             "manifest_version": _VERSION,
@@ -120,18 +124,9 @@ class ManifestRecorder:
             if _work(self._manifest) == _work(earlier):
                 return
             self._manifest["runs"] = earlier.get("runs", 1) + 1
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.store.make_dirs(self.path.parent)
         data = json.dumps(self._manifest, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
-        fd, temp = tempfile.mkstemp(prefix=".manifest-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        self.store.write(self.path, lambda file: file.write(data), prefix=".manifest-")
 
 
 def _work(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +134,7 @@ def _work(manifest: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in manifest.items() if name not in ("runs", "base_url", "sandbox", "sdk")}
 
 
-def _check_same_call(path: Path, earlier: dict[str, Any], call: str, parameters: dict[str, Any]) -> None:
+def _check_same_call(path: str, earlier: dict[str, Any], call: str, parameters: dict[str, Any]) -> None:
     if earlier.get("call") != call:
         raise ManifestError(f"{path} records a {earlier.get('call')!r} call, not {call!r}; choose another output")
     before = earlier.get("parameters", {})

@@ -313,8 +313,9 @@ class Response(Model):
 
     def _partial_warning(self) -> str | None:
         """The text of the ``PartialResultWarning`` this answer calls for, if any: only an
-        answer whose contract has a ``partial`` flag can be partial (see ``SchemaResponse``);
-        elsewhere a ``partial`` property is an extra one and means nothing to the SDK."""
+        answer whose contract has ``partial`` and ``truncated`` flags can be partial or
+        truncated (see ``SchemaResponse``); elsewhere such a property is an extra one and means
+        nothing to the SDK."""
         return None
 
 

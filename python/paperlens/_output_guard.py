@@ -7,6 +7,9 @@ system releases the lock when the process ends, however it ends (a ``kill -9`` i
 lock file left behind never blocks the next run; a run that ends normally removes it. A second
 run into the same output while the first holds it fails at once with
 :class:`~paperlens.harvest.OutputInUseError`, before it reads or writes anything.
+An output at an fsspec URL (``s3://...``) is locked on this machine only (a lock file in its
+temporary folder, named by the URL's hash): an object store has no lock, so one writer per URL
+across machines is the user's to ensure.
 
 An ``OSError`` of a run (a full disk, a read-only folder, a permission refused) becomes a
 :class:`~paperlens.harvest.HarvestWriteError`: still an ``OSError`` with its ``errno``, naming
@@ -21,15 +24,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from paperlens._store import is_url
 from paperlens.errors import PaperlensError, QuotaExhaustedError
 
 __all__ = [
@@ -64,7 +70,7 @@ class OutputInUseError(HarvestError):
         host: the host name of the run holding it, when known.
     """
 
-    def __init__(self, message: str, *, out: Path, pid: int | None, host: str | None) -> None:
+    def __init__(self, message: str, *, out: Path | str, pid: int | None, host: str | None) -> None:
         super().__init__(message)
         self.out, self.pid, self.host = out, pid, host
 
@@ -78,7 +84,7 @@ class HarvestWriteError(HarvestError, OSError):
         out: the output the call was given (the path named in the message).
     """
 
-    def __init__(self, message: str, *, errno: int | None, out: Path) -> None:
+    def __init__(self, message: str, *, errno: int | None, out: Path | str) -> None:
         super().__init__(message)
         self.errno, self.out = errno, out
         self.filename = str(out)
@@ -88,7 +94,13 @@ class HarvestWriteError(HarvestError, OSError):
 
 
 def lock_path(out: str | os.PathLike[str]) -> Path:
-    """Where the lock of ``out`` lives: ``<out>.lock``."""
+    """Where the lock of ``out`` lives: ``<out>.lock``; for an fsspec URL, a file of this
+    machine's temporary folder named by the URL's hash (an object store has no lock: this one
+    keeps a second run of this machine out; one run per URL across machines is the user's
+    to ensure)."""
+    if is_url(out):
+        digest = hashlib.sha256(str(out).rstrip("/").encode()).hexdigest()[:32]
+        return Path(tempfile.gettempdir()) / "paperlens-locks" / f"{digest}.lock"
     out = Path(out)
     return out.with_name(out.name + ".lock")
 
@@ -97,7 +109,7 @@ class OutputLock:
     """The lock of one output, held from :meth:`acquire` to :meth:`release`."""
 
     def __init__(self, out: str | os.PathLike[str]) -> None:
-        self.out = Path(out)
+        self.out: Path | str = out if is_url(out) else Path(out)
         self.path = lock_path(out)
         self._file: IO[bytes] | None = None
         self._made: list[Path] = []  # folders made for the lock: removed again if left empty
@@ -164,7 +176,7 @@ def _same_file(file: IO[bytes], path: Path) -> bool:
     return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
-def _in_use(out: Path, path: Path, file: IO[bytes]) -> Exception:
+def _in_use(out: Path | str, path: Path, file: IO[bytes]) -> Exception:
     holder: dict[str, Any] = {}
     for _ in range(_HOLDER_READS):
         file.seek(0)
@@ -183,7 +195,7 @@ def _in_use(out: Path, path: Path, file: IO[bytes]) -> Exception:
     )
 
 
-def write_error(out: Path, error: OSError) -> Exception:
+def write_error(out: Path | str, error: OSError) -> Exception:
     """The :class:`~paperlens.harvest.HarvestWriteError` of ``error`` met while writing ``out``."""
     reason = error.strerror or str(error)
     code = f" [Errno {error.errno}]" if error.errno is not None else ""
@@ -195,7 +207,7 @@ def write_error(out: Path, error: OSError) -> Exception:
 
 
 @contextlib.contextmanager
-def writing(out: Path) -> Iterator[None]:
+def writing(out: Path | str) -> Iterator[None]:
     """Holds the lock of ``out``; an ``OSError`` inside becomes a ``HarvestWriteError``."""
     lock = OutputLock(out)
     try:
@@ -231,10 +243,10 @@ def resumable() -> Iterator[None]:
         raise
 
 
-def _output(args: tuple[Any, ...], kwargs: dict[str, Any], name: str, position: int | None) -> Path | None:
+def _output(args: tuple[Any, ...], kwargs: dict[str, Any], name: str, position: int | None) -> Path | str | None:
     given = position is not None and position < len(args)
     out = kwargs.get(name, args[position] if given else None)  # type: ignore[index]
-    return None if out is None else Path(out)
+    return None if out is None else out if is_url(out) else Path(out)
 
 
 def guarded(name: str, position: int | None = None) -> Callable[[F], F]:

@@ -315,8 +315,9 @@ class Paginator(_Base[T], Citable):
             APIError: what a page's request answers (the pages already yielded stay yours).
 
         Examples:
-            >>> for page in client.iter_meta_search("coral").pages():
+            >>> for page in client.iter_meta_search("coral bleaching").pages():
             ...     print(page.total_count, len(page.results))
+            97 97
         """
         params: dict[str, Any] | None = self._paging.first(self._limit)
         while params is not None:

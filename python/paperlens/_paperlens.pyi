@@ -173,6 +173,7 @@ class NativeSandbox:
         int64_as_string: bool,
         host: str,
         port: int,
+        content_latency: float | None = None,
     ) -> NativeSandbox: ...
     @property
     def base_url(self) -> str: ...

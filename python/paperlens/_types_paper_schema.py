@@ -287,13 +287,20 @@ class SchemaResponse(Response):
     contract_version: str | None = None
 
     def _partial_warning(self) -> str | None:
-        # Only ``partial`` true warns (not a truthy value of another type); ``warnings`` is
-        # read as sent, a list of strings or not.
-        if self.partial is not True:
+        # Only a flag that is ``True`` warns (not a truthy value of another type); ``warnings``
+        # is read as sent, a list of strings or not.
+        cut = self._cut()
+        if self.partial is not True and not cut:
             return None
+        state = " and ".join([*(["partial"] if self.partial is True else []), *(["truncated"] if cut else [])])
+        flags = "".join(f"; {flag}=true" for flag in cut if flag != "truncated")
         notes = self.warnings if isinstance(self.warnings, list) else [self.warnings]
         text = "; ".join(note if isinstance(note, str) else repr(note) for note in notes)
-        return f"{type(self).__name__} is partial (request_id={self.request_id}): {text or 'no warnings given'}"
+        return f"{type(self).__name__} is {state} (request_id={self.request_id}{flags}): {text or 'no warnings given'}"
+
+    def _cut(self) -> list[str]:
+        """The flags saying a cap cut this answer: ``truncated`` and those of the operation."""
+        return ["truncated"] if self.truncated is True else []
 
 
 @_frozen
@@ -481,6 +488,9 @@ class EntityDetail(SchemaResponse, ListResult):
     entity: Entity | None = None
     relations: list[Relation] = _list()
     relations_truncated: bool | None = None
+
+    def _cut(self) -> list[str]:
+        return [*super()._cut(), *(["relations_truncated"] if self.relations_truncated is True else [])]
 
     def _repr_html_(self) -> str:
         """The entity and its relations as HTML for Jupyter: a picture of the entities they
@@ -1013,3 +1023,14 @@ class Materials(SchemaResponse, ListResult):
     _rows = "items"
 
     items: list[PaperMaterials] = _list()
+
+    def _cut(self) -> list[str]:
+        counts = [item.counts for item in self.items if isinstance(item, PaperMaterials)]
+        cut = (
+            name
+            for c in counts
+            if isinstance(c, dict)
+            for name, n in c.items()
+            if isinstance(n, dict) and n.get("truncated") is True
+        )
+        return [*super()._cut(), *dict.fromkeys(f"counts.{name}.truncated" for name in cut)]

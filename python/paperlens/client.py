@@ -71,9 +71,10 @@ def relation_params(given: Params) -> Params:
 
 
 def _checked(result: M, stacklevel: int) -> M:
-    """Raises the error a successful status may still carry (``RelationsPage``); warns about a
-    ``partial=true`` answer: usable, but not a complete success. ``stacklevel`` counts the
-    frames from here to the user's call: this one, ``_call``, the public method, the caller."""
+    """Raises the error a successful status may still carry (``RelationsPage``); warns about an
+    answer that is not the whole set (``partial`` or truncated): usable, but not a complete
+    success. ``stacklevel`` counts the frames from here to the user's call: this one,
+    ``_call``, the public method, the caller."""
     failure = result._failure()
     if failure is not None:
         raise failure
@@ -311,7 +312,9 @@ class _ClientBase:
 
         Examples:
             >>> patient = client.with_options(timeout=120.0, max_retries=5)
-            >>> patient.read_text(doc_id)
+            >>> doc_id = client.meta_search("coral bleaching").results[2].doc_id
+            >>> patient.read_text(doc_id)[:48]
+            '# On the role of bleaching in loss of marine bio'
         """
         given = {name: value for name, value in locals().items() if name != "self"}
         overrides = {name: value for name, value in given.items() if value is not None}
@@ -380,8 +383,12 @@ class _OpenPlatform:
             APIConnectionError: the connection failed after the retries.
 
         Examples:
-            >>> found = client.agentic_search("retrieval augmented generation", top_k=5)
-            >>> [(hit.score, hit.title) for hit in found.hits]
+            >>> found = client.agentic_search("retrieval augmented generation", top_k=3)
+            >>> for hit in found.hits:
+            ...     print(hit.score, hit.title)
+            0.9427 Revisiting retrieval augmented generation: a retrieval augmented generation perspective
+            0.9345 Towards long-context reasoning with retrieval augmented generation
+            0.899 Retrieval augmented generation for hallucination in generated text
         """
         return params(locals())
 
@@ -414,8 +421,10 @@ class _OpenPlatform:
             PermissionDeniedError: the token may not read this full text (403).
 
         Examples:
+            >>> hit = client.agentic_search("retrieval augmented generation", top_k=1).hits[0]
             >>> page = client.content(hit.doc_id, offset=max(0, hit.offset - 200), limit=1000)
-            >>> page.text, page.more, page.next_offset
+            >>> page.text[:60], page.more, page.next_offset
+            ('# Revisiting retrieval augmented generation: a retrieval aug', True, 1000)
         """
         return params(locals())
 
@@ -439,8 +448,10 @@ class _OpenPlatform:
             BadRequestError: no document has this ``doc_id`` or ``source`` (400), while iterating.
 
         Examples:
-            >>> for page in client.iter_content(doc_id, limit=10_000):
+            >>> hit = client.agentic_search("retrieval augmented generation", top_k=1).hits[0]
+            >>> for page in client.iter_content(hit.doc_id, limit=10_000):
             ...     print(page.next_offset, page.text[:60])
+            6371 # Revisiting retrieval augmented generation: a retrieval aug
         """
         return params(locals())
 
@@ -469,7 +480,8 @@ class _OpenPlatform:
 
         Examples:
             >>> catalog = client.meta_catalog(include_sample_values=True)
-            >>> [f.name for f in catalog.fields if f.filterable]
+            >>> [f.name for f in catalog.fields if f.filterable][:6]
+            ['doc_id', 'unique_id', 'metadata_type', 'title', 'abstract', 'language']
         """
         return params(locals())
 
@@ -532,7 +544,8 @@ class _OpenPlatform:
             ...     facets=["publication_published_year"],
             ...     page_size=20,
             ... )
-            >>> page.total_count, [record.title for record in page.results[:3]]
+            >>> page.total_count, page.results[1].title
+            (49, 'Species distribution modeling for mass coral bleaching')
         """
         return meta_search_params(params(locals()))
 
@@ -617,8 +630,10 @@ class _OpenPlatform:
                 although its status is 200.
 
         Examples:
+            >>> record = client.meta_search("coral bleaching").results[2]
             >>> citing = client.paper_relations(record.unique_id, "CITATIONS", page_size=50)
-            >>> citing.total_count, [item.title for item in citing.items[:3]]
+            >>> citing.total_count, citing.items[1].title
+            (8, 'Marine biodiversity under plankton: a large-scale study')
         """
         return relation_params(params(locals()))
 
@@ -649,7 +664,10 @@ class _OpenPlatform:
             NotFoundError: no paper has this ``unique_id`` (404), while iterating.
 
         Examples:
+            >>> record = client.meta_search("coral bleaching").results[2]
             >>> references = client.iter_paper_relations(record.unique_id, "REFERENCES").to_list()
+            >>> len(references), references[0].id
+            (29, 'W4000000126')
         """
         return relation_params(params(locals()))
 
@@ -695,8 +713,9 @@ class _Workflows:
             APIError: what the service answers (after retries), as for any call.
 
         Examples:
-            >>> found = client.lookup(["10.1038/s41586-020-2649-2", "doi:10.1126/SCIENCE.1259855"])
+            >>> found = client.lookup(["10.5056/PL.2021.50", "doi:10.9999/MISSING"])
             >>> found.not_found, found.records[0].title
+            (['doi:10.9999/MISSING'], 'On the role of bleaching in loss of marine biodiversity')
         """
         from paperlens.lookup import lookup_plan
 
@@ -722,8 +741,9 @@ class _Workflows:
             ValidationError: before any request, for an empty text or ``top`` below 1.
 
         Examples:
-            >>> best = client.match_reference("Smith J, Doe A. Coral bleaching at scale. Nature. 2019.")[0]
+            >>> best = client.match_reference("Okafor P, Zhang L. Bleaching and coral reef. 2002.")[0]
             >>> best.confidence, best.reasons
+            ('medium', ['title words 3/7', 'first author Okafor', 'authors 2/5', 'year 2002 (+0)'])
         """
         from paperlens.matching import match_plan
 
@@ -749,8 +769,14 @@ class _Workflows:
                 empty text.
 
         Examples:
-            >>> matches = client.match_references(open("references.txt").read().splitlines())
+            >>> references = [  # open("references.txt").read().splitlines(), say
+            ...     "Okafor P, Zhang L. Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network.",
+            ...     "Nobody N. Nothing at all. 1850.",
+            ... ]
+            >>> matches = client.match_references(references)
             >>> unmatched = [m for m in matches if not m or m[0].confidence != "high"]
+            >>> [m[0].confidence if m else None for m in matches]
+            ['medium', None]
         """
         from paperlens.matching import match_many_plan
 
@@ -833,8 +859,9 @@ class _Workflows:
                 disk, a read-only folder); an ``OSError``. Call again to resume.
 
         Examples:
-            >>> network = client.snowball(["W2741809807"], depth=2, max_per_paper=50)
-            >>> network.nodes.sort_values("depth").head()
+            >>> network = client.snowball(["W4000000150"], depth=2, max_per_paper=50)
+            >>> network.nodes.sort_values("depth")["id"].head(2).tolist()
+            ['W4000000150', 'W4000002586']
         """
         from paperlens.snowball import snowball_plan
 
@@ -892,7 +919,8 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
 
     Examples:
         >>> client = paperlens.Client()  # token and base URL from the environment
-        >>> client.meta_search("protein folding", page_size=5).results[0].title
+        >>> client.meta_search("coral bleaching", page_size=5).results[0].title
+        'Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network'
     """
 
     def close(self) -> None:
@@ -948,7 +976,10 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
             ResponseDecodeError: the pages do not add up to the ``text_length`` the service reports.
 
         Examples:
+            >>> hit = client.agentic_search("retrieval augmented generation", top_k=1).hits[0]
             >>> text = client.read_text(hit.doc_id)
+            >>> text[:48]
+            '# Revisiting retrieval augmented generation: a r'
         """
         return _joined_text(self.iter_content(doc_id, source=source, limit=CONTENT_PAGE_MAX).to_list())
 
@@ -970,6 +1001,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
         Examples:
             >>> figure = client.resource("figures/W4000004932/fig1.png")
             >>> figure.content_type, len(figure.data)
+            ('image/png', 192278)
         """
         return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
 
@@ -1010,8 +1042,8 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
 
     Examples:
         >>> async with paperlens.AsyncClient() as client:
-        ...     page = await client.meta_search("protein folding")
-        ...     records = [record async for record in client.iter_meta_search("protein folding", limit=500)]
+        ...     page = await client.meta_search("coral bleaching")
+        ...     records = [record async for record in client.iter_meta_search("coral bleaching", limit=500)]
     """
 
     async def aclose(self) -> None:
@@ -1045,6 +1077,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
         """The whole text of a document: :meth:`Client.read_text`, awaited.
 
         Examples:
+            >>> hit = (await client.agentic_search("retrieval augmented generation", top_k=1)).hits[0]
             >>> text = await client.read_text(hit.doc_id)
         """
         return _joined_text(await self.iter_content(doc_id, source=source, limit=CONTENT_PAGE_MAX).to_list())

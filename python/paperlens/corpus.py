@@ -1,8 +1,9 @@
 """Full-text corpus harvests: records to Parquet, one Markdown file per document, its figures.
 
 >>> from paperlens.harvest import harvest_corpus
->>> result = harvest_corpus(client, "reefs", query="coral bleaching", figures=True, progress=True)
+>>> result = harvest_corpus(client, "reefs", query="coral bleaching", figures=True)
 >>> result.records, result.texts, result.missing_texts
+(97, 68, 29)
 
 The output directory ``out`` holds::
 
@@ -26,17 +27,23 @@ place before the checkpoint moves on. A run killed anywhere and started again wi
 call ends with the same files as an uninterrupted run, without fetching again a page of
 records or a document it already has. Other parameters into the same ``out`` raise
 :class:`~paperlens.harvest.HarvestError`.
+
+With ``executor=`` the documents are fetched on worker processes (a Dask cluster, a process
+pool; :mod:`paperlens._executor`) and written by the calling process in the same order, so the
+files are those of a run without it. ``out`` may be an fsspec URL (``s3://bucket/prefix``):
+see :mod:`paperlens._store` for what stays atomic there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
-import tempfile
-from collections.abc import Coroutine, Iterable, Sequence
-from pathlib import Path
+from collections.abc import Coroutine, Generator, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
@@ -44,21 +51,22 @@ from paperlens._checks import invalid
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
 from paperlens._corpus_rules import BY, TEXT_NAME, figure_names
 from paperlens._corpus_rules import checked_arguments as _checked
+from paperlens._executor import Executor, check_executor, client_bytes, in_order, run_plan
 from paperlens._harvesting import (
     HarvestResult,
     ParquetParts,
-    checkpoint_path,
+    checkpoint_beside,
     load_checkpoint,
     recorder,
-    sync_dir,
     write_json_atomically,
 )
 from paperlens._ids import normalize_id
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
-from paperlens._operation import Call, Plan, workflow
+from paperlens._operation import AsyncCaller, Call, Plan, workflow
 from paperlens._output_guard import guarded_plan, resumable
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
+from paperlens._store import location
 from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
@@ -69,6 +77,9 @@ __all__ = ["BY", "harvest_corpus"]
 
 # 2: the records' parts have one schema per harvest (those of 1 took their columns from their page).
 _VERSION = 2
+#: Documents an executor works on ahead of the one the driver writes next (memory: their texts
+#: and figures wait in the driver until their turn).
+_IN_FLIGHT = 32
 
 
 @overload
@@ -84,6 +95,7 @@ def harvest_corpus(
     figures: bool = False,
     limit: int | None = None,
     progress: bool = False,
+    executor: Executor | None = None,
 ) -> HarvestResult: ...
 @overload
 def harvest_corpus(
@@ -98,6 +110,7 @@ def harvest_corpus(
     figures: bool = False,
     limit: int | None = None,
     progress: bool = False,
+    executor: None = None,
 ) -> Coroutine[Any, Any, HarvestResult]: ...
 def harvest_corpus(
     client: Client | AsyncClient,
@@ -111,6 +124,7 @@ def harvest_corpus(
     figures: bool = False,
     limit: int | None = None,
     progress: bool = False,
+    executor: Executor | None = None,
 ) -> HarvestResult | Coroutine[Any, Any, HarvestResult]:
     """Harvests records and their full texts (and figures) into the directory ``out``, resumably.
 
@@ -125,7 +139,10 @@ def harvest_corpus(
         client: a :class:`paperlens.Client` (returns the result) or
             :class:`paperlens.AsyncClient` (returns an awaitable of it; files are written in
             the event loop's thread).
-        out: the output directory (created).
+        out: the output directory (created), or an fsspec URL of one (``s3://bucket/prefix``,
+            ``memory://...``; needs ``pip install "paperlens[s3]"``): each object is written
+            whole, ``manifest.json`` after the parts it counts. A local lock guards an output
+            against a second run on this machine only (see the clusters guide).
         query: keywords of the search; not with ``ids``.
         ids: identifiers to harvest; duplicates (after normalising: DOIs lower-cased, without
             a ``https://doi.org/`` prefix; ISBNs without hyphens) are fetched once, and the
@@ -136,6 +153,12 @@ def harvest_corpus(
         figures: also download the figures of each text (needs ``texts``).
         limit: stop after this many records in all.
         progress: a tqdm bar of documents, showing pacing and retry waits.
+        executor: fetches the documents (texts and figures) in parallel: a
+            ``concurrent.futures`` executor or a ``dask.distributed.Client``. The client goes
+            to its workers pickled (token included) and is rebuilt there once per process;
+            this process still searches (the quota-bound requests), writes every file and
+            the checkpoint, so the output equals a run without executor. At most 32
+            documents are in flight. A ``Client`` only.
 
     Returns:
         A :class:`~paperlens.harvest.HarvestResult`: counts of records, texts, figures and
@@ -153,15 +176,22 @@ def harvest_corpus(
             is recorded instead); call again to resume.
 
     Example:
+        >>> import pandas
+        >>> from paperlens.harvest import harvest_corpus
         >>> result = harvest_corpus(client, "corpus", ids=["W4000000000", "W4000000003"])
         >>> frame = pandas.read_parquet(result.out / "records")
-        >>> frame.loc[frame.text_status == "ok", "text_path"]  # documents/<doc_id>/text.md
+        >>> frame.loc[frame.text_status == "ok", "text_path"].tolist()  # documents/<doc_id>/text.md
+        ['documents/66aa2aece45e6a7d.../text.md', 'documents/69d06a32ab9c.../text.md']
     """
     wanted = _checked(query, ids, by, texts, figures, limit)
+    if executor is not None:
+        if isinstance(client, AsyncCaller):
+            raise invalid("executor", "needs a Client (an AsyncClient harvests in its event loop)")
+        check_executor(executor)
     with resumable():
         return _harvest(  # type: ignore[no-any-return]
             client,
-            Path(out),
+            out,
             query=query,
             ids=wanted,
             by=by,
@@ -170,6 +200,7 @@ def harvest_corpus(
             figures=figures,
             limit=limit,
             progress=progress,
+            executor=executor,
         )
 
 
@@ -184,38 +215,102 @@ def folder_name(doc_id: str) -> str:
 
 
 class _Output:
-    """The paths of a corpus harvest and the operations on its documents folder."""
+    """The paths of a corpus harvest (in its store: a local folder or an fsspec URL) and the
+    operations on its documents folder."""
 
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.records = out / "records"
-        self.documents = out / "documents"
-        self.checkpoint = checkpoint_path(out)
+    def __init__(self, out: str | os.PathLike[str]) -> None:
+        self.store, self.out = location(out)
+        self.url = None if self.store.local else str(out)
+        self.records = self.out / "records"
+        self.documents = self.out / "documents"
+        self.checkpoint = checkpoint_beside(self.out)
 
     def exists(self) -> bool:
-        return self.out.exists() and (not self.out.is_dir() or any(self.out.iterdir()))
+        return bool(self.store.names(self.out))
 
     def prepare(self) -> None:
-        """Creates the folders; drops the temporary files and folders a killed run left."""
-        self.documents.mkdir(parents=True, exist_ok=True)
-        for stray in self.documents.glob(".tmp-*"):
+        """Creates the folders; drops the temporary files and folders a killed run left
+        (an object store has none: each object is written whole)."""
+        self.store.make_dirs(self.documents)
+        if not self.store.local:
+            return
+        out, documents = Path(self.out), Path(self.documents)
+        for stray in documents.glob(".tmp-*"):
             shutil.rmtree(stray, ignore_errors=True)
-        strays = [*self.out.glob(".manifest-*"), *self.out.parent.glob(f".{self.checkpoint.name}.*.tmp")]
+        strays = [*out.glob(".manifest-*"), *out.parent.glob(f".{self.checkpoint.name}.*.tmp")]
         for stray in strays:
             stray.unlink(missing_ok=True)
 
-    def folder(self, doc_id: str) -> Path:
+    def folder(self, doc_id: str) -> PurePath:
         return self.documents / folder_name(doc_id)
 
-    def relative(self, path: Path) -> str:
+    def written(self, folder: PurePath) -> bool:
+        return self.store.has_folder(folder, TEXT_NAME)
+
+    def relative(self, path: PurePath) -> str:
         return path.relative_to(self.out).as_posix()
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A document as the service gave it: ``status`` (as the ``text_status`` column), the
+    text, the figures it could fetch (by name) and the request ids of the text's pages."""
+
+    status: str
+    text: str = ""
+    figures: dict[str, bytes] = field(default_factory=dict)
+    request_ids: tuple[str, ...] = ()
+
+
+def fetch_document(doc_id: str, figures: bool) -> Plan[Fetched]:
+    """The text of ``doc_id`` and, with ``figures``, the figures it names (a 403 or 404 of
+    the text is a status, of a figure a figure left out)."""
+    try:
+        text, request_ids = yield from _read_text(doc_id)
+    except PermissionDeniedError:
+        return Fetched("forbidden")
+    except NotFoundError:
+        return Fetched("not_found")
+    except ValidationError:
+        return Fetched("invalid_doc_id")  # one /content cannot be asked for (``..``, a backslash)
+    found: dict[str, bytes] = {}
+    for name in figure_names(text) if figures else ():
+        try:
+            resource = yield Call("resource", (name,))
+        except (PermissionDeniedError, NotFoundError):
+            continue  # recorded as a missing figure: the text names it, the folder lacks it
+        found[name] = resource.data
+    return Fetched("ok", text, found, request_ids)
+
+
+def _read_text(doc_id: str) -> Plan[tuple[str, tuple[str, ...]]]:
+    """The whole text from pages of the largest size, its length checked, and the pages'
+    request ids."""
+    pieces: list[str] = []
+    request_ids: list[str] = []
+    offset, length = 0, 0
+    while True:
+        page = yield Call("content", (doc_id,), {"offset": offset, "limit": CONTENT_PAGE_MAX})
+        if page.request_id:
+            request_ids.append(page.request_id)
+        pieces.append(page.text)
+        length += len(page.text)
+        if not page.more or page.next_offset is None or page.next_offset <= offset:
+            break
+        offset = page.next_offset
+    if page.text_length is not None and length != page.text_length:
+        raise ResponseDecodeError(
+            f"reassembled {length} code points of {doc_id} but the service reports text_length={page.text_length}",
+            request_id=page.request_id,
+        )
+    return "".join(pieces), tuple(request_ids)
 
 
 @workflow
 @guarded_plan("out", position=1)
 def _harvest(
     client: Any,
-    out: Path,
+    out: str | os.PathLike[str],
     *,
     query: str | None,
     ids: list[str] | None,
@@ -225,9 +320,10 @@ def _harvest(
     figures: bool,
     limit: int | None,
     progress: bool,
+    executor: Executor | None,
 ) -> Plan[HarvestResult]:
     output = _Output(out)
-    if output.out.exists() and not output.out.is_dir():
+    if output.store.is_file(output.out):
         raise invalid("out", "must be a directory, not a file", str(out))
     parameters = {
         "query": query,
@@ -239,10 +335,10 @@ def _harvest(
         "limit": limit,
     }
     fingerprint = _digest([json.dumps(parameters, sort_keys=True)])[:32]
-    manifest = recorder(output.out, "harvest_corpus", parameters, client)
-    state = load_checkpoint(output.checkpoint, fingerprint, output.out, output.exists(), _VERSION)
+    manifest = recorder(output.out, "harvest_corpus", parameters, client, store=output.store)
+    state = load_checkpoint(output.checkpoint, fingerprint, output.out, output.exists(), _VERSION, output.store)
     resumed = state is not None
-    parts = ParquetParts(output.records, records_schema(texts, figures))
+    parts = ParquetParts(output.records, records_schema(texts, figures), output.store)
     if state is None:
         state = {
             "version": _VERSION,
@@ -259,12 +355,13 @@ def _harvest(
         }
         if limit == 0 or ids == []:
             state["next"] = None
-        write_json_atomically(output.checkpoint, state)
+        write_json_atomically(output.checkpoint, state, output.store)
         parts.start()
     else:
         parts.rewind(state)
     output.prepare()
     harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit)
+    harvest.executor = executor
     if not harvest.done:
         harvest.save_manifest()  # this run counts in the manifest from its start
     bar = None
@@ -308,7 +405,8 @@ class _Harvest:
         self.client, self.output, self.manifest, self.state = client, output, manifest, state
         self.ids, self.by, self.query, self.filters = ids, by, query, filters
         self.texts, self.figures, self.limit = texts, figures, limit
-        self.parts = ParquetParts(output.records, records_schema(texts, figures))
+        self.parts = ParquetParts(output.records, records_schema(texts, figures), output.store)
+        self.executor: Executor | None = None
         self.known_requests = set(manifest.manifest["request_ids"])
         self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
         #: The text columns of the pending page's documents written so far.
@@ -367,18 +465,27 @@ class _Harvest:
         pending["records"], pending["next"] = records, after
         # Kept as JSON, so a resumed run writes exactly what this one would have.
         state["pending"] = json.loads(json.dumps(pending, default=str))
-        write_json_atomically(self.output.checkpoint, state)
+        write_json_atomically(self.output.checkpoint, state, self.output.store)
 
     def write_documents(self, bar: Progress | None) -> Plan[None]:
         """The documents of the pending page, then its part file, manifest and checkpoint."""
         state, pending = self.state, self.state["pending"]
         self.record_request(pending["request_id"])
         rows = self.rows = []
-        for record in pending["records"]:
-            row = yield from self.document(record)
-            rows.append(row)
-            if bar is not None:
-                bar.update(1)
+        records = pending["records"]
+        if self.executor is None:
+            for record in records:
+                doc_id = self.to_fetch(record)
+                fetched = None if doc_id is None else (yield from fetch_document(doc_id, self.figures))
+                rows.append(self.row(record, fetched))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            with contextlib.closing(self.fetched_on_executor(records)) as fetched_in_order:  # cancels the rest
+                for record, fetched in zip(records, fetched_in_order, strict=True):
+                    rows.append(self.row(record, fetched))
+                    if bar is not None:
+                        bar.update(1)
         if rows:
             self.parts.write_chunk(state["chunks"], pending["records"], rows)
             state["chunks"] += 1
@@ -391,85 +498,50 @@ class _Harvest:
         # The manifest goes first: a run killed between the two redoes this page from the
         # checkpoint without a request, and its request ids are not recorded twice.
         self.save_manifest()
-        write_json_atomically(self.output.checkpoint, state)
+        write_json_atomically(self.output.checkpoint, state, self.output.store)
 
-    def document(self, record: dict[str, Any]) -> Plan[dict[str, Any]]:
-        """The text columns of ``record``, its document written unless it is there already."""
+    def fetched_on_executor(self, records: list[dict[str, Any]]) -> Generator[Fetched | None, None, None]:
+        """:func:`fetch_document` of each record's document, on the executor, in order."""
+        assert self.executor is not None
+        pickled = client_bytes(self.client)
+        wanted = (self.to_fetch(record) for record in records)  # read as tasks are submitted
+        tasks = (None if doc_id is None else (pickled, fetch_document, doc_id, self.figures) for doc_id in wanted)
+        return in_order(self.executor, run_plan, tasks, _IN_FLIGHT)
+
+    def to_fetch(self, record: dict[str, Any]) -> str | None:
+        """The ``doc_id`` whose document must be fetched for ``record`` (None: no text asked
+        for, no usable ``doc_id``, or written already)."""
+        doc_id = record.get("doc_id")
+        if not self.texts or not isinstance(doc_id, str) or not doc_id:
+            return None
+        return None if self.output.written(self.output.folder(doc_id)) else doc_id
+
+    def row(self, record: dict[str, Any], fetched: Fetched | None) -> dict[str, Any]:
+        """The text columns of ``record``, its fetched document written first."""
         row: dict[str, Any] = {}
         if not self.texts:
             return row
         doc_id = record.get("doc_id")
-        status, text = "ok", None
         folder = self.output.folder(doc_id) if isinstance(doc_id, str) and doc_id else None
-        if folder is None:
-            status = "no_doc_id"
-        elif not folder.exists():
-            try:
-                text = yield from self.read_text(doc_id)  # type: ignore[arg-type]
-            except PermissionDeniedError:
-                status = "forbidden"
-            except NotFoundError:
-                status = "not_found"
-            except ValidationError:
-                status = "invalid_doc_id"  # one /content cannot be asked for (``..``, a backslash)
-            else:
-                yield from self.commit(folder, text)
+        status = "no_doc_id" if folder is None else "ok" if fetched is None else fetched.status
+        if fetched is not None and folder is not None and status == "ok":
+            for request_id in fetched.request_ids:
+                self.record_request(request_id)
+            if not self.output.written(folder):  # a doc_id twice in flight is fetched once
+                self.output.store.write_folder(folder, {**fetched.figures, TEXT_NAME: fetched.text.encode()}, TEXT_NAME)
         row["text_status"] = status
         row["text_path"] = self.output.relative(folder / TEXT_NAME) if status == "ok" and folder else None
         if self.figures:
             row["figure_paths"], row["missing_figures"] = [], []
             if status == "ok" and folder is not None:
-                for name in figure_names(text if text is not None else (folder / TEXT_NAME).read_text("utf-8")):
-                    if (folder / name).is_file():
+                store = self.output.store
+                text = store.read(folder / TEXT_NAME).decode("utf-8") if fetched is None else fetched.text
+                for name in figure_names(text):
+                    if name in fetched.figures if fetched is not None else store.is_file(folder / name):
                         row["figure_paths"].append(self.output.relative(folder / name))
                     else:
                         row["missing_figures"].append(name)
         return row
-
-    def read_text(self, doc_id: str) -> Plan[str]:
-        """The whole text from pages of the largest size, its length checked."""
-        pieces: list[str] = []
-        offset, length = 0, 0
-        while True:
-            page = yield Call("content", (doc_id,), {"offset": offset, "limit": CONTENT_PAGE_MAX})
-            self.record_request(page.request_id)
-            pieces.append(page.text)
-            length += len(page.text)
-            if not page.more or page.next_offset is None or page.next_offset <= offset:
-                break
-            offset = page.next_offset
-        text = "".join(pieces)
-        if page.text_length is not None and length != page.text_length:
-            raise ResponseDecodeError(
-                f"reassembled {length} code points of {doc_id} but the service reports text_length={page.text_length}",
-                request_id=page.request_id,
-            )
-        return text
-
-    def commit(self, folder: Path, text: str) -> Plan[None]:
-        """Writes the document (text, then figures) into a temporary folder renamed into place."""
-        temp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.output.documents))
-        try:
-            with open(temp / TEXT_NAME, "wb") as file:
-                file.write(text.encode("utf-8"))
-                file.flush()
-                os.fsync(file.fileno())
-            folders = {temp}
-            for name in figure_names(text) if self.figures else ():
-                dest = temp / name
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                folders.update(p for p in dest.parents if p.is_relative_to(temp))
-                try:  # the download is synced to disk before it is renamed into dest
-                    yield Call("download_resource", (name, str(dest)))
-                except (PermissionDeniedError, NotFoundError):
-                    continue  # recorded as a missing figure: the text names it, the folder lacks it
-            for path in folders:
-                sync_dir(path)
-            os.rename(temp, folder)
-        except BaseException:
-            shutil.rmtree(temp, ignore_errors=True)
-            raise
-        sync_dir(self.output.documents)
 
     def save_manifest(self) -> None:
         """The manifest with the counts of what is on disk: the pages written, and the
@@ -487,18 +559,19 @@ class _Harvest:
     def result(self, resumed: bool) -> HarvestResult:
         state = self.state
         return HarvestResult(
-            out=self.output.out,
-            checkpoint=self.output.checkpoint,
+            out=Path(self.output.out),
+            checkpoint=Path(self.output.checkpoint),
             format="parquet",
             records=state["records"],
             chunks=state["chunks"],
             done=self.done,
             resumed=resumed,
-            manifest=self.output.out / MANIFEST_NAME,
+            manifest=Path(self.output.out / MANIFEST_NAME),
             texts=state["texts"],
             figures=state["figures"],
             missing_texts=state["missing_texts"],
             not_found=tuple(state["not_found"]),
+            url=self.output.url,
         )
 
 

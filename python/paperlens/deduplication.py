@@ -1,9 +1,16 @@
 """De-duplication of merged result sets: ``paperlens.dedupe(items)``.
 
+>>> page_a = client.meta_search("coral bleaching", page_size=5)
+>>> page_b = client.meta_search("coral reef", page_size=5)
+>>> lookup = client.lookup(["10.5056/pl.2002.1824"])
 >>> merged = page_a.results + page_b.results + lookup.records
 >>> deduped = paperlens.dedupe(merged)
->>> deduped.kept            # the records, each work once, in input order
+>>> len(merged), len(deduped.kept)  # kept: the records, each work once, in input order
+(11, 9)
 >>> deduped.merged          # DataFrame: dropped_id, kept_id, rule (and the positions)
+    dropped_id      kept_id rule  dropped_index  kept_index
+0  W4000005472  W4000005472  doi              7           0
+1  W4000005472  W4000005472  doi             10           0
 
 Two records are the same work when one rule of ``on`` says so, tried in the order given:
 
@@ -100,6 +107,7 @@ def normalize_title(title: str) -> str:
     """``title`` as ``dedupe`` compares it: NFKC, case folded, every run of punctuation and
     whitespace one space, trimmed.
 
+    >>> from paperlens.deduplication import normalize_title
     >>> normalize_title("Deep  Learning: a Review!") == normalize_title("deep learning - A REVIEW")
     True
     """

@@ -24,6 +24,7 @@ Examples:
     ...     client.paper_relations("W1", "CITATIONS")
     ... except paperlens.NotFoundError as error:
     ...     print(error.status, error.code, error.request_id)  # quote the request id to support
+    404 NOT_FOUND ...
 """
 
 from __future__ import annotations
@@ -85,9 +86,10 @@ class ConfigurationError(PaperlensError, ValueError):
 
     Examples:
         >>> try:
-        ...     paperlens.Client(api_token=None, base_url=None)
+        ...     paperlens.Client(api_token="sk-example", base_url="ftp://api.example.org")
         ... except paperlens.ConfigurationError as error:
-        ...     print(error)  # names PAPERLENS_API_TOKEN when it is not set
+        ...     print(error)
+        base_url scheme "ftp" is not supported: use https://
     """
 
 
@@ -110,6 +112,7 @@ class ValidationError(PaperlensError, ValueError):
         ...     client.meta_search("coral", page=60, page_size=200)  # page * page_size > 10000
         ... except paperlens.ValidationError as error:
         ...     print(error.param, error.rule)  # nothing was sent
+        page page * page_size must not exceed 10000 (page paging stops there: use cursor=next_cursor)
     """
 
     def __init__(self, message: str, *, param: str, rule: str, value: str = "") -> None:
@@ -143,6 +146,7 @@ class APIError(PaperlensError):
         ...     client.schema.entity(sid, "no-such-entity")
         ... except paperlens.APIError as error:
         ...     print(error.status, error.code, error.message, error.request_id)
+        404 NOT_FOUND ...
     """
 
     def __init__(
@@ -192,10 +196,15 @@ class RateLimitError(APIError):
     usually); shorter waits are waited out.
 
     Examples:
-        >>> try:
-        ...     client.meta_search("coral")
-        ... except paperlens.RateLimitError as error:
-        ...     print(f"try again in {error.retry_after} s")
+        >>> from paperlens.sandbox import Sandbox
+        >>> with Sandbox(papers=50) as sandbox:  # a service that answers one 429
+        ...     sandbox.inject_fault("/meta-search", 429, retry_after=2)
+        ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, max_retries=0)
+        ...     try:
+        ...         client.meta_search("coral")
+        ...     except paperlens.RateLimitError as error:
+        ...         print(f"try again in {error.retry_after} s")
+        try again in 2.0 s
     """
 
     @property
@@ -216,10 +225,15 @@ class QuotaExhaustedError(RateLimitError):
             its answer arrived (``retry_after`` seconds after that).
 
     Examples:
-        >>> try:
-        ...     client.meta_search("coral")
-        ... except paperlens.QuotaExhaustedError as error:
-        ...     print(f"come back after {error.retry_at:%Y-%m-%d %H:%M} UTC")
+        >>> from paperlens.sandbox import Sandbox
+        >>> with Sandbox(papers=50) as sandbox:  # a service whose quota is spent for an hour
+        ...     sandbox.inject_fault("/meta-search", 429, retry_after=3600)
+        ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+        ...     try:
+        ...         client.meta_search("coral")
+        ...     except paperlens.QuotaExhaustedError as error:
+        ...         print(f"come back after {error.retry_at:%Y-%m-%d %H:%M} UTC")
+        come back after ... UTC
     """
 
     def __init__(self, message: str, *, retry_at: datetime, **fields: Any) -> None:
@@ -295,9 +309,14 @@ class ResourceWriteError(PaperlensError, OSError):
 
 
 class PartialResultWarning(UserWarning):
-    """A response with ``partial=true``: usable, but not a complete success.
+    """This result is not the whole set: usable, but not a complete success. One warning for
+    every such answer: ``partial=true`` (a dependent step failed or degraded),
+    ``truncated=true`` (a count, graph-size or materials cap was reached: a citation graph's
+    ``max_nodes``...), an entity's ``relations_truncated`` and a materials bundle's
+    ``counts.<resource>.truncated``.
 
-    The result keeps ``.partial``, ``.warnings`` and ``.truncated``.
+    The result keeps ``.partial``, ``.truncated`` and ``.warnings`` (the service's notes, also
+    in the warning's text).
 
     Examples:
         >>> import warnings

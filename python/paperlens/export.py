@@ -2,8 +2,17 @@
 
 >>> page = client.meta_search("coral bleaching", fields=paperlens.export.CITATION_FIELDS)
 >>> print(page.to_bibtex())                    # or paperlens.to_bibtex(page)
->>> paperlens.to_ris(client.lookup(dois))      # a Lookup: the records found
->>> paperlens.to_csl_json(frame)               # a DataFrame of records
+@misc{okafor2002bleaching,
+  author = {Okafor, Pedro and Zhang, Lucas and Kim, Lucas and Lindqvist, Olivia and O'Brien, Tamara},
+  ...
+>>> dois = ["10.5056/pl.2002.1824", "https://doi.org/10.9999/missing"]
+>>> print(paperlens.to_ris(client.lookup(dois)))  # a Lookup: the records found
+TY  - DATA
+ID  - okafor2002bleaching
+...
+>>> frame = page.to_pandas()
+>>> paperlens.to_csl_json(frame)[0]["title"]   # a DataFrame of records
+'Bleaching and coral reef: evidence from Global Coral Reef Monitoring Network'
 
 Accepted everywhere: a ``MetadataRecord`` (or its wire ``dict``), a list or iterable of
 them (``None`` entries skipped), a ``MetaSearchPage``, a ``RelationsPage`` or an

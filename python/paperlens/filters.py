@@ -1,5 +1,6 @@
 """Short forms of ``meta_search`` filters, sort and facets, turned into the wire dicts.
 
+>>> from paperlens import Filter
 >>> Filter("citation_count", ">=", 100).to_wire()
 {'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
 """
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from paperlens._contract import FILTER_OPERATOR_PREFIX, FILTER_OPERATORS, OPERATOR_ALIASES, SORT_ORDERS
+from paperlens._ids import normalize_doi, strip_doi
 from paperlens.errors import ValidationError
 
 __all__ = ["FacetSpec", "Filter", "FilterSpec", "SortSpec"]
@@ -43,7 +45,10 @@ class Filter(NamedTuple):
 
     Examples:
         >>> from paperlens import Filter
-        >>> client.meta_search("coral", filters=[Filter("citation_count", ">=", 100), Filter("language", "in", ["en"])])
+        >>> cited = [Filter("citation_count", ">=", 30), Filter("language", "in", ["en"])]
+        >>> page = client.meta_search("coral", filters=cited)
+        >>> min(record.citation_count for record in page.results)
+        33
     """
 
     field: str
@@ -63,6 +68,7 @@ class Filter(NamedTuple):
             ValidationError: an unknown operator.
 
         Examples:
+            >>> from paperlens import Filter
             >>> Filter("citation_count", ">=", 100).to_wire()
             {'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
         """
@@ -127,9 +133,40 @@ def _to_wire(
     return wire
 
 
+def doi_spellings(doi: Any) -> list[Any]:
+    """The spellings of a DOI that ``lookup`` sends: normalised (no ``https://doi.org/`` or
+    ``doi:`` prefix, lower case), then as given without its prefix where its case differs; a
+    service comparing DOIs case-sensitively finds either. Anything but a string is kept."""
+    if not isinstance(doi, str):
+        return [doi]
+    return list(dict.fromkeys([normalize_doi(doi), strip_doi(doi)]))
+
+
+#: The equality operators on a field, each to the list operator it becomes for two spellings.
+_DOI_EQUALITY = {"FILTER_OP_EQ": "FILTER_OP_IN", "FILTER_OP_IN": "FILTER_OP_IN"}
+_DOI_EQUALITY.update({"FILTER_OP_NE": "FILTER_OP_NIN", "FILTER_OP_NIN": "FILTER_OP_NIN"})
+
+
+def _doi_condition(wire: dict[str, Any]) -> dict[str, Any]:
+    """An equality condition on ``doi`` with its DOIs spelled as ``lookup`` spells them
+    (``==`` and ``!=`` become ``in`` and ``not_in`` when a DOI has two spellings); any other
+    condition as it is."""
+    operator = wire.get("operator")
+    if wire.get("field") != "doi" or operator not in _DOI_EQUALITY:
+        return wire
+    value = wire.get("value")
+    given = value if isinstance(value, list) else [value]
+    spelled = list(dict.fromkeys(s for doi in given for s in doi_spellings(doi)))
+    if not isinstance(value, list) and len(spelled) == 1:
+        return {**wire, "value": spelled[0]}
+    return {**wire, "operator": _DOI_EQUALITY[operator], "value": spelled}
+
+
 def filters_to_wire(filters: FilterSpec | list[FilterSpec] | None) -> list[dict[str, Any]] | None:
-    """The wire list of ``filters`` (one or a list), or None; raises ``ValidationError`` on a bad item."""
-    return _to_wire(filters, "filters", _filter_item, "a Filter, a (field, op, value) tuple or a dict")
+    """The wire list of ``filters`` (one or a list), or None; raises ``ValidationError`` on a bad
+    item. DOIs of an equality condition on ``doi`` are normalised as ``lookup`` does."""
+    wire = _to_wire(filters, "filters", _filter_item, "a Filter, a (field, op, value) tuple or a dict")
+    return None if wire is None else [_doi_condition(item) for item in wire]
 
 
 def sort_to_wire(sort: SortSpec | list[SortSpec] | None) -> list[dict[str, Any]] | None:
@@ -140,3 +177,12 @@ def sort_to_wire(sort: SortSpec | list[SortSpec] | None) -> list[dict[str, Any]]
 def facets_to_wire(facets: FacetSpec | list[FacetSpec] | None) -> list[dict[str, Any]] | None:
     """The wire list of ``facets`` (one or a list), or None; raises ``ValidationError`` on a bad item."""
     return _to_wire(facets, "facets", _facet_item, "a field name, a (field, size) tuple or a dict")
+
+
+def schema_search_filters(filters: Any) -> Any:
+    """``filters`` of the Structured Paper search with its ``dois`` normalised as ``lookup``
+    normalises them (the service normalises only their case); anything else as given, for the
+    core's checks."""
+    if not isinstance(filters, dict) or not isinstance(filters.get("dois"), list):
+        return filters
+    return {**filters, "dois": [normalize_doi(doi) if isinstance(doi, str) else doi for doi in filters["dois"]]}

@@ -1,7 +1,8 @@
 """Resumable bulk harvests of metadata search results to Parquet or JSONL.
 
 >>> from paperlens.harvest import harvest
->>> harvest(client, query="protein folding", out="folding", format="parquet", progress=True)
+>>> harvest(client, query="coral bleaching", out="bleaching", format="parquet")
+HarvestResult(out=PosixPath('bleaching'), ..., format='parquet', records=97, chunks=1, done=True, ...)
 
 Records are fetched page by page (cursor deep paging, paced to the client's quota) and
 written in chunks: Parquet as numbered part files ``part-00000.parquet``... in the ``out``
@@ -28,16 +29,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens._checks import invalid
+from paperlens._executor import Executor, Future, check_executor, submitted
 from paperlens._harvesting import (
     HarvestResult,
     JsonlWriter,
     ParquetParts,
     Writer,
+    checkpoint_beside,
     checkpoint_path,
+    encode_chunk,
     load_checkpoint,
     part_index,
     pyarrow_modules,
@@ -47,6 +53,7 @@ from paperlens._harvesting import (
 from paperlens._output_guard import HarvestError, HarvestWriteError, OutputInUseError, guarded
 from paperlens._progress import Progress
 from paperlens._records import metadata_schema, read_table_records
+from paperlens._store import is_url, location
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
@@ -94,6 +101,7 @@ def harvest(
     limit: int | None = None,
     progress: bool = False,
     on_chunk: Callable[[HarvestResult], None] | None = None,
+    executor: Executor | None = None,
 ) -> HarvestResult:
     """Writes every record of a metadata search to ``out``, resumably.
 
@@ -101,13 +109,19 @@ def harvest(
         client: a :class:`paperlens.Client`; its pacing (30 requests/minute to
             ``/meta-search`` by default) keeps the harvest within the quota.
         query, filters, sort, fields, collection: as for ``client.meta_search``.
-        out: a directory (``format="parquet"``) or a file (``format="jsonl"``).
+        out: a directory (``format="parquet"``) or a file (``format="jsonl"``); Parquet may go
+            to an fsspec URL (``s3://bucket/prefix``, needs ``pip install "paperlens[s3]"``):
+            each part is written whole, the checkpoint and manifest after it.
         format: ``"parquet"`` (needs pyarrow) or ``"jsonl"``.
         chunk_size: records per chunk (rounded up to whole pages); one checkpoint per chunk.
         page_size: records per request (1-200; the most saves quota).
         limit: stop after this many records in all.
         progress: a tqdm bar of records, showing pacing and retry waits.
         on_chunk: called after each chunk and its checkpoint are on disk.
+        executor: encodes each chunk (a ``concurrent.futures`` executor, a
+            ``dask.distributed.Client``) while this process fetches the next pages; pages
+            follow one cursor, so the requests stay in this process, paced to the quota.
+            The output equals a run without executor.
 
     Returns a :class:`HarvestResult`. Raises what the client raises (the checkpoint then
     holds every chunk written so far: call again to resume), :class:`HarvestError`
@@ -123,6 +137,8 @@ def harvest(
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be >= 0, got {limit}")
+    if executor is not None:
+        check_executor(executor)
     search: dict[str, Any] = {
         "query": query,
         "collection": collection,
@@ -131,16 +147,20 @@ def harvest(
         "fields": fields,
         "page_size": page_size,
     }
-    writer: Writer = JsonlWriter(Path(out))
+    store, path = location(out)
+    if format == "jsonl" and not store.local:
+        raise invalid("out", 'an fsspec URL takes format="parquet" (an object cannot be appended to)', str(out))
+    writer: Writer = JsonlWriter(Path(path))
     if format == "parquet":
         from paperlens._types_open_platform import MetadataRecord
 
-        writer = ParquetParts(Path(out), metadata_schema(MetadataRecord, fields, collection))
-    ckpt_path = checkpoint_path(out)
+        writer = ParquetParts(path, metadata_schema(MetadataRecord, fields, collection), store)
+    ckpt_path = checkpoint_beside(path)
     fingerprint = _fingerprint(search, format, limit)
-    where = manifest_path(out)
-    manifest = recorder(where.parent, "harvest", {**search, "format": format, "limit": limit}, client, where.name)
-    state = load_checkpoint(ckpt_path, fingerprint, writer.out, writer.exists(), _VERSIONS[format])
+    where = path.with_name(path.name + ".manifest.json")
+    parameters = {**search, "format": format, "limit": limit}
+    manifest = recorder(where.parent, "harvest", parameters, client, where.name, store)
+    state = load_checkpoint(ckpt_path, fingerprint, writer.out, writer.exists(), _VERSIONS[format], store)
     resumed = state is not None
     if state is None:
         writer.start()
@@ -152,20 +172,21 @@ def harvest(
             "chunks": 0,
         }
         state.update(writer.position())
-        write_json_atomically(ckpt_path, state)
+        write_json_atomically(ckpt_path, state, store)
     else:
         writer.rewind(state)
 
     def result() -> HarvestResult:
         return HarvestResult(
-            out=Path(out),
-            checkpoint=ckpt_path,
+            out=Path(path),
+            checkpoint=Path(ckpt_path),
             format=format,
             records=state["records"],
             chunks=state["chunks"],
             done=state["next"] is None,
             resumed=resumed,
-            manifest=where,
+            manifest=Path(where),
+            url=None if store.local else str(out),
         )
 
     def save_manifest() -> None:
@@ -174,43 +195,63 @@ def harvest(
         manifest.save(finished=state["next"] is None)
 
     if state["next"] is None:
-        if not where.exists():
+        if not store.exists(where):
             save_manifest()
         return result()
     bar = Progress(total=limit, unit="records", listen=client._listen, initial=state["records"]) if progress else None
+    # Chunks encoded (on the executor) and not yet written: the future of their bytes, their
+    # records, the cursor after them and the request ids of their pages. With an executor one
+    # is encoded while the next pages arrive; each is written, then checkpointed, in order.
+    chunks: deque[tuple[Future | None, int, dict[str, Any] | None, list[str]]] = deque()
+    ahead = 0 if executor is None else 1
+
+    def commit(future: Future | None, size: int, after: dict[str, Any] | None, request_ids: list[str]) -> None:
+        if future is not None:
+            writer.write_encoded(state["chunks"], future.result())
+            state["chunks"] += 1
+            state["records"] += size
+        for request_id in request_ids:
+            manifest.request(request_id)
+        state["next"] = after
+        state.update(writer.position())
+        write_json_atomically(ckpt_path, state, store)
+        save_manifest()
+        if on_chunk is not None:
+            on_chunk(result())
+
     try:
         buffer: list[dict[str, Any]] = []
+        request_ids: list[str] = []
+        taken = state["records"]  # records fetched: written, in chunks in flight, in the buffer
         pager = client.iter_meta_search(**search, cursor=state["next"]["cursor"])
         for page in pager.pages():
             after = None if pager.next_cursor is None else {"cursor": pager.next_cursor}
             manifest.total(page.total_count)
-            manifest.request(page.request_id)
+            request_ids.append(page.request_id)
             records = [r.to_dict() for r in page.results]
             if limit is not None:
-                records = records[: max(0, limit - state["records"] - len(buffer))]
-                if state["records"] + len(buffer) + len(records) >= limit:
+                records = records[: max(0, limit - taken)]
+                if taken + len(records) >= limit:
                     after = None
+            taken += len(records)
             if bar is not None:
                 total = page.total_count if limit is None else min(limit, page.total_count or limit)
                 bar.set_total(total)
                 bar.update(len(records))
             buffer.extend(records)
             if len(buffer) >= chunk_size or after is None:
-                if buffer:
-                    writer.write_chunk(state["chunks"], buffer)
-                    state["chunks"] += 1
-                    state["records"] += len(buffer)
-                    buffer = []
-                state["next"] = after
-                state.update(writer.position())
-                write_json_atomically(ckpt_path, state)
-                save_manifest()
-                if on_chunk is not None:
-                    on_chunk(result())
+                encoded = submitted(executor, encode_chunk, writer.schema, buffer) if buffer else None
+                chunks.append((encoded, len(buffer), after, request_ids))
+                buffer, request_ids = [], []
+                while len(chunks) > (0 if after is None else ahead):
+                    commit(*chunks.popleft())
             if after is None:
                 break
     except BaseException:
-        writer.discard_uncommitted(ckpt_path)
+        for future, *_ in chunks:
+            if future is not None:
+                future.cancel()
+        writer.discard_uncommitted(Path(ckpt_path))
         raise
     finally:
         if bar is not None:
@@ -229,7 +270,10 @@ def read_records(out: str | os.PathLike[str], format: Format | None = None) -> l
     Only what a checkpoint counts is read, so a harvest interrupted mid-chunk reads exactly
     what it will keep. Each record equals the ``to_dict()`` of the record that arrived, except
     that a property the service sent as null reads as absent from Parquet; the columns
-    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records)."""
+    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records). A local
+    output only: read one at an fsspec URL with pyarrow, pandas or DuckDB."""
+    if is_url(out):
+        raise invalid("out", "read_records reads a local output (read a URL's parts with pyarrow or DuckDB)", out)
     out = Path(out)
     fmt = format or ("parquet" if out.is_dir() else "jsonl")
     state: dict[str, Any] = {}

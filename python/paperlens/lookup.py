@@ -11,9 +11,11 @@ matching several records makes its chunk run over, and the remaining pages are f
 A record answers an id when its ``by`` field, normalised the same way, equals the normalised
 id; the first such record wins when several do.
 
->>> lookup = client.lookup(["10.5014/PL.2009.2", "https://doi.org/10.9999/missing"])
->>> lookup.records     # [MetadataRecord(...), None]: input order, one entry per id
->>> lookup.not_found   # ['https://doi.org/10.9999/missing']
+>>> lookup = client.lookup(["10.5056/PL.2002.1824", "https://doi.org/10.9999/missing"])
+>>> [record and record.unique_id for record in lookup.records]  # input order, one entry per id
+['W4000005472', None]
+>>> lookup.not_found
+['https://doi.org/10.9999/missing']
 """
 
 from __future__ import annotations

@@ -1,21 +1,26 @@
 """pandas and polars frames of paperlens results (the ``pandas`` and ``polars`` extras).
 
 >>> import paperlens
->>> frame = client.iter_meta_search("protein folding", limit=500).to_pandas()
+>>> frame = client.iter_meta_search("coral reef", limit=500).to_pandas()
+>>> frame.shape
+(163, 52)
+>>> page = client.meta_search("coral bleaching")
 >>> frame = paperlens.to_pandas(page)  # a result, a list of results or a paginator
 
-One row per item. Every field of the item type is a column, even when no row carries it
-(frames of different pages concatenate), followed by the properties the spec does not
-name (``extra``). Ids and titles come first. Integers are nullable (``Int64``), ``*_date``
-fields are datetimes, booleans are nullable (``boolean``), lists stay lists, and nested
-objects are flattened one level with dotted names (``primary_topic.display_name``);
-deeper objects stay dicts. Last, ``extra_json``: per row, the JSON text of what its columns
-cannot give back exactly (a property whose name cannot be a column, a flattened object that
-is empty or holds a null, a date other than a ``yyyy-MM-dd`` day, in polars a value that its
-column's type changes, such as a struct given every key any row has), each under its own
-name, as the Parquet harvest writes it. So each record's ``to_dict()`` reads back from its
-row: the non-null cells (``field.key`` gathered into ``field``), then ``extra_json`` over
-them; a null property reads as absent.
+One row per item. Every field of the item type is a column, even when no row carries it (frames
+of different pages concatenate), but for the paper card a Structured Paper search attaches only
+when asked for (``schema_paper`` of entities and evidence, with
+``hydrate_schema_papers=True``): without it, no ``schema_paper.*`` columns. The fields are
+followed by the properties the spec does not name (``extra``). Ids and titles come first.
+Integers are nullable (``Int64``), ``*_date`` fields are datetimes, booleans are nullable
+(``boolean``), lists stay lists, and nested objects are flattened one level with dotted names
+(``primary_topic.display_name``); deeper objects stay dicts. Last, ``extra_json``: per row, the
+JSON text of what its columns cannot give back exactly (a property whose name cannot be a
+column, a flattened object that is empty or holds a null, a date other than a ``yyyy-MM-dd``
+day, in polars a value that its column's type changes, such as a struct given every key any row
+has), each under its own name, as the Parquet harvest writes it. So each record's ``to_dict()``
+reads back from its row: the non-null cells (``field.key`` gathered into ``field``), then
+``extra_json`` over them; a null property reads as absent.
 
 Columns are built in one pass over the records' wire dicts (for a page's rows, straight from
 their JSON text, the string fields of a pandas frame as Arrow arrays), then handed to a
@@ -108,6 +113,10 @@ _TYPED = {"int": INTEGER, "float": FLOAT, "str": STRING}
 _Group = tuple[str, Any, str, tuple[tuple[str, str], ...]]
 
 
+#: Fields the service fills only when asked for: no columns when no row has one.
+_ON_REQUEST = frozenset({"schema_paper"})
+
+
 def to_pandas(obj: Any) -> Any:
     """A pandas DataFrame of ``obj``: a list-shaped result (the list it names), a paginator
     (every item; ``await paginator.to_pandas()`` for async ones), a list of results, or one
@@ -130,7 +139,13 @@ def to_pandas(obj: Any) -> Any:
     Examples:
         >>> found = client.agentic_search("retrieval augmented generation")
         >>> hits = paperlens.to_pandas(found)  # one row per hit
-        >>> years = paperlens.to_pandas(page.facets)  # field, key, doc_count
+        >>> len(hits) == len(found.hits)
+        True
+        >>> page = client.meta_search("coral bleaching", facets=["publication_published_year"])
+        >>> paperlens.to_pandas(page.facets).head(2)  # field, key, doc_count
+                                field   key  doc_count
+        0  publication_published_year  2026         10
+        1  publication_published_year  2024          7
     """
     return frame(*_rows(obj), "pandas")
 
@@ -330,6 +345,8 @@ def _columns(
     flattened = []
     for field, default, kind, subs in groups:
         values = values_of(field, default)
+        if field in _ON_REQUEST and all(value is None for value in values):
+            continue  # not asked for: no columns that no row can fill
         if kind == "model" or kind == "dict":
             columns.extend(_flatten(field, values, kind, subs, extras))
             flattened.append(f"{field}.")

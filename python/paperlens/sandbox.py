@@ -68,6 +68,10 @@ class Sandbox:
             as JSON strings, as the real service may.
         host: interface to bind; ``"0.0.0.0"`` exposes the sandbox beyond this machine.
         port: TCP port; ``0`` picks a free one.
+        content_latency: seconds added before every ``/content`` and ``/resource`` answer,
+            as a service across a network takes: work that fetches full texts and figures
+            is then latency-bound, as in production (``benches/bench_executor.py``).
+            ``None`` (the default) answers at once.
 
     Use it as a context manager, or call :meth:`close`.
 
@@ -75,10 +79,13 @@ class Sandbox:
         ValueError: ``papers`` is less than 1.
 
     Examples:
+        >>> from paperlens.sandbox import Sandbox
         >>> with Sandbox(papers=2000, seed=0, rate_limits={"meta-search": 30}) as sandbox:
-        ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+        ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, retry_backoff=0.1)
         ...     sandbox.inject_fault("/meta-search", 503, times=2)  # the next two requests fail
         ...     page = client.meta_search("coral bleaching")  # retried, then succeeds
+        ...     print(page.total_count, len(sandbox.requests()))
+        97 3
     """
 
     def __init__(
@@ -92,11 +99,16 @@ class Sandbox:
         int64_as_string: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
+        content_latency: float | None = None,
     ) -> None:
         if papers < 1:
             raise ValueError(f"papers must be at least 1, got {papers}")
+        if content_latency is not None and not 0 <= content_latency < 86_400:
+            raise ValueError(f"content_latency must be seconds from 0 to 86400, got {content_latency}")
         limits = None if rate_limits is None else list(rate_limits.items())
-        self._native = NativeSandbox(papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port)
+        self._native = NativeSandbox(
+            papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port, content_latency
+        )
         _RUNNING[self._native.base_url] = {"papers": papers, "seed": seed}
 
     @property
@@ -149,9 +161,15 @@ class Sandbox:
         Faults for one path are served in the order they were injected.
 
         Examples:
+            >>> from paperlens.sandbox import Sandbox
+            >>> sandbox = Sandbox(papers=50)
             >>> sandbox.inject_fault("/meta-search", 429, retry_after=2)  # one 429 asking to wait 2 s
             >>> sandbox.inject_fault("/content", delay=5.0)  # a slow answer, for client timeouts
             >>> sandbox.inject_fault("/paper-schema/search", kind="partial")  # a partial=true answer
+            >>> client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+            >>> client.schema.search("model").partial  # and a PartialResultWarning
+            True
+            >>> sandbox.close()
         """
         self._native.inject_fault(path, kind, status, times, retry_after, delay)
 
@@ -162,7 +180,12 @@ class Sandbox:
             One ``RecordedRequest`` per request, its ``Authorization`` header removed.
 
         Examples:
-            >>> [(r.method, r.path, r.headers["x-request-id"]) for r in sandbox.requests()[-4:]]
+            >>> from paperlens.sandbox import Sandbox
+            >>> with Sandbox(papers=50) as sandbox:
+            ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+            ...     page = client.meta_search("coral")
+            ...     [(r.method, r.path, r.headers["x-request-id"] == page.request_id) for r in sandbox.requests()]
+            [('POST', '/meta-search', True)]
         """
         return [
             RecordedRequest(
@@ -211,8 +234,10 @@ def corpus_of(base_url: str) -> dict[str, int] | None:
         The corpus of the running sandbox at that URL, or None (another service, or a closed sandbox).
 
     Examples:
-        >>> corpus_of(sandbox.base_url)
-        {'papers': 2000, 'seed': 0}
+        >>> from paperlens.sandbox import Sandbox, corpus_of
+        >>> with Sandbox(papers=50, seed=1) as sandbox:
+        ...     corpus_of(sandbox.base_url)
+        {'papers': 50, 'seed': 1}
     """
     return _RUNNING.get(base_url.rstrip("/"))
 

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from paperlens import types as t
 from paperlens._operation import AsyncCaller, Params, SyncCaller, operation, pages, params
 from paperlens._pagination import CursorPaging
+from paperlens.filters import schema_search_filters
 
 __all__ = ["AsyncSchema", "Schema"]
 
@@ -55,10 +56,13 @@ class _SchemaOperations:
         Args:
             query: keywords, 1-500 characters.
             filters: ``schema_ids`` and ``dois`` (at most 100 each; DOIs go here, not in the
-                query), ``authors`` (20), ``venues`` (50), ``published_year_gte`` /
+                query; ``https://doi.org/`` and ``doi:`` prefixes and case are normalised as
+                :meth:`paperlens.Client.lookup` does), ``authors`` (20), ``venues`` (50), ``published_year_gte`` /
                 ``published_year_lte`` (1800-2200), ``has_code``, ``has_data``, ``is_oa``.
-            sort: at most 2 items on ``year``, ``metrics.citation_count``,
-                ``metrics.reference_count`` or ``metrics.fwci``; default: relevance.
+            sort: at most 2 items, each ``{"field": FIELD, "order": "asc" or "desc"}`` with
+                FIELD ``year``, ``metrics.citation_count``, ``metrics.reference_count`` or
+                ``metrics.fwci``; the first item decides, the second breaks ties. Default:
+                relevance with a query, otherwise a stable order.
             size: papers per page, 1-100 (service default 20).
             cursor: the ``next_cursor`` of the previous page.
 
@@ -72,8 +76,12 @@ class _SchemaOperations:
         Examples:
             >>> cards = client.schema.search("CRISPR off-target", filters={"has_code": True}, size=5)
             >>> sid = cards.items[0].schema_id
+            >>> by_year = [{"field": "year", "order": "desc"}, {"field": "metrics.citation_count", "order": "desc"}]
+            >>> newest = client.schema.search("CRISPR off-target", sort=by_year, size=3)
+            >>> [(card.year, card.extra["metrics"]["citation_count"]) for card in newest.items]
+            [(2026, 3), (2026, 3), (2026, 3)]
         """
-        return params(locals())
+        return {**params(locals()), "filters": schema_search_filters(filters)}
 
     @pages(lambda: t.PaperSearchPage, lambda: t.PaperCard, CursorPaging, unit="papers")
     def iter_search(
@@ -102,9 +110,11 @@ class _SchemaOperations:
             A paginator of ``PaperCard``; requests are sent as you iterate.
 
         Examples:
-            >>> frame = client.schema.iter_search("protein design", limit=300).to_pandas()
+            >>> frame = client.schema.iter_search("CRISPR off-target", limit=300).to_pandas()
+            >>> frame.loc[0, ["schema_id", "title"]].tolist()
+            ['ps_92029737668b263f2d8e', 'Improving editing efficiency of off-target effects with ...']
         """
-        return params(locals())
+        return {**params(locals()), "filters": schema_search_filters(filters)}
 
     @operation(lambda: t.EntityRelatedPapersPage)
     def entity_related_papers(
@@ -132,7 +142,10 @@ class _SchemaOperations:
             A page of ``EntityRelatedPaper`` (the paper card, the matched entities and why).
 
         Examples:
-            >>> papers = client.schema.entity_related_papers("AlphaFold2", entity_types=["Component"])
+            >>> model = "Cox proportional hazards model"
+            >>> papers = client.schema.entity_related_papers(model, entity_types=["Component"])
+            >>> papers.items[0].schema_id, papers.items[0].schema_paper.title
+            ('ps_4eea3521b6a037d0a51a', 'Cox proportional hazards model for uncontrolled hypertension')
         """
         return params(locals())
 
@@ -165,8 +178,10 @@ class _SchemaOperations:
             A paginator of ``EntityRelatedPaper``.
 
         Examples:
-            >>> for item in client.schema.iter_entity_related_papers("AlphaFold2", limit=50):
-            ...     print(item.schema_id, item.match_reasons)
+            >>> for item in client.schema.iter_entity_related_papers("Cox proportional hazards model", limit=2):
+            ...     print(item.schema_id, item.match_reasons[0])
+            ps_5b920b97adf3e6fabf76 Component/Method 'Cox proportional hazards model' is similar to the query (...)
+            ps_50e55db8917bd0dce16f Reference/Citation 'Cox proportional hazards model for ...' ...
         """
         return params(locals())
 
@@ -347,7 +362,16 @@ class _SchemaOperations:
             NotFoundError: no such entity in this paper (404).
 
         Examples:
+            >>> entity_id = client.schema.entities(sid, entity_types=["Component"]).items[0].entity_id
             >>> detail = client.schema.entity(sid, entity_id, include_relations=True)
+            >>> detail.entity.name, detail.relations_truncated
+            ('Cox proportional hazards model', False)
+            >>> for r in detail.relations:
+            ...     print(r.relation_type, r.source_entity_id, r.target_entity_id)
+            uses_component e2 e3
+            evaluates e2 e4
+            supports e6 e2
+            resolves e2 e1
         """
         return params(locals())
 
@@ -379,7 +403,10 @@ class _SchemaOperations:
             A page of ``Relation``, each with its ``provenance``.
 
         Examples:
-            >>> used = client.schema.search_relations(filters={"schema_ids": [sid], "relation_types": ["uses"]})
+            >>> filters = {"schema_ids": [sid], "relation_types": ["uses_component"]}  # types: capabilities()
+            >>> used = client.schema.search_relations(filters=filters)
+            >>> [(r.relation_id, r.source_entity_id, r.target_entity_id) for r in used.items]
+            [('r1', 'e2', 'e3')]
         """
         return params(locals())
 
@@ -431,7 +458,10 @@ class _SchemaOperations:
             NotFoundError: no such relation in this paper (404).
 
         Examples:
+            >>> relation_id = client.schema.search_relations(filters={"schema_ids": [sid]}).items[0].relation_id
             >>> detail = client.schema.relation(sid, relation_id)
+            >>> detail.relation.relation_type, detail.source_entity.name, detail.target_entity.name
+            ('uses_component', 'Cox proportional hazards model', ...)
         """
         return params(locals())
 
@@ -451,6 +481,7 @@ class _SchemaOperations:
         Examples:
             >>> summary = client.schema.citation_summary(sid)
             >>> summary.outbound.reference_count_total
+            11
         """
         return params(locals())
 
@@ -636,7 +667,10 @@ class _SchemaOperations:
             NotFoundError: no such evidence in this paper (404).
 
         Examples:
+            >>> evidence = client.schema.search_evidence(["core_claim_result"], schema_ids=[sid])
             >>> detail = client.schema.evidence(sid, evidence.items[0].evidence_id)
+            >>> detail.evidence.key, detail.evidence.value_number, detail.provenance[0].marker
+            ('improvement_percent', 12.8, 13)
         """
         return params(locals())
 
@@ -812,6 +846,7 @@ class Schema(_SchemaOperations, SyncCaller):
 
         Examples:
             >>> client.schema.capabilities().contract_version
+            '2025-06-01.beta'
         """
         with self._capabilities_lock:
             if self._capabilities is None:

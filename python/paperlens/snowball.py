@@ -1,9 +1,14 @@
 """Citation snowballing: the network around seed papers, breadth first over ``/meta-paper-relations``.
 
->>> network = client.snowball(["W2741809807"], direction="both", depth=2, max_per_paper=50)
->>> network.nodes.sort_values("depth").head()      # one row per paper, with its depth
+>>> network = client.snowball(["W4000000150"], direction="both", depth=2, max_per_paper=50)
+>>> network.nodes.sort_values("depth")[["id", "depth"]].head(3)  # one row per paper, with its depth
+            id  depth
+0  W4000000150      0
+1  W4000002586      1
+2  W4000005097      1
 >>> graph = network.to_networkx()                   # citing -> cited
 >>> network.write("network/", graphml=True)         # Parquet (and GraphML) plus manifest.json
+PosixPath('network')
 
 Each paper is expanded once, level after level (the seeds are depth 0); each relation list is
 read in pages of the largest size the contract allows, or fewer items when ``max_per_paper``
@@ -72,8 +77,9 @@ class CitationNetwork:
         base_url: the base URL of the service that answered (None when not known).
         sandbox: the corpus of the sandbox that answered (``{"papers": ..., "seed": ...}``), or None.
 
-    >>> network = client.snowball(["W2741809807"], depth=1)
-    >>> len(network), network.edges["direction"].value_counts()
+    >>> network = client.snowball(["W4000000150"], depth=1)
+    >>> len(network), network.edges["direction"].value_counts().to_dict()
+    (38, {'references': 29, 'citations': 8})
     """
 
     seeds: list[str]
@@ -166,7 +172,8 @@ class CitationNetwork:
             ManifestError: ``out_dir`` holds the manifest of another call.
             ImportError: pyarrow (or networkx for ``graphml``) is not installed.
 
-        >>> client.snowball(["W2741809807"], depth=2).write("network/", graphml=True)
+        >>> client.snowball(["W4000000150"], depth=2).write("network/", graphml=True)
+        PosixPath('network')
         """
         from paperlens._manifest import ManifestRecorder
 
@@ -566,7 +573,9 @@ def snowball_plan(
         NotFoundError: a seed is not a paper of the service (the checkpoint keeps the pages
             answered before).
 
-    >>> network = client.snowball(["W2741809807", "W1"], direction="references", depth=2, limit=500)
+    >>> network = client.snowball(["W4000000150", "W4000000000"], direction="references", depth=2, limit=500)
+    >>> len(network), network.limit_reached
+    (500, True)
     """
     parameters = _checked(seeds, direction, depth, max_per_paper, limit)
     journal = _Journal(checkpoint, parameters) if checkpoint is not None else None

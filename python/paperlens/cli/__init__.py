@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from paperlens import errors
 from paperlens.cli.demo import run_demo
@@ -64,6 +66,16 @@ def _resumes(args: argparse.Namespace) -> bool:
     return args.command == "harvest" or getattr(args, "checkpoint", None) is not None
 
 
+def _warning_printer(command: str) -> Callable[..., None]:
+    """Prints a warning as a command's message on stderr (``paperlens schema:
+    PartialResultWarning: ...``), without the Python source line that raised it."""
+
+    def show(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
+        print(f"paperlens {command}: {category.__name__}: {message}", file=sys.stderr)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``paperlens`` command; returns the process exit code (documented in ``--help``)."""
     parser = build_parser()
@@ -72,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # --help, or a usage error argparse reported
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     try:
-        return int(args.run(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(args.command)
+            return int(args.run(args))
     except UsageError as error:
         print(f"paperlens {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -169,7 +169,7 @@ def harvest(args: argparse.Namespace) -> int:
             progress=show_progress(args),
         )
     resumed = " (resumed)" if result.resumed else ""
-    print(f"{result.records} records in {result.chunks} chunks written to {result.out}{resumed}")
+    print(f"{result.records} records in {result.chunks} chunks written to {result.url or result.out}{resumed}")
     return EXIT_OK
 
 
@@ -223,8 +223,8 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
         )
     resumed = " (resumed)" if result.resumed else ""
     print(
-        f"{result.records} records, {result.texts} texts, {result.figures} figures written to {result.out}{resumed}; "
-        f"{result.missing_texts} without a text"
+        f"{result.records} records, {result.texts} texts, {result.figures} figures written to "
+        f"{result.url or result.out}{resumed}; {result.missing_texts} without a text"
     )
     if result.not_found:
         print(f"{len(result.not_found)} ids not found: {', '.join(result.not_found[:10])}", file=sys.stderr)

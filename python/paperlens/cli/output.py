@@ -27,6 +27,10 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
     if fmt == "json":
         out.write(_json(data, indent=2) + "\n")
         return
+    parts = _parts(data, rows_field(result))
+    if parts is not None:
+        _emit_parts(fmt, data, parts, out)
+        return
     rows, single = _rows(data, rows_field(result))
     if fmt == "jsonl":
         for row in rows:
@@ -54,6 +58,52 @@ def emit(fmt: str, result: Any, *, columns: Sequence[str] | None = None, out: Te
     width = shutil.get_terminal_size((120, 24)).columns
     cell_width = max(12, min(60, (width - 2 * len(names)) // max(1, len(names)) * 2))
     print(format_table(names, [[_compact(r.get(c)) for c in names] for r in rows], max_width=cell_width), file=out)
+
+
+#: The flags of an answer that say whether it is the whole set, shown under its parts.
+_WHOLENESS = ("partial", "truncated", "relations_truncated")
+
+
+def _parts(data: Any, rows: str | None) -> list[tuple[str, Any]] | None:
+    """The parts of an answer that holds more than its rows, each by name: its records (an
+    object with an id, as an entity or a seed paper) and its lists of records (a graph's
+    ``nodes``, ``edges`` and ``levels``; an entity's ``relations``). None for an answer of
+    one list or one object."""
+    if rows is None or not isinstance(data, dict) or not isinstance(data.get(rows), list):
+        return None
+    objects = [(name, value) for name, value in data.items() if _is_record(value)]
+    lists = [(name, value) for name, value in data.items() if name != rows and _are_records(value)]
+    return [*objects, (rows, data[rows]), *lists] if objects or lists else None
+
+
+def _is_record(value: Any) -> bool:
+    return isinstance(value, dict) and any(str(key).endswith("_id") for key in value)
+
+
+def _are_records(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
+
+
+def _emit_parts(fmt: str, data: dict[str, Any], parts: list[tuple[str, Any]], out: TextIO) -> None:
+    """The parts of an answer: in csv and jsonl, one row per record with its part's name
+    (singular) as ``kind``; as tables, one per part, then the answer's wholeness flags (a
+    ``PartialResultWarning`` on stderr says when it is not the whole set, in every format)."""
+    flags = {name: data[name] for name in _WHOLENESS if name in data}
+    if fmt in ("jsonl", "csv"):
+        rows = [
+            {"kind": name.removesuffix("s"), **row}
+            for name, part in parts
+            for row in (part if isinstance(part, list) else [part])
+        ]
+        emit(fmt, rows, out=out)
+    else:
+        for name, part in parts:
+            count = f" ({len(part)})" if isinstance(part, list) else ""
+            print(f"{name}{count}:", file=out)
+            emit(fmt, part, out=out)
+            print(file=out)
+        for name, value in flags.items():
+            print(f"{name}: {json.dumps(value)}", file=out)
 
 
 def pasted(name: str) -> bool:

@@ -300,3 +300,9 @@ def _sandbox(parser: argparse.ArgumentParser) -> None:
         default="sliding",
         help="how a rate limit is counted: sliding window, fixed window or token bucket (default sliding)",
     )
+    parser.add_argument(
+        "--content-latency",
+        type=float,
+        metavar="SECONDS",
+        help="a fixed wait before every /content and /resource answer, as across a network (default none)",
+    )

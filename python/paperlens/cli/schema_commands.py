@@ -12,6 +12,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from paperlens._contract import DIRECTIONS, EVIDENCE_GROUPS, GOALS, GROUP_OPERATORS, SIGNALS
 from paperlens.cli.convert import csv_list, int_list, json_arg
 from paperlens.cli.exit_codes import EXIT_OK
 from paperlens.cli.options import add_paging_flags
@@ -45,6 +46,29 @@ _SCALARS: dict[Any, type] = {str: str, int: int, float: float}
 # A list is comma-separated as an option (``--ids a,b``), one word per element as a positional.
 _LISTS: dict[Any, tuple[type, Callable[[str], list[Any]]]] = {list[str]: (str, csv_list), list[int]: (int, int_list)}
 _JSON = (dict[str, Any], list[dict[str, Any]])
+#: The values a parameter takes, by name, as the contract lists them.
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "direction": DIRECTIONS,
+    "goal": GOALS,
+    "group_operator": GROUP_OPERATORS,
+    "signals": SIGNALS,
+    "groups": EVIDENCE_GROUPS,
+}
+#: The table columns of an operation whose rows' first columns would not say what they hold.
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "search_evidence": (
+        "evidence_id",
+        "key",
+        "value_text",
+        "value_number",
+        "value_bool",
+        "groups",
+        "source_entity_id",
+        "schema_id",
+    ),
+}
+_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]*\.)?([\w]+)`|:[a-z]+:`([^`]+)`")
+_SAME_AS = re.compile(r"^as for :meth:`(\w+)`\.?$")
 
 
 def add_schema_commands(commands: Any, output: argparse.ArgumentParser) -> None:
@@ -59,11 +83,34 @@ def add_schema_commands(commands: Any, output: argparse.ArgumentParser) -> None:
         _add_operation(ops, name, output)
 
 
+def plain(text: str) -> str:
+    """Docstring text as a terminal shows it: ``code`` and :role:`~module.name` markup
+    reduced to the text they mark."""
+    text = _ROLE.sub(lambda m: m.group(1) or m.group(2), text)
+    return text.replace("``", "")
+
+
+def argument_docs(method: Callable[..., Any]) -> dict[str, str]:
+    """The ``Args:`` entries of a method's docstring by parameter name, each on one line;
+    an entry "as for :meth:`other`" is the entry of ``other``."""
+    doc = inspect.getdoc(method) or ""
+    section = re.search(r"^Args:\n((?:[ \t]+.*\n?|\n)*)", doc, re.MULTILINE)
+    entries: dict[str, str] = {}
+    for match in re.finditer(r"^ {4}(\w+): (.*(?:\n {5,}.*)*)", section.group(1) if section else "", re.MULTILINE):
+        entries[match.group(1)] = " ".join(match.group(2).split())
+    for name, text in entries.items():
+        same = _SAME_AS.match(text)
+        if same is not None:
+            entries[name] = argument_docs(getattr(Schema, same.group(1))).get(name, text)
+    return entries
+
+
 def _add_operation(ops: Any, name: str, output: argparse.ArgumentParser) -> None:
     method = getattr(Schema, name)
     # The description is the docstring's prose, without its Args/Returns/Examples sections.
-    doc = re.split(r"\n(?:Args|Returns|Raises|Examples):\n", inspect.getdoc(method) or name)[0]
+    doc = plain(re.split(r"\n(?:Args|Returns|Raises|Examples):\n", inspect.getdoc(method) or name)[0])
     summary = doc.split("\n\n")[0].replace("\n", " ")
+    described = argument_docs(method)
     sub = ops.add_parser(name.replace("_", "-"), help=summary, description=doc, parents=[output])
     hints = typing.get_type_hints(method, globalns=vars(sys.modules[Schema.__module__]))
     params = list(inspect.signature(method).parameters.values())[1:]  # without self
@@ -72,7 +119,12 @@ def _add_operation(ops: Any, name: str, output: argparse.ArgumentParser) -> None
         options = _value_options(_without_none(hints[param.name]), keyword, param.default)
         if options is None:
             raise TypeError(f"Schema.{name}: no command-line form for {param.name}: {hints[param.name]}")
-        options["help"] = f"{param.name} ({options['help']})"
+        options["help"] = f"{plain(described.get(param.name, param.name)).rstrip('.')} [{options['help']}]"
+        choices = _CHOICES.get(param.name)
+        if choices is not None and "type" in options and options["type"] is str:
+            options["choices"] = choices
+        elif choices is not None:
+            options["help"] += f"; choices: {', '.join(choices)}"
         if keyword:
             sub.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, **options)
         else:
@@ -95,8 +147,13 @@ def _value_options(kind: Any, keyword: bool, default: Any) -> dict[str, Any] | N
         element, comma_separated = _LISTS[kind]
         options = {"type": comma_separated, "help": f"comma-separated {element.__name__}s"}
     elif kind in _LISTS:
-        element, _ = _LISTS[kind]
-        options = {"type": element, "nargs": "*" if has_default else "+", "help": f"{element.__name__}s, one per word"}
+        element, comma_separated = _LISTS[kind]
+        options = {
+            "type": comma_separated,
+            "nargs": "*" if has_default else "+",
+            "action": _Joined,
+            "help": f"{element.__name__}s, comma-separated or one per word",
+        }
     elif kind in _JSON:
         options = {"type": json_arg, "help": "JSON"}
     else:
@@ -108,6 +165,13 @@ def _value_options(kind: Any, keyword: bool, default: Any) -> dict[str, Any] | N
     elif keyword:
         options["required"] = True
     return options
+
+
+class _Joined(argparse.Action):
+    """The lists of the words of a positional argument (``a,b c``) as one list."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option: str | None = None) -> None:
+        setattr(namespace, self.dest, [item for word in values for item in word])
 
 
 def _without_none(hint: Any) -> Any:
@@ -122,9 +186,11 @@ def _without_none(hint: Any) -> Any:
 def run_operation(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in args._parameters}
     with Session() as client:
+        columns = _COLUMNS.get(args._method)
         if getattr(args, "all", False):
             params.pop("cursor", None)
-            emit(args.format, getattr(client.schema, f"iter_{args._method}")(**params, limit=args.limit))
+            found = getattr(client.schema, f"iter_{args._method}")(**params, limit=args.limit)
+            emit(args.format, found, columns=columns)
         else:
-            emit(args.format, getattr(client.schema, args._method)(**params))
+            emit(args.format, getattr(client.schema, args._method)(**params), columns=columns)
     return EXIT_OK

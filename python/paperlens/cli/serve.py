@@ -20,6 +20,7 @@ def serve(args: argparse.Namespace) -> int:
             token=args.token,
             host=args.host,
             port=args.port,
+            content_latency=args.content_latency,
         )
     except (ValueError, OSError, OverflowError) as error:
         print(f"paperlens sandbox: {error}", file=sys.stderr)

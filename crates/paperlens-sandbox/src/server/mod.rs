@@ -58,6 +58,9 @@ pub struct SandboxConfig {
     /// How the quotas of `rate_limits` are counted.
     pub rate_limit_kind: RateLimitKind,
     pub int64_as_string: bool,
+    /// A fixed wait before every authenticated `/content` and `/resource` answer, as a
+    /// service across a network has: harvests of full texts are then latency-bound.
+    pub content_latency: Option<Duration>,
 }
 
 impl Default for SandboxConfig {
@@ -71,6 +74,7 @@ impl Default for SandboxConfig {
             rate_limits: None,
             rate_limit_kind: RateLimitKind::default(),
             int64_as_string: false,
+            content_latency: None,
         }
     }
 }
@@ -106,6 +110,7 @@ impl Sandbox {
             faults: FaultQueue::default(),
             recorder: Recorder::default(),
             stopped: stopped.clone(),
+            content_latency: config.content_latency,
         });
         let listener = listener.tap_io(|stream| {
             // Small JSON answers: do not let Nagle hold them back.

@@ -31,7 +31,12 @@ pub(crate) struct Shell {
     pub recorder: Recorder,
     /// Becomes true on shutdown; cuts injected delays short.
     pub stopped: watch::Receiver<bool>,
+    /// Added before every `/content` and `/resource` answer (see `SandboxConfig`).
+    pub content_latency: Option<Duration>,
 }
+
+/// The paths a `content_latency` applies to: the full texts and figures.
+const LATENT_PATHS: [&str; 2] = ["/content", "/resource"];
 
 pub(crate) fn router(shell: Arc<Shell>) -> Router {
     Router::new().fallback(handle).with_state(shell)
@@ -81,6 +86,9 @@ impl Shell {
             let message = format!("request body unreadable or larger than {MAX_BODY_BYTES} bytes");
             return error_response(400, path, &message, request_id, None);
         };
+        if let Some(latency) = self.content_latency.filter(|_| LATENT_PATHS.contains(&path)) {
+            self.sleep_unless_stopped(latency).await;
+        }
         let fault = self.faults.take(path);
         if let Some(delay) = fault.as_ref().and_then(|fault| fault.delay) {
             self.sleep_unless_stopped(delay).await;

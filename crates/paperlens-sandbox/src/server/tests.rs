@@ -370,3 +370,17 @@ fn wildcard_binds_are_reached_on_loopback() {
     assert_eq!(base_url_for("0.0.0.0:8080".parse().unwrap()), "http://127.0.0.1:8080");
     assert_eq!(base_url_for("[::]:81".parse().unwrap()), "http://[::1]:81");
 }
+
+#[tokio::test]
+async fn a_content_latency_delays_texts_and_figures_only() {
+    let latency = Duration::from_millis(300);
+    let sandbox =
+        sandbox(SandboxConfig { papers: 60, content_latency: Some(latency), ..SandboxConfig::default() }).await;
+    let authorization = bearer(&sandbox);
+    let auth = [("Authorization", authorization.as_str())];
+    for path in ["/content?doc_id=x", "/resource?file_name=x"] {
+        let started = Instant::now();
+        let reply = send(&sandbox, "GET", path, &auth, b"").await;
+        assert!(started.elapsed() >= latency, "{path} answered {} before its latency", reply.status);
+    }
+}

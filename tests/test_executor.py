@@ -1,0 +1,257 @@
+"""Corpus harvests on executors: worker processes of a ProcessPoolExecutor (spawn and fork),
+joblib's loky executor and a Dask LocalCluster fetch the documents; the driver writes. The
+output folder equals a run without executor file for file, byte for byte; an error of a
+worker arrives as the same paperlens exception, and the run resumed afterwards ends as an
+uninterrupted one."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import paperlens
+from paperlens._executor import in_order
+from paperlens.harvest import harvest, harvest_corpus
+
+from fixtures import sandbox_client
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+
+SANDBOX = dict(papers=300)
+LIMIT = 230  # two pages of records, the second cut by the limit
+
+
+def snapshot(out: Path) -> dict[str, Any]:
+    """Every file of a corpus harvest (and its checkpoint) by relative path: its bytes, or for
+    the manifest its JSON without the times and runs, and the number of its request ids."""
+    files: dict[str, Any] = {"<checkpoint>": out.with_name(out.name + ".checkpoint.json").read_bytes()}
+    for path in sorted(out.rglob("*")):
+        name = path.relative_to(out).as_posix()
+        if path.is_dir():
+            files[name + "/"] = None
+            continue
+        data: Any = path.read_bytes()
+        if name == "manifest.json":
+            data = json.loads(data)
+            for volatile in ("started", "finished", "runs"):
+                data.pop(volatile)
+            data["request_ids"] = len(data["request_ids"])
+        files[name] = data
+    return files
+
+
+@pytest.fixture(scope="module")
+def plain(sandbox, tmp_path_factory):
+    """The files of a run without executor."""
+    out = tmp_path_factory.mktemp("plain") / "corpus"
+    result = harvest_corpus(sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT)
+    assert result.done and result.texts > 100 and result.figures > 100
+    return snapshot(out)
+
+
+@pytest.fixture(scope="module")
+def dask_client() -> Iterator[Any]:
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.mark.parametrize("method", ["spawn", "fork", "forkserver"])
+def test_a_process_pool_writes_what_a_plain_run_writes(sandbox, plain, tmp_path, method):
+    client = sandbox_client(sandbox, max_retries=0)
+    client.meta_catalog()  # a client that has sent a request before its process forks
+    out = tmp_path / "corpus"
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(method)) as pool:
+        result = harvest_corpus(client, out, figures=True, limit=LIMIT, executor=pool)
+    assert result.done and not result.resumed
+    assert snapshot(out) == plain
+
+
+def test_a_dask_local_cluster_writes_what_a_plain_run_writes(sandbox, plain, dask_client, tmp_path):
+    out = tmp_path / "corpus"
+    result = harvest_corpus(
+        sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT, executor=dask_client
+    )
+    assert result.done
+    assert snapshot(out) == plain
+    # The documents were fetched by the workers' processes, not this one.
+    workers = {info["id"] for info in dask_client.scheduler_info()["workers"].values()}
+    assert len(workers) == 2
+
+
+def test_joblibs_loky_executor_writes_what_a_plain_run_writes(sandbox, plain, tmp_path):
+    loky = pytest.importorskip("joblib.externals.loky")
+    out = tmp_path / "corpus"
+    harvest_corpus(
+        sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT, executor=loky.get_reusable_executor(2)
+    )
+    assert snapshot(out) == plain
+
+
+def test_an_error_on_a_worker_is_the_same_exception_and_the_resumed_run_ends_as_a_plain_one(
+    sandbox, plain, dask_client, tmp_path
+):
+    out = tmp_path / "corpus"
+    client = sandbox_client(sandbox, max_retries=0)
+    # Some documents are written, then a worker's /content answers 500 (no retries).
+    sandbox.inject_fault("/content", delay=0.0, times=60)  # answered normally: documents pile up in flight
+    sandbox.inject_fault("/content", status=500)
+    with pytest.raises(paperlens.ServerError) as caught:
+        harvest_corpus(client, out, figures=True, limit=LIMIT, executor=dask_client)
+    assert caught.value.status == 500 and caught.value.request_id
+    written = len(list((out / "documents").iterdir()))
+    assert written >= 60 - 32  # what came before the failure in order is on disk
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        result = harvest_corpus(client, out, figures=True, limit=LIMIT, executor=pool)
+    assert result.resumed and result.done
+    assert snapshot(out) == plain
+
+
+HARVEST = """
+import multiprocessing, sys
+from concurrent.futures import ProcessPoolExecutor
+import paperlens
+from paperlens.harvest import harvest_corpus
+client = paperlens.Client(rate_limits=None, max_retries=0)
+with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+    assert harvest_corpus(client, sys.argv[1], figures=True, limit=int(sys.argv[2]), executor=pool).done
+"""
+
+
+def start(sandbox: Any, out: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PAPERLENS_API_TOKEN": sandbox.token,
+        "PAPERLENS_BASE_URL": sandbox.base_url,
+        "PYTHONPATH": str(Path(paperlens.__file__).parents[1]),  # this tree, whatever is installed
+    }
+    command = [sys.executable, "-c", HARVEST, str(out), str(LIMIT)]
+    # A session of its own: the kill takes the driver and its worker processes at once.
+    return subprocess.Popen(command, env=env, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def written(out: Path) -> int:
+    try:
+        return sum(not name.startswith(".") for name in os.listdir(out / "documents"))
+    except FileNotFoundError:
+        return 0
+
+
+def across_processes(files: dict[str, Any]) -> dict[str, Any]:
+    """``files`` without what a run in another process records otherwise: the sandbox's corpus
+    (known to the process running it), and the request ids (a killed run's manifest lacks
+    those of the documents it wrote after its last save)."""
+    hidden = {"request_ids": None, "sandbox": None}
+    return {name: {**data, **hidden} if name == "manifest.json" else data for name, data in files.items()}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_harvest_on_workers_killed_at_random_moments_ends_as_a_plain_one(sandbox, plain, tmp_path, seed):
+    out = tmp_path / "corpus"
+    rng = random.Random(seed)
+    total = sum(1 for name in plain if name.endswith("/text.md"))
+    kills = set()
+    for point in sorted(rng.sample(range(total), 3)):
+        process = start(sandbox, out)
+        while process.poll() is None and written(out) < point:
+            time.sleep(0.001)
+        time.sleep(rng.uniform(0, 0.02))
+        if process.poll() is not None:
+            break
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        kills.add(written(out))
+    process = start(sandbox, out)
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err.decode()
+    assert kills and max(kills) > 0, kills
+    assert across_processes(snapshot(out)) == across_processes(plain)
+
+
+def test_an_executor_needs_a_sync_client_and_a_submit_method(sandbox, tmp_path):
+    async_client = paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url)
+    with ThreadPoolExecutor(1) as pool, pytest.raises(paperlens.ValidationError, match="executor"):
+        harvest_corpus(async_client, tmp_path / "a", executor=pool)  # type: ignore[call-overload]
+    with pytest.raises(paperlens.ValidationError, match=r"executor.*submit"):
+        harvest_corpus(sandbox_client(sandbox, max_retries=0), tmp_path / "b", executor=object())  # type: ignore[arg-type]
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_progress_counts_the_documents_an_executor_fetches(sandbox, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    with ThreadPoolExecutor(3) as pool:
+        result = harvest_corpus(
+            sandbox_client(sandbox, max_retries=0), tmp_path / "corpus", limit=37, progress=True, executor=pool
+        )
+    err = capsys.readouterr().err
+    assert result.records == 37 and "37/37" in err and "documents" in err
+
+
+def files(folder: Path) -> dict[str, Any]:
+    """The files under ``folder`` by relative path: bytes, a manifest's JSON without its times
+    and with the number of its request ids."""
+    found: dict[str, Any] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            data: Any = path.read_bytes()
+            if path.name.endswith("manifest.json"):
+                data = json.loads(data)
+                for volatile in ("started", "finished", "runs"):
+                    data.pop(volatile)
+                data["request_ids"] = len(data["request_ids"])
+            found[path.relative_to(folder).as_posix()] = data
+    return found
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_a_metadata_harvest_with_an_executor_writes_the_same_files_and_resumes(sandbox, tmp_path, fmt):
+    client = sandbox_client(sandbox, max_retries=0)
+    name = "records" if fmt == "parquet" else "records.jsonl"
+    options: dict[str, Any] = dict(format=fmt, chunk_size=60, page_size=30, limit=290)
+    harvest(client, out=tmp_path / "plain" / name, **options)
+
+    def stop_after_two(result: Any) -> None:
+        if result.chunks == 2:
+            raise KeyboardInterrupt  # the next chunk is encoding on a worker meanwhile
+
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with pytest.raises(KeyboardInterrupt):
+            harvest(client, out=tmp_path / "pool" / name, on_chunk=stop_after_two, executor=pool, **options)
+        result = harvest(client, out=tmp_path / "pool" / name, executor=pool, **options)
+    assert result.resumed and result.done and result.records == 290 and result.chunks == 5
+    assert files(tmp_path / "pool") == files(tmp_path / "plain")
+
+
+def test_in_order_keeps_the_order_and_at_most_a_window_ahead():
+    pulled: list[int] = []
+    consumed: list[int] = []
+    ahead: list[int] = []
+    lock = threading.Lock()
+
+    def inputs() -> Iterator[tuple[int] | None]:
+        for i in range(200):
+            with lock:
+                pulled.append(i)
+                ahead.append(len(pulled) - len(consumed))
+            yield None if i % 7 == 0 else (i % 50,)  # repeats: one task for equal arguments in flight
+
+    with ThreadPoolExecutor(4) as pool:
+        for i, result in enumerate(in_order(pool, lambda x: x * x, inputs(), 8)):
+            assert result == (None if i % 7 == 0 else (i % 50) ** 2)
+            consumed.append(i)
+    assert consumed == list(range(200)) and max(ahead) <= 8 + 1
