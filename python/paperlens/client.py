@@ -903,6 +903,7 @@ class _Workflows:
         Examples:
             >>> estimate = client.estimate_harvest("coral bleaching", texts=True)
             >>> estimate.by_resource(), estimate.seconds
+            ({'meta-search': 1, None: ...}, 0.0)
         """
         from paperlens.estimate import estimate_plan
 

@@ -3,7 +3,13 @@
 
 >>> estimate = client.estimate_harvest("coral bleaching", texts=True)
 >>> print(estimate)                 # requests per operation, quota resources, time
+Harvest estimate: ... records, ... texts (~: estimated from a sample of ... records)
+operation                   requests  quota resource    rate  time at the rate
+meta_search (/meta-search)         1     meta-search  30/min               0 s
+content (/content)               ~...     none stated       -     network-bound
+total                            ~...                                       0 s
 >>> estimate.requests, estimate.seconds
+(..., 0.0)
 
 The estimate sends at most two requests and writes nothing: one ``/meta-search`` page (the
 harvest's first, of 200 records, when texts are asked for; of one record otherwise) gives

@@ -5,6 +5,7 @@ default agent tools as LangChain tools (:func:`tools`).
 >>> retriever = PaperlensRetriever(top_k=5)  # the environment's service, or a fresh sandbox
 >>> for document in retriever.invoke("coral bleaching and heat stress"):
 ...     print(document.metadata["score"], document.metadata.get("title"))
+0... ...
 
 Each :class:`~langchain_core.documents.Document` holds one chunk of a full text
 (``page_content``), its ``chunk_id`` as ``id``, and the metadata of
