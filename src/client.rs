@@ -221,6 +221,13 @@ impl NativeClient {
         self.transport.config().token.expose().to_string()
     }
 
+    /// The pacing's requests per minute in force now, by quota resource (`meta-search`,
+    /// `paper-schema`: the configured limit, or a lower one learned from 429s) and by
+    /// operation slowed down after 429s; what is not paced is absent.
+    fn pacing_rates(&self) -> Result<HashMap<&'static str, u32>, PyPaperlensErr> {
+        Ok(self.transport.pacing_rates()?.into_iter().collect())
+    }
+
     #[getter]
     fn timeout(&self) -> f64 {
         self.transport.config().timeout.as_secs_f64()

@@ -40,6 +40,7 @@ from paperlens.filters import Filter
 if TYPE_CHECKING:
     from paperlens import cache as cache
     from paperlens import deduplication as deduplication
+    from paperlens import estimate as estimate
     from paperlens import export as export
     from paperlens import harvest as harvest
     from paperlens import lookup as lookup
@@ -126,6 +127,7 @@ _SUBMODULES = frozenset(
         "client",
         "deduplication",
         "errors",
+        "estimate",
         "export",
         "filters",
         "harvest",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from paperlens import _types_open_platform as t
     from paperlens._model import Response
     from paperlens.cache import ResponseCache
+    from paperlens.estimate import Estimate
     from paperlens.lookup import Lookup
     from paperlens.matching import ReferenceMatch
     from paperlens.schema import AsyncSchema, Schema
@@ -294,6 +295,15 @@ class _ClientBase:
         clone._settings = self._settings
         clone._overrides = {**self._overrides, **overrides}
         return clone
+
+    def _twin(self, cls: type[_C]) -> _C:
+        """A client of class ``cls`` (``Client`` or ``AsyncClient``) over this one's core: the
+        same connections, pacing, cache and settings (an adapter's sync and async paths)."""
+        twin = object.__new__(cls)
+        twin._native = self._core
+        twin._settings = self._settings
+        twin._overrides = self._overrides
+        return twin
 
     def with_options(
         self,
@@ -692,6 +702,9 @@ class _Workflows:
         @property
         def base_url(self) -> str: ...  # the client's (a snowball's network remembers it)
 
+        @property
+        def _core(self) -> NativeClient: ...  # the client's core (an estimate reads the pacing's rates)
+
     @workflow
     def lookup(
         self, ids: Iterable[str], *, by: str = "doi", fields: list[str] | None = None, progress: bool = False
@@ -879,6 +892,48 @@ class _Workflows:
         from paperlens.snowball import snowball_plan
 
         return snowball_plan(**params(locals(), "snowball_plan"), listen=self._listen, base_url=self.base_url)
+
+    @workflow
+    def estimate_harvest(
+        self,
+        query: str | None = None,
+        *,
+        ids: Iterable[str] | None = None,
+        by: str = "unique_id",
+        filters: FilterSpec | list[FilterSpec] | None = None,
+        texts: bool = False,
+        figures: bool = False,
+        limit: int | None = None,
+        collection: str | None = None,
+        page_size: int | None = None,
+    ) -> Plan[Estimate]:
+        """What a harvest with these arguments will cost, from at most two requests, before
+        anything is written (see :mod:`paperlens.estimate`).
+
+        Args:
+            query, ids, by, filters, texts, figures, limit: as for
+                :func:`~paperlens.harvest.harvest_corpus` (``texts=False``: records only, as
+                :func:`~paperlens.harvest.harvest` writes them).
+            collection, page_size: as for :func:`~paperlens.harvest.harvest` (None: 200 records
+                per request, the most).
+
+        Returns:
+            An :class:`~paperlens.estimate.Estimate`: ``.records``, ``.texts``, ``.figures``,
+            ``.operations`` (requests per operation, the quota resource each draws on, the
+            rate and the least time it allows), ``.requests`` and ``.seconds`` in all; it
+            prints as a table.
+
+        Raises:
+            ValidationError: a bad argument, before any request (as the harvest would raise it).
+
+        Examples:
+            >>> estimate = client.estimate_harvest("coral bleaching", texts=True)
+            >>> estimate.by_resource(), estimate.seconds
+            ({'meta-search': 1, None: ...}, 0.0)
+        """
+        from paperlens.estimate import estimate_plan
+
+        return estimate_plan(**params(locals(), "estimate_plan"), rates=self._core.pacing_rates)
 
 
 class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):

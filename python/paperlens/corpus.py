@@ -40,7 +40,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shutil
 from collections.abc import Coroutine, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,8 +47,10 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
-from paperlens._checks import choice, count, invalid, non_empty_text, not_one_string
+from paperlens._checks import invalid
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
+from paperlens._corpus_rules import BY, TEXT_NAME, figure_names
+from paperlens._corpus_rules import checked_arguments as _checked
 from paperlens._executor import Executor, check_executor, client_bytes, in_order, run_plan
 from paperlens._harvesting import (
     HarvestResult,
@@ -74,17 +75,11 @@ if TYPE_CHECKING:
 
 __all__ = ["BY", "harvest_corpus"]
 
-#: The record fields ``ids`` may name (``by``).
-BY = ("unique_id", "doc_id", "doi", "isbn13")
-TEXT_NAME = "text.md"
 # 2: the records' parts have one schema per harvest (those of 1 took their columns from their page).
 _VERSION = 2
 #: Documents an executor works on ahead of the one the driver writes next (memory: their texts
 #: and figures wait in the driver until their turn).
 _IN_FLIGHT = 32
-# The largest page /content serves (its `limit`): most texts come whole in one request.
-# A Markdown image: ![caption](target "optional title"), the target maybe in <> (then with spaces)
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"\n]*\")?\s*\)")
 
 
 @overload
@@ -207,38 +202,6 @@ def harvest_corpus(
             progress=progress,
             executor=executor,
         )
-
-
-def _checked(
-    query: str | None, ids: Iterable[str] | None, by: str, texts: bool, figures: bool, limit: int | None
-) -> list[str] | None:
-    """The normalised, de-duplicated ids (in input order); raises ValidationError for bad input."""
-    choice("by", by, BY)
-    if figures and not texts:
-        raise invalid("figures", "needs texts=True (figures are found in the texts)")
-    count("limit", limit, 0, optional=True)
-    if ids is None:
-        return None
-    not_one_string("ids", ids, "identifiers")
-    if query is not None:
-        raise invalid("ids", "give query or ids, not both")
-    seen: dict[str, None] = {}
-    for index, value in enumerate(ids):
-        seen.setdefault(normalize_id(non_empty_text(f"ids[{index}]", value), by), None)
-    return list(seen)
-
-
-def figure_names(text: str) -> list[str]:
-    """The resource names of the images a Markdown text links to, in order, each once; links to
-    other sites and names that could leave their folder (absolute, ``..``) are left out."""
-    names: dict[str, None] = {}
-    for match in _IMAGE.finditer(text):
-        name = match.group(1) or match.group(2)
-        parts = name.split("/")
-        if ":" in parts[0] or "\\" in name or any(p in ("", ".", "..") for p in parts) or name == TEXT_NAME:
-            continue
-        names.setdefault(name, None)
-    return list(names)
 
 
 def folder_name(doc_id: str) -> str:

@@ -83,6 +83,17 @@ impl Pacer {
         };
         gate.enter(&self.in_flight, on_wait).await
     }
+
+    /// The requests per minute in force now, by quota resource (the configured limit, or the
+    /// lower one learned from 429s) and by operation slowed down after 429s; a resource or
+    /// operation that is not paced is absent.
+    pub fn rates(&self) -> Vec<(&'static str, u32)> {
+        self.quotas
+            .values()
+            .chain(self.operations.values())
+            .filter_map(|gate| Some((gate.name(), gate.per_minute()?)))
+            .collect()
+    }
 }
 
 fn operation(path: &str) -> &'static str {

@@ -109,6 +109,12 @@ impl Transport {
         self.cache.as_deref()
     }
 
+    /// The pacing's requests per minute in force, by quota resource and paced operation (see
+    /// [`Pacer::rates`]).
+    pub fn pacing_rates(&self) -> Result<Vec<(&'static str, u32)>, Error> {
+        Ok(self.connections()?.pacer.rates())
+    }
+
     /// A transport with other settings sharing this one's pool, pacer, events and cache.
     /// Settings of the pool itself (`connect_timeout`), the quotas, the concurrency bound and
     /// the cache stay those of `self`.

@@ -145,6 +145,15 @@ def harvest(args: argparse.Namespace) -> int:
     if args.texts or args.figures or args.ids is not None:
         return _harvest_corpus(args)
     with Session(shared_pacing=args.shared_pacing) as client:
+        if args.dry_run:
+            return _estimate(
+                client,
+                args.query,
+                filters=_filters(args),
+                limit=args.limit,
+                collection=args.collection,
+                page_size=args.page_size,
+            )
         result = harvesting.harvest(
             client,
             args.query,
@@ -189,6 +198,17 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
             raise UsageError(f"--ids: cannot read {args.ids}: {error.strerror or error}") from None
         ids = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     with Session(shared_pacing=args.shared_pacing) as client:
+        if args.dry_run:
+            return _estimate(
+                client,
+                args.query,
+                ids=ids,
+                by=args.by,
+                filters=_filters(args),
+                texts=args.texts,
+                figures=args.figures,
+                limit=args.limit,
+            )
         result = harvest_corpus(
             client,
             args.out,
@@ -208,6 +228,12 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
     )
     if result.not_found:
         print(f"{len(result.not_found)} ids not found: {', '.join(result.not_found[:10])}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _estimate(client: Any, query: str | None, **arguments: Any) -> int:
+    """``harvest --dry-run``: what the harvest would cost, from at most two requests; nothing is written."""
+    print(client.estimate_harvest(query, **arguments))
     return EXIT_OK
 
 

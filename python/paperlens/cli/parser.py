@@ -250,6 +250,12 @@ def _harvest(parser: argparse.ArgumentParser) -> None:
     )
     corpus.add_argument("--by", choices=BY, default="unique_id", help="the field --ids names (default unique_id)")
     parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what the harvest would cost (requests per operation, quota resources, time at the client's "
+        "rates), from at most two requests, and write nothing",
+    )
+    parser.add_argument(
         "--shared-pacing",
         action=argparse.BooleanOptionalAction,
         default=True,

@@ -59,6 +59,15 @@ impl Gate {
         Arc::new(Gate { name, cell, turn, changed, refusals })
     }
 
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The requests per minute in force now; `None`: not paced.
+    pub fn per_minute(&self) -> Option<u32> {
+        self.cell.per_minute(self.cell.now())
+    }
+
     /// Waits for this request's turn, its slot and a place among the requests in flight.
     /// Dropping the future while it waits leaves no trace. `Err`: the shared pacing state
     /// could not be reached.

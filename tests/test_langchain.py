@@ -1,0 +1,182 @@
+"""paperlens.integrations.langchain through LangChain's own entry points (``invoke``,
+``ainvoke``, ``batch``) against the sandbox, compared with what the client returns."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+import paperlens
+from paperlens._agent_tools import default_tools
+from paperlens.corpus import figure_names
+from paperlens.integrations.langchain import PaperlensRetriever, tools
+from paperlens.sandbox import Sandbox
+from tests.agent_frameworks import QUERIES, expected_metadata, sparse_hits
+from tests.fixtures import sandbox_client
+from tests.test_pandas import PYTHON_DIR
+
+
+def expected_documents(client: paperlens.Client, query: str, top_k: int) -> list[tuple[str, dict[str, Any], Any]]:
+    hits = client.agentic_search(query, top_k=top_k).to_dict()["hits"]
+    return [(hit["chunk"], expected_metadata(hit), hit["chunk_id"]) for hit in hits]
+
+
+def as_tuples(documents: list[Any]) -> list[tuple[str, dict[str, Any], Any]]:
+    return [(d.page_content, d.metadata, d.id) for d in documents]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_invoke_returns_the_chunks_and_metadata_of_the_hits(sandbox: Sandbox, query: str) -> None:
+    client = sandbox_client(sandbox)
+    documents = PaperlensRetriever(client=client, top_k=40).invoke(query)
+    assert documents and as_tuples(documents) == expected_documents(client, query, 40)
+    assert all(d.metadata.get("unique_id") for d in documents)  # the sandbox sends it: kept
+
+
+async def test_ainvoke_sends_through_the_async_client_of_either_kind(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    aclient = paperlens.AsyncClient(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    for given in (client, aclient):
+        retriever = PaperlensRetriever(client=given, top_k=25, retrieval="vector")
+        for query in QUERIES:
+            documents = await retriever.ainvoke(query)
+            hits = client.agentic_search(query, top_k=25, retrieval="vector").to_dict()["hits"]
+            assert as_tuples(documents) == [(h["chunk"], expected_metadata(h), h["chunk_id"]) for h in hits]
+
+
+def test_the_search_options_are_sent(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    filters = {"publication_published_year": {"gte": 2020}}
+    retriever = PaperlensRetriever(client=client, top_k=7, filters=filters, source_types=["pdf"], sub_queries=1)
+    sandbox.clear_requests()
+    documents = retriever.batch(QUERIES[:2])
+    sent = [r.json() for r in sandbox.requests() if r.path == "/agentic-search"]
+    expected = [
+        {"query": q, "top_k": 7, "sub_queries": 1, "filters": filters, "source_types": ["pdf"]} for q in QUERIES[:2]
+    ]
+    assert sorted(sent, key=lambda b: b["query"]) == expected
+    assert all(d.metadata["year"] >= 2020 for found in documents for d in found)
+
+
+def test_absent_or_null_fields_are_left_out_of_the_metadata(httpserver: HTTPServer) -> None:
+    answer = sparse_hits()
+    httpserver.expect_request("/agentic-search", method="POST").respond_with_json(answer)
+    client = paperlens.Client(api_token="t", base_url=httpserver.url_for(""), rate_limits=None)
+    documents = PaperlensRetriever(client=client).invoke("anything")
+    hits = client.agentic_search("anything").to_dict()["hits"]
+    assert [(d.page_content, d.metadata) for d in documents] == [(h["chunk"], expected_metadata(h)) for h in hits]
+    assert [d.metadata for d in documents] == [
+        {"score": 0.5},
+        {"chunk_id": "c-1", "doc_id": "d" * 64, "offset": 0},
+        {"unique_id": "W1", "year": 2020},  # a year sent as a string arrives as an int
+    ]
+
+
+def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError, match=r"top_k: must be an integer from 1 to 100 \(got 0\)"):
+        PaperlensRetriever(client=client, top_k=0)
+    with pytest.raises(paperlens.ValidationError, match=r"client: must be a paperlens\.Client"):
+        PaperlensRetriever(client="http://127.0.0.1")  # type: ignore[arg-type]
+    with pytest.raises(paperlens.ValidationError, match="sub_queries"):
+        PaperlensRetriever(client=client, sub_queries=9).invoke("coral")
+    assert sandbox.requests() == []
+
+
+def test_without_a_client_or_environment_a_sandbox_is_used_and_said() -> None:
+    code = (
+        "from paperlens.integrations.langchain import PaperlensRetriever\n"
+        "print(len(PaperlensRetriever(top_k=3).invoke('coral bleaching')))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERLENS_")}
+    env["PYTHONPATH"] = str(PYTHON_DIR)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "3"
+    assert "PAPERLENS_API_TOKEN and PAPERLENS_BASE_URL are not set: using a fresh local sandbox" in done.stderr
+
+
+# -- tools -----------------------------------------------------------------------------------
+
+
+def payload(answer: str) -> Any:
+    """The JSON of a tool's text answer (between its untrusted-data markers)."""
+    inside = answer.split("<untrusted-data>\n", 1)[1].rsplit("\n</untrusted-data>", 1)[0]
+    return json.loads(inside)
+
+
+def readable_texts(client: paperlens.Client, records: int = 40) -> dict[str, str]:
+    """The texts of some search results, by doc_id (those the token may read)."""
+    texts = {}
+    for record in client.meta_search("coral", page_size=records).results:
+        if record.doc_id:
+            with contextlib.suppress(paperlens.PermissionDeniedError):
+                texts[record.doc_id] = client.read_text(record.doc_id)
+    return texts
+
+
+def test_the_tools_are_the_default_agent_tools_with_their_schemas(sandbox: Sandbox) -> None:
+    made = tools(sandbox_client(sandbox))
+    expected = default_tools()
+    assert [(t.name, t.description, t.args_schema) for t in made] == [
+        (t.name, t.description, t.input_schema) for t in expected
+    ]
+
+
+async def test_search_papers_answers_the_hits_the_client_finds(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    search = {t.name: t for t in tools(client)}["search_papers"]
+    for query in QUERIES:
+        hits = client.agentic_search(query, top_k=5).to_dict()["hits"]
+        for answer in (search.invoke({"query": query, "top_k": 5}), await search.ainvoke({"query": query, "top_k": 5})):
+            found = payload(answer)
+            keys = ("doc_id", "offset", "unique_id", "title", "score", "chunk")
+            assert [{k: h[k] for k in keys} for h in found] == [{k: h[k] for k in keys} for h in hits]
+
+
+async def test_read_paper_followed_by_its_offsets_gives_the_whole_text(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    read = {t.name: t for t in tools(client, max_chars=1000)}["read_paper"]
+    for doc_id, whole in list(readable_texts(client).items())[:4]:
+        for invoke in (read.invoke, read.ainvoke):
+            pieces, offset = [], 0
+            while True:
+                answer = invoke({"doc_id": doc_id, "offset": offset})
+                page = payload(await answer if inspect.isawaitable(answer) else answer)
+                assert page["offset"] == offset and page["text_length"] == len(whole)
+                pieces.append(page["text"])
+                if "next_offset" not in page:
+                    break
+                offset = page["next_offset"]
+            assert "".join(pieces) == whole and len(pieces) > 1
+
+
+def test_get_figure_answers_the_image_the_client_reads(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    figure = {t.name: t for t in tools(client)}["get_figure"]
+    name = next(name for text in readable_texts(client, 200).values() for name in figure_names(text))
+    blocks = figure.invoke({"file_name": name})
+    image = [b for b in blocks if b["type"] == "image"]
+    assert len(image) == 1 and base64.b64decode(image[0]["base64"]) == client.resource(name).data
+    assert image[0]["mime_type"] == "image/png"
+
+
+def test_errors_are_the_tools_answers_without_the_token(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    made = {t.name: t for t in tools(client)}
+    sandbox.clear_requests()
+    answer = made["search_papers"].invoke({"query": "coral", "top_k": 500})
+    assert answer.startswith("Invalid argument 'top_k'") and sandbox.requests() == []
+    answer = made["read_paper"].invoke({"doc_id": "no-such-document"})
+    assert answer.startswith("The service answered 400")
+    assert sandbox.token not in answer
