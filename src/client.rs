@@ -19,6 +19,7 @@ use crate::decode::page_rows;
 use crate::errors::PyPaperlensErr;
 use crate::events::PythonLog;
 use crate::operation::{Operation, Pending};
+use crate::runtime::runtime;
 
 #[pyclass(frozen, module = "paperlens._paperlens")]
 pub struct NativeClient {
@@ -224,8 +225,9 @@ impl NativeClient {
     /// The pacing's requests per minute in force now, by quota resource (`meta-search`,
     /// `paper-schema`: the configured limit, or a lower one learned from 429s) and by
     /// operation slowed down after 429s; what is not paced is absent.
-    fn pacing_rates(&self) -> Result<HashMap<&'static str, u32>, PyPaperlensErr> {
-        Ok(self.transport.pacing_rates()?.into_iter().collect())
+    fn pacing_rates(&self, py: Python<'_>) -> Result<HashMap<&'static str, u32>, PyPaperlensErr> {
+        let rates = py.detach(|| runtime().block_on(self.transport.pacing_rates()))?;
+        Ok(rates.into_iter().collect())
     }
 
     #[getter]

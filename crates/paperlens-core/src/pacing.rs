@@ -87,12 +87,14 @@ impl Pacer {
     /// The requests per minute in force now, by quota resource (the configured limit, or the
     /// lower one learned from 429s) and by operation slowed down after 429s; a resource or
     /// operation that is not paced is absent.
-    pub fn rates(&self) -> Vec<(&'static str, u32)> {
-        self.quotas
-            .values()
-            .chain(self.operations.values())
-            .filter_map(|gate| Some((gate.name(), gate.per_minute()?)))
-            .collect()
+    pub async fn rates(&self) -> Result<Vec<(&'static str, u32)>, Error> {
+        let mut rates = Vec::new();
+        for gate in self.quotas.values().chain(self.operations.values()) {
+            if let Some(per_minute) = gate.per_minute().await? {
+                rates.push((gate.name(), per_minute));
+            }
+        }
+        Ok(rates)
     }
 }
 

@@ -111,8 +111,8 @@ impl Transport {
 
     /// The pacing's requests per minute in force, by quota resource and paced operation (see
     /// [`Pacer::rates`]).
-    pub fn pacing_rates(&self) -> Result<Vec<(&'static str, u32)>, Error> {
-        Ok(self.connections()?.pacer.rates())
+    pub async fn pacing_rates(&self) -> Result<Vec<(&'static str, u32)>, Error> {
+        self.connections()?.pacer.rates().await
     }
 
     /// A transport with other settings sharing this one's pool, pacer, events and cache.

@@ -63,9 +63,10 @@ impl Gate {
         self.name
     }
 
-    /// The requests per minute in force now; `None`: not paced.
-    pub fn per_minute(&self) -> Option<u32> {
-        self.cell.per_minute(self.cell.now())
+    /// The requests per minute in force now; `None`: not paced. `Err`: the shared pacing
+    /// state could not be reached.
+    pub async fn per_minute(&self) -> Result<Option<u32>, Error> {
+        self.cell.per_minute(self.cell.now()).await
     }
 
     /// Waits for this request's turn, its slot and a place among the requests in flight.
