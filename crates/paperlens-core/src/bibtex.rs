@@ -66,7 +66,12 @@ const HIDDEN_CROSSREF: &str = "paperlens-crossref";
 /// A byte order mark is skipped (offsets and lines count from after it).
 pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-    let masked = blank_comments(src);
+    let blanked = braced_quotes(blank_comments(src))?;
+    let first = RawBibliography::parse(&blanked)
+        .map_err(|error| locate_syntax_error(&blanked, error.span.start, &error.kind))?;
+    let quotes = Quotes::absent_from(src);
+    let masked = typography(&blanked, &text_spans(&first), &quotes);
+    drop(first);
     let mut raw =
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
     check_duplicate_keys(src, &masked, &raw)?;
@@ -96,7 +101,7 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
                 if let Some(chunks) = entry.fields.get(&name) {
                     if !fields.iter().any(|(seen, _)| *seen == name) {
                         let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
-                        fields.push((shown, plain_text(&name, &chunks.format_verbatim())));
+                        fields.push((shown, plain_text(&name, &chunks.format_verbatim(), &quotes)));
                     }
                 }
             }
@@ -178,6 +183,54 @@ fn comment_block_end(bytes: &[u8], at: usize) -> Option<usize> {
         }
     }
     Some(bytes.len())
+}
+
+/// `text` with the quotes around each quoted value turned into braces (the same value to
+/// BibTeX): the crate ends a quoted value at its first `"`, even one in braces (`"a {"}b"`),
+/// and silently drops the rest of the entry. Read again until no quoted value is left, as
+/// the fields after a cut are seen only then.
+fn braced_quotes(mut text: String) -> Result<String, BibError> {
+    loop {
+        let raw =
+            RawBibliography::parse(&text).map_err(|error| locate_syntax_error(&text, error.span.start, &error.kind))?;
+        let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
+        let opening: Vec<usize> = pairs
+            .flat_map(|pair| pair.value.v.iter())
+            .filter(|chunk| matches!(chunk.v, RawChunk::Normal(_)))
+            .filter_map(|chunk| chunk.span.start.checked_sub(1))
+            .filter(|&at| text.as_bytes()[at] == b'"')
+            .collect();
+        let mut bytes = text.into_bytes();
+        let mut changed = false;
+        for at in opening {
+            if let Some(close) = closing_quote(&bytes, at) {
+                (bytes[at], bytes[close]) = (b'{', b'}');
+                changed = true;
+            }
+        }
+        text = String::from_utf8(bytes).expect("ASCII for ASCII keeps UTF-8");
+        if !changed {
+            return Ok(text);
+        }
+    }
+}
+
+/// The quote that closes the value opened by the quote at `open`: the first one outside
+/// braces, not escaped.
+fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = open + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'{' => depth += 1,
+            b'}' => depth = depth.checked_sub(1)?,
+            b'"' if depth == 0 => return Some(at),
+            _ => {}
+        }
+        at += 1;
+    }
+    None
 }
 
 /// Macro references and definitions under one spelling (BibTeX's names ignore case), and
@@ -314,13 +367,91 @@ fn entry_end(src: &str, fields_end: usize) -> usize {
 }
 
 /// A decoded value as plain text.
-fn plain_text(field: &str, value: &str) -> String {
-    let text = if is_verbatim(field) {
-        unescape_verbatim(value)
-    } else {
-        value.replace("``", "\u{201c}").replace("''", "\u{201d}").replace('~', " ")
-    };
+fn plain_text(field: &str, value: &str, quotes: &Quotes) -> String {
+    let text = if is_verbatim(field) { unescape_verbatim(value) } else { quotes.restore(value) };
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The spans of the values that are text (not verbatim fields such as `url`), macro
+/// definitions included, in file order.
+fn text_spans(raw: &RawBibliography<'_>) -> Vec<std::ops::Range<usize>> {
+    let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
+    let mut spans: Vec<_> =
+        pairs.filter(|pair| !is_verbatim(&field_name(pair.key.v))).map(|pair| pair.value.span.clone()).collect();
+    spans.sort_by_key(|span| span.start);
+    spans
+}
+
+/// TeX's typography in text values, where the crate keeps the characters: a `~` (not `\~`)
+/// is a space, and ``` `` ``` and `''` are curly quotes. Each is replaced before the crate reads
+/// the text by a stand-in of the same length, so that offsets hold and `'{}'` (two
+/// apostrophes on purpose) is not taken for a quote.
+fn typography(text: &str, spans: &[std::ops::Range<usize>], quotes: &Quotes) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for span in spans {
+        out.push_str(&text[at..span.start]);
+        let value = &text[span.clone()];
+        let mut chars = value.char_indices().peekable();
+        let mut escaped = false;
+        while let Some((at, c)) = chars.next() {
+            let next = chars.peek().map(|&(_, n)| n);
+            if let Some(letter) = accented_dotless(&value[at..]).filter(|_| !escaped) {
+                // `\'\i`: the crate does not nest commands; `\' i` is the same accent on `i`.
+                out.push('\\');
+                out.extend(chars.next().map(|(_, accent)| accent));
+                out.push(' ');
+                out.push(letter);
+                chars.next();
+                chars.next();
+                continue;
+            }
+            match (c, next) {
+                ('~', _) if !escaped => out.push(' '),
+                ('`', Some('`')) if !escaped => {
+                    chars.next();
+                    out.push(quotes.open);
+                }
+                ('\'', Some('\'')) if !escaped => {
+                    chars.next();
+                    out.push(quotes.close);
+                }
+                _ => out.push(c),
+            }
+            escaped = c == '\\' && !escaped;
+        }
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The letter of a dotless `\i` or `\j` under an accent that `text` starts with (`\'\i`).
+fn accented_dotless(text: &str) -> Option<char> {
+    let bytes = text.as_bytes();
+    let accent = matches!(bytes.get(1), Some(b'\'' | b'"' | b'^' | b'`' | b'~' | b'=' | b'.' | b'u' | b'v'));
+    let dotless = bytes.get(2) == Some(&b'\\') && matches!(bytes.get(3), Some(b'i' | b'j'));
+    let ends = !bytes.get(4).is_some_and(u8::is_ascii_alphabetic);
+    (bytes.first() == Some(&b'\\') && accent && dotless && ends).then(|| char::from(bytes[3]))
+}
+
+/// Two characters of two UTF-8 bytes (as ``` `` ``` and `''`) that a text does not hold: the
+/// stand-ins of its TeX quotes.
+struct Quotes {
+    open: char,
+    close: char,
+}
+
+impl Quotes {
+    fn absent_from(text: &str) -> Self {
+        let mut free = ('\u{0080}'..='\u{07ff}').rev().filter(|&c| !text.contains(c));
+        let (open, close) = (free.next().unwrap_or('\u{07ff}'), free.next().unwrap_or('\u{07fe}'));
+        Quotes { open, close }
+    }
+
+    fn restore(&self, value: &str) -> String {
+        value.replace(self.open, "\u{201c}").replace(self.close, "\u{201d}")
+    }
 }
 
 fn is_verbatim(field: &str) -> bool {
@@ -328,18 +459,35 @@ fn is_verbatim(field: &str) -> bool {
 }
 
 /// Mendeley escapes LaTeX's specials in URLs (`a\_b`, `50\%`) and writes a backslash as
-/// `$\backslash$`; a URL means the characters themselves.
+/// `$\backslash$`, other writers `\textasciitilde{}`...; a URL means the characters themselves.
 fn unescape_verbatim(value: &str) -> String {
-    let value = value.replace("$\\backslash$", "\\");
+    const ESCAPES: [(&str, &str); 13] = [
+        ("$\\backslash$", "\\"),
+        ("\\textbackslash{}", "\\"),
+        ("\\textasciitilde{}", "~"),
+        ("\\textasciicircum{}", "^"),
+        ("\\_", "_"),
+        ("\\%", "%"),
+        ("\\&", "&"),
+        ("\\#", "#"),
+        ("\\$", "$"),
+        ("\\{", "{"),
+        ("\\}", "}"),
+        ("\\~", "~"),
+        ("\\\\", "\\"),
+    ];
     let mut out = String::with_capacity(value.len());
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('\\', Some(&next @ ('_' | '%' | '&' | '#' | '$' | '{' | '}' | '~'))) => {
-                out.push(next);
-                chars.next();
+    let mut rest = value;
+    while let Some(c) = rest.chars().next() {
+        match ESCAPES.iter().find(|(escape, _)| rest.starts_with(escape)) {
+            Some((escape, plain)) => {
+                out.push_str(plain);
+                rest = &rest[escape.len()..];
             }
-            _ => out.push(c),
+            None => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
         }
     }
     out
