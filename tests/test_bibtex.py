@@ -41,7 +41,7 @@ def test_zotero_better_bibtex_dates_protected_titles_and_corporate_authors() -> 
     assert (review.year, review.doi, review.et_al) == (2021, "10.1103/physreva.103.032201", False)
     assert review.fields["urldate"] == "2023-05-02"
     assert review.fields["langid"] == "english"
-    assert "decoherence – the loss" in review.fields["abstract"]
+    assert "decoherence \u2013 the loss" in review.fields["abstract"]
     assert "“quantum-to-classical”" in review.fields["abstract"]
     assert review.line == 2
     who = entries["worldhealthorganizationGlobalTuberculosisReport2022"]
@@ -50,7 +50,7 @@ def test_zotero_better_bibtex_dates_protected_titles_and_corporate_authors() -> 
     sparse = entries["zhangAttentionSparse2020"]
     assert sparse.authors == ["Zhang, Wei", "Nguyen, Thi Minh"]
     assert sparse.et_al is True
-    assert (sparse.year, sparse.fields["pages"]) == (2020, "1123–1135")
+    assert (sparse.year, sparse.fields["pages"]) == (2020, "1123\u20131135")
 
 
 def test_jabref_string_macros_concatenation_months_and_meta_comments() -> None:
@@ -89,7 +89,8 @@ def test_crossref_fills_the_fields_a_paper_lacks_from_its_proceedings() -> None:
     paper, proceedings = read_bibtex(FILES / "crossref.bib")
     assert paper.fields["title"] == "Computing Machinery and Intelligence"
     assert paper.fields["booktitle"] == "Proceedings of the Imaginary Conference on Thinking Machines"
-    assert (paper.fields["publisher"], paper.fields["address"], paper.fields["month"]) == ("Mind Press", "Oxford", "October")
+    inherited = (paper.fields["publisher"], paper.fields["address"], paper.fields["month"])
+    assert inherited == ("Mind Press", "Oxford", "October")
     assert (paper.year, paper.editors, paper.authors) == (1950, ["Smith, Adam", "Jones, Bob"], ["Turing, Alan M."])
     assert paper.fields["crossref"] == "Proc1950"
     assert proceedings.entry_type == "proceedings"
@@ -108,12 +109,15 @@ def bibtexparser_view(path: Path) -> dict[str, tuple[dict[str, str], list[str]]]
         str(path), append_middleware=[middlewares.SeparateCoAuthors(), middlewares.SplitNameParts()]
     )
     view = {}
-    for entry, named in zip(library.entries, names.entries):
+    for entry, named in zip(library.entries, names.entries, strict=True):
         fields = {f.key.lower(): latex_text(f.value) for f in entry.fields if f.key.lower() not in ("author", "editor")}
         authors = [
             ", ".join(
                 part
-                for part in (latex_text(" ".join(n.von + n.last)), latex_text(" ".join(n.jr)), latex_text(" ".join(n.first)))
+                for part in (
+                    latex_text(" ".join(n.von + n.last)),
+                    *map(latex_text, (" ".join(n.jr), " ".join(n.first))),
+                )
                 if part
             )
             for f in named.fields
@@ -191,7 +195,7 @@ def test_typography_quotes_tildes_dashes_and_escapes() -> None:
     (entry,) = read_bibtex(
         r"@misc{a, title = {``A'' x~y '{}' \~{n} \textasciitilde{} 50\% \{x\} a--b---c}, url = {http://h/~u/a\_b}}"
     )
-    assert entry.fields["title"] == "“A” x y '' ñ ~ 50% {x} a–b—c"
+    assert entry.fields["title"] == "“A” x y '' ñ ~ 50% {x} a\u2013b\u2014c"
     assert entry.fields["url"] == "http://h/~u/a_b"
 
 
@@ -251,6 +255,7 @@ def test_an_entry_whose_key_is_unreadable_is_named_by_its_position() -> None:
 TEXT = st.text(st.characters(blacklist_categories=("Cc",)), min_size=1, max_size=30).filter(
     lambda s: well_formed(s).strip()
 )
+URL = st.from_regex(r"https://[a-z]{1,8}\.org/[A-Za-z0-9_~%#&.-]{0,20}", fullmatch=True)
 RECORD = st.fixed_dictionaries(
     {
         "unique_id": st.uuids().map(str),
@@ -262,21 +267,18 @@ RECORD = st.fixed_dictionaries(
         "publication_publisher": TEXT,
         "publication_venue_biblio_volume": st.text("0123456789", min_size=1, max_size=3),
         "doi": st.from_regex(r"10\.[0-9]{4,5}/[A-Za-z0-9._;()/:~-]{1,20}", fullmatch=True),
-        "locations": st.lists(
-            st.fixed_dictionaries({"landing_page_url": st.from_regex(r"https://[a-z]{1,8}\.org/[A-Za-z0-9_~%#&.-]{0,20}", fullmatch=True)}),
-            max_size=1,
-        ),
+        "locations": st.lists(st.fixed_dictionaries({"landing_page_url": URL}), max_size=1),
     }
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(RECORD, min_size=1, max_size=3))
 def test_records_written_by_to_bibtex_read_back_equal(records: list[dict[str, object]]) -> None:
     written = works(records)
     entries = read_bibtex(to_bibtex(records))
     assert [entry.key for entry in entries] == [work.key for work in written]
-    for work, entry in zip(written, entries):
+    for work, entry in zip(written, entries, strict=True):
         assert entry.fields.get("title") == work.title
         assert entry.authors == [a.literal or (f"{a.family}, {a.given}" if a.given else a.family) for a in work.authors]
         assert entry.year == work.year

@@ -69,7 +69,7 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let blanked = braced_quotes(blank_comments(src))?;
     let first = RawBibliography::parse(&blanked)
         .map_err(|error| locate_syntax_error(&blanked, error.span.start, &error.kind))?;
-    let quotes = Quotes::absent_from(src);
+    let quotes = StandIns::absent_from(src);
     let masked = typography(&blanked, &text_spans(&first), &quotes);
     drop(first);
     let mut raw =
@@ -84,7 +84,8 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
             }
         }
         let order: Vec<String> = entry.v.fields.iter().map(|pair| field_name(pair.key.v)).collect();
-        layout.push((entry.span.clone(), entry.v.kind.v.to_ascii_lowercase(), order));
+        let verbatim: HashMap<String, String> = entry.v.fields.iter().filter_map(verbatim_source).collect();
+        layout.push((entry.span.clone(), entry.v.kind.v.to_ascii_lowercase(), order, verbatim));
     }
     let bibliography = Bibliography::from_raw(raw).map_err(|error| {
         let starts = entry_starts(&masked);
@@ -95,18 +96,22 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let mut entries: Vec<BibEntry> = bibliography
         .iter()
         .zip(layout)
-        .map(|(entry, (span, entry_type, order))| {
+        .map(|(entry, (span, entry_type, order, verbatim))| {
             let mut fields: Vec<(String, String)> = Vec::with_capacity(order.len());
             for name in order {
                 if let Some(chunks) = entry.fields.get(&name) {
                     if !fields.iter().any(|(seen, _)| *seen == name) {
                         let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
-                        fields.push((shown, plain_text(&name, &chunks.format_verbatim(), &quotes)));
+                        let value = match verbatim.get(&name) {
+                            Some(source) => unescape_verbatim(source),
+                            None => plain_text(&name, &chunks.format_verbatim(), &quotes),
+                        };
+                        fields.push((shown, value.split_whitespace().collect::<Vec<_>>().join(" ")));
                     }
                 }
             }
-            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default());
-            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default());
+            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default(), &quotes);
+            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default(), &quotes);
             BibEntry {
                 key: entry.key.clone(),
                 entry_type,
@@ -366,19 +371,42 @@ fn entry_end(src: &str, fields_end: usize) -> usize {
     }
 }
 
-/// A decoded value as plain text.
-fn plain_text(field: &str, value: &str, quotes: &Quotes) -> String {
-    let text = if is_verbatim(field) { unescape_verbatim(value) } else { quotes.restore(value) };
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// A value decoded by the crate as plain text.
+fn plain_text(field: &str, value: &str, quotes: &StandIns) -> String {
+    if is_verbatim(field) {
+        unescape_verbatim(value)
+    } else {
+        quotes.restore(value)
+    }
+}
+
+/// The name and source text of a verbatim field (`url`, `doi`...) written without macros:
+/// read from the source, as the crate turns `--` into a dash there and drops the `{}` of
+/// `\textasciitilde{}` (a URL's `~`).
+fn verbatim_source(pair: &biblatex::Pair<'_>) -> Option<(String, String)> {
+    let name = field_name(pair.key.v);
+    let parts: Option<Vec<&str>> = pair
+        .value
+        .v
+        .iter()
+        .map(|chunk| match chunk.v {
+            RawChunk::Normal(text) => Some(text),
+            RawChunk::Abbreviation(_) => None,
+        })
+        .collect();
+    is_verbatim(&name).then(|| parts.map(|parts| (name, parts.concat()))).flatten()
 }
 
 /// The spans of the values that are text (not verbatim fields such as `url`), macro
-/// definitions included, in file order.
-fn text_spans(raw: &RawBibliography<'_>) -> Vec<std::ops::Range<usize>> {
+/// definitions included, in file order; each with whether it is a list of names.
+fn text_spans(raw: &RawBibliography<'_>) -> Vec<(std::ops::Range<usize>, bool)> {
     let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
-    let mut spans: Vec<_> =
-        pairs.filter(|pair| !is_verbatim(&field_name(pair.key.v))).map(|pair| pair.value.span.clone()).collect();
-    spans.sort_by_key(|span| span.start);
+    let mut spans: Vec<_> = pairs
+        .map(|pair| (field_name(pair.key.v), pair.value.span.clone()))
+        .filter(|(name, _)| !is_verbatim(name))
+        .map(|(name, span)| (span, name == "author" || name == "editor"))
+        .collect();
+    spans.sort_by_key(|(span, _)| span.start);
     spans
 }
 
@@ -386,12 +414,14 @@ fn text_spans(raw: &RawBibliography<'_>) -> Vec<std::ops::Range<usize>> {
 /// is a space, and ``` `` ``` and `''` are curly quotes. Each is replaced before the crate reads
 /// the text by a stand-in of the same length, so that offsets hold and `'{}'` (two
 /// apostrophes on purpose) is not taken for a quote.
-fn typography(text: &str, spans: &[std::ops::Range<usize>], quotes: &Quotes) -> String {
+fn typography(text: &str, spans: &[(std::ops::Range<usize>, bool)], quotes: &StandIns) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for span in spans {
+    for (span, is_names) in spans {
         out.push_str(&text[at..span.start]);
         let value = &text[span.clone()];
+        // An `=` in a name is taken by the crate for biblatex's `family=..., given=...`.
+        let equals = quotes.equals.filter(|_| *is_names && !is_extended_name_format(value));
         let mut chars = value.char_indices().peekable();
         let mut escaped = false;
         while let Some((at, c)) = chars.next() {
@@ -408,6 +438,7 @@ fn typography(text: &str, spans: &[std::ops::Range<usize>], quotes: &Quotes) -> 
             }
             match (c, next) {
                 ('~', _) if !escaped => out.push(' '),
+                ('=', _) if equals.is_some() => out.extend(equals),
                 ('`', Some('`')) if !escaped => {
                     chars.next();
                     out.push(quotes.open);
@@ -435,23 +466,37 @@ fn accented_dotless(text: &str) -> Option<char> {
     (bytes.first() == Some(&b'\\') && accent && dotless && ends).then(|| char::from(bytes[3]))
 }
 
-/// Two characters of two UTF-8 bytes (as ``` `` ``` and `''`) that a text does not hold: the
-/// stand-ins of its TeX quotes.
-struct Quotes {
+/// Characters that a text does not hold, to stand in for its TeX quotes (two of two UTF-8
+/// bytes, as ``` `` ``` and `''`) and for `=` in names (a control character, of one byte).
+struct StandIns {
     open: char,
     close: char,
+    equals: Option<char>,
 }
 
-impl Quotes {
+impl StandIns {
     fn absent_from(text: &str) -> Self {
         let mut free = ('\u{0080}'..='\u{07ff}').rev().filter(|&c| !text.contains(c));
         let (open, close) = (free.next().unwrap_or('\u{07ff}'), free.next().unwrap_or('\u{07fe}'));
-        Quotes { open, close }
+        let equals = ('\u{01}'..='\u{08}').chain('\u{0e}'..='\u{1f}').find(|&c| !text.contains(c));
+        StandIns { open, close, equals }
     }
 
     fn restore(&self, value: &str) -> String {
-        value.replace(self.open, "\u{201c}").replace(self.close, "\u{201d}")
+        let text = value.replace(self.open, "\u{201c}").replace(self.close, "\u{201d}");
+        match self.equals {
+            Some(equals) => text.replace(equals, "="),
+            None => text,
+        }
     }
+}
+
+/// Whether a list of names is written in biblatex's `family=Doe, given=Jane` form.
+fn is_extended_name_format(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    ["family", "given", "prefix", "suffix"]
+        .iter()
+        .any(|part| lower.match_indices(part).any(|(at, _)| lower[at + part.len()..].trim_start().starts_with('=')))
 }
 
 fn is_verbatim(field: &str) -> bool {
@@ -461,11 +506,15 @@ fn is_verbatim(field: &str) -> bool {
 /// Mendeley escapes LaTeX's specials in URLs (`a\_b`, `50\%`) and writes a backslash as
 /// `$\backslash$`, other writers `\textasciitilde{}`...; a URL means the characters themselves.
 fn unescape_verbatim(value: &str) -> String {
-    const ESCAPES: [(&str, &str); 13] = [
+    // The crate drops the `{}` after a command in some values and keeps it in others.
+    const ESCAPES: [(&str, &str); 16] = [
         ("$\\backslash$", "\\"),
         ("\\textbackslash{}", "\\"),
         ("\\textasciitilde{}", "~"),
         ("\\textasciicircum{}", "^"),
+        ("\\textbackslash", "\\"),
+        ("\\textasciitilde", "~"),
+        ("\\textasciicircum", "^"),
         ("\\_", "_"),
         ("\\%", "%"),
         ("\\&", "&"),
@@ -479,13 +528,20 @@ fn unescape_verbatim(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(c) = rest.chars().next() {
-        match ESCAPES.iter().find(|(escape, _)| rest.starts_with(escape)) {
+        let escape = ESCAPES.iter().find(|(escape, _)| {
+            rest.starts_with(escape)
+                && !(escape.ends_with(|c: char| c.is_ascii_alphabetic())
+                    && rest[escape.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
+        });
+        match escape {
             Some((escape, plain)) => {
                 out.push_str(plain);
                 rest = &rest[escape.len()..];
             }
             None => {
-                out.push(c);
+                if c != '{' && c != '}' {
+                    out.push(c);
+                }
                 rest = &rest[c.len_utf8()..];
             }
         }
@@ -494,7 +550,7 @@ fn unescape_verbatim(value: &str) -> String {
 }
 
 /// "Family, Given" of each person, and whether the list ended with `others`.
-fn names(mut persons: Vec<Person>) -> (Vec<String>, bool) {
+fn names(mut persons: Vec<Person>, stand_ins: &StandIns) -> (Vec<String>, bool) {
     let et_al = persons.last().is_some_and(|p| p.name == "others" && p.given_name.is_empty() && p.prefix.is_empty());
     if et_al {
         persons.pop();
@@ -510,7 +566,7 @@ fn names(mut persons: Vec<Person>) -> (Vec<String>, bool) {
                 .join(" ");
             let parts = [family.as_str(), p.suffix.as_str(), p.given_name.as_str()];
             let text = parts.iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(", ");
-            text.split_whitespace().collect::<Vec<_>>().join(" ")
+            stand_ins.restore(&text).split_whitespace().collect::<Vec<_>>().join(" ")
         })
         .collect();
     (names, et_al)
