@@ -216,6 +216,14 @@ def test_paths_and_latin1_files(tmp_path: Path) -> None:
         read_bibtex("missing.bib")
 
 
+def test_lone_surrogates_read_as_replacement_characters() -> None:
+    (entry,) = read_bibtex("@misc{a, title = {Coral \ud83d reefs}, author = {M\udc00ller, J.}}")
+    assert (entry.fields["title"], entry.authors) == ("Coral \ufffd reefs", ["M\ufffdller, J."])
+    record = {"unique_id": "1", "title": "Reef \udfff", "author": [{"name": "\ud800 Kim"}], "doi": "10.1/x"}
+    (written,) = read_bibtex(to_bibtex([record]))
+    assert (written.fields["title"], written.authors) == ("Reef \ufffd", ["Kim, \ufffd"])
+
+
 # -- malformed files -----------------------------------------------------------------------------
 
 

@@ -605,3 +605,42 @@ impl BibEntry {
         self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(text: &str) -> BibError {
+        read_bibtex(text).expect_err("a malformed file")
+    }
+
+    #[test]
+    fn an_unclosed_brace_is_blamed_on_its_entry_not_on_the_end_of_the_file() {
+        let error = error_of("@misc{a, title={x}}\n@misc{b,\n title = {open {x},\n}\n@misc{c, title={y}}\n");
+        assert_eq!((error.key.as_deref(), error.ordinal, error.line), (Some("b"), 2, 2));
+        assert!(error.message.contains("unclosed brace"), "{}", error.message);
+    }
+
+    #[test]
+    fn duplicate_keys_name_both_lines() {
+        let error = error_of("@misc{Key, title={x}}\n\n@misc{key, title={y}}");
+        assert_eq!((error.key.as_deref(), error.line), (Some("key"), 3));
+        assert!(error.message.contains("at line 1"), "{}", error.message);
+    }
+
+    #[test]
+    fn comments_with_braces_and_braced_preambles_are_skipped() {
+        let entries =
+            read_bibtex("@comment{x {y} z}\n@preamble{{\\def\\x{}}}\n@misc{a, title = \"{\"}q{\"}\", year = 2001}")
+                .unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].fields, vec![("title".into(), "\"q\"".into()), ("year".into(), "2001".into())]);
+        assert_eq!(entries[0].line, 3);
+    }
+
+    #[test]
+    fn verbatim_fields_keep_their_characters() {
+        let entries = read_bibtex("@misc{a, url = {https://h/~u/a\\_b--c\\textasciitilde{}d}}").unwrap();
+        assert_eq!(entries[0].field("url"), Some("https://h/~u/a_b--c~d"));
+    }
+}
