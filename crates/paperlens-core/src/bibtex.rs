@@ -74,7 +74,8 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     drop(first);
     let mut raw =
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
-    check_duplicate_keys(src, &masked, &raw)?;
+    let lines = Lines::new(src);
+    check_duplicate_keys(src, &masked, &raw, &lines)?;
     normalize_macros(&mut raw);
     let mut layout = Vec::with_capacity(raw.entries.len());
     for entry in &mut raw.entries {
@@ -120,7 +121,7 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
                 et_al,
                 editors,
                 editors_et_al,
-                line: line_of(src, span.start),
+                line: lines.of(span.start),
                 raw: src[span.start..entry_end(src, span.end)].to_string(),
             }
         })
@@ -267,10 +268,10 @@ fn is_month(name: &str) -> bool {
     MONTHS.iter().any(|month| month.eq_ignore_ascii_case(name))
 }
 
-fn check_duplicate_keys(src: &str, masked: &str, raw: &RawBibliography<'_>) -> Result<(), BibError> {
+fn check_duplicate_keys(src: &str, masked: &str, raw: &RawBibliography<'_>, lines: &Lines) -> Result<(), BibError> {
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for entry in &raw.entries {
-        let line = line_of(src, entry.span.start);
+        let line = lines.of(entry.span.start);
         if let Some(first) = first_line.insert(entry.v.key.v.to_lowercase(), line) {
             let rule = format!("duplicate key (the key of the entry at line {first} too)");
             return Err(entry_error(src, masked, entry.span.start, &rule));
@@ -353,6 +354,20 @@ fn describe(kind: &ParseErrorKind) -> String {
         ParseErrorKind::Expected(Token::Equals) => "a field name is not followed by '='".to_string(),
         ParseErrorKind::Unexpected(Token::ClosingBrace) => "a closing brace has no opening one".to_string(),
         other => other.to_string(),
+    }
+}
+
+/// The 1-based line of each offset, from the offsets of the newlines (found once: a line
+/// counted from the start for each entry made large files quadratic).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(src: &str) -> Self {
+        Lines(src.match_indices('\n').map(|(at, _)| at).collect())
+    }
+
+    fn of(&self, offset: usize) -> usize {
+        self.0.partition_point(|&at| at < offset) + 1
     }
 }
 
