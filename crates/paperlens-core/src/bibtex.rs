@@ -15,8 +15,12 @@
 //! - a syntax error is located in its entry: the file is cut before each line that starts
 //!   with `@` and the pieces are read one by one, so an unclosed brace is blamed on its
 //!   entry, not on the end of the file where the lexer noticed it;
-//! - verbatim fields (`url`, `doi`...) lose Mendeley's `\_`, `\%` escapes; the other fields
-//!   get `~` as a space, TeX quotes as curly quotes and their whitespace collapsed.
+//! - quoted values are read as braced ones (the crate ends `"a {"}b"` at its second quote);
+//!   `\'\i` is read as `\' i` (the crate does not nest commands);
+//! - verbatim fields (`url`, `doi`...) are read from the source, without Mendeley's `\_`,
+//!   `\%` escapes; the other fields get `~` as a space, TeX quotes as curly quotes and their
+//!   whitespace collapsed;
+//! - an `=` in a name is not taken for biblatex's `family=..., given=...` form.
 
 use std::collections::HashMap;
 
@@ -62,15 +66,15 @@ const NOT_INHERITED: &[&str] =
 /// leaves the inheritance to [`inherit_crossrefs`].
 const HIDDEN_CROSSREF: &str = "paperlens-crossref";
 
-/// The entries of a BibTeX file, in file order.
-/// A byte order mark is skipped (offsets and lines count from after it).
+/// The entries of a BibTeX file, in file order. A byte order mark is skipped (offsets and
+/// lines count from after it).
 pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let blanked = braced_quotes(blank_comments(src))?;
     let first = RawBibliography::parse(&blanked)
         .map_err(|error| locate_syntax_error(&blanked, error.span.start, &error.kind))?;
-    let quotes = StandIns::absent_from(src);
-    let masked = typography(&blanked, &text_spans(&first), &quotes);
+    let stand_ins = StandIns::absent_from(src);
+    let masked = typography(&blanked, &text_spans(&first), &stand_ins);
     drop(first);
     let mut raw =
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
@@ -101,18 +105,18 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
             let mut fields: Vec<(String, String)> = Vec::with_capacity(order.len());
             for name in order {
                 if let Some(chunks) = entry.fields.get(&name) {
-                    if !fields.iter().any(|(seen, _)| *seen == name) {
-                        let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
+                    let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
+                    if !fields.iter().any(|(seen, _)| *seen == shown) {
                         let value = match verbatim.get(&name) {
                             Some(source) => unescape_verbatim(source),
-                            None => plain_text(&name, &chunks.format_verbatim(), &quotes),
+                            None => plain_text(&name, &chunks.format_verbatim(), &stand_ins),
                         };
                         fields.push((shown, value.split_whitespace().collect::<Vec<_>>().join(" ")));
                     }
                 }
             }
-            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default(), &quotes);
-            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default(), &quotes);
+            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default(), &stand_ins);
+            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default(), &stand_ins);
             BibEntry {
                 key: entry.key.clone(),
                 entry_type,
@@ -387,11 +391,11 @@ fn entry_end(src: &str, fields_end: usize) -> usize {
 }
 
 /// A value decoded by the crate as plain text.
-fn plain_text(field: &str, value: &str, quotes: &StandIns) -> String {
+fn plain_text(field: &str, value: &str, stand_ins: &StandIns) -> String {
     if is_verbatim(field) {
         unescape_verbatim(value)
     } else {
-        quotes.restore(value)
+        stand_ins.restore(value)
     }
 }
 
@@ -429,14 +433,14 @@ fn text_spans(raw: &RawBibliography<'_>) -> Vec<(std::ops::Range<usize>, bool)> 
 /// is a space, and ``` `` ``` and `''` are curly quotes. Each is replaced before the crate reads
 /// the text by a stand-in of the same length, so that offsets hold and `'{}'` (two
 /// apostrophes on purpose) is not taken for a quote.
-fn typography(text: &str, spans: &[(std::ops::Range<usize>, bool)], quotes: &StandIns) -> String {
+fn typography(text: &str, spans: &[(std::ops::Range<usize>, bool)], stand_ins: &StandIns) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (span, is_names) in spans {
         out.push_str(&text[at..span.start]);
         let value = &text[span.clone()];
         // An `=` in a name is taken by the crate for biblatex's `family=..., given=...`.
-        let equals = quotes.equals.filter(|_| *is_names && !is_extended_name_format(value));
+        let equals = stand_ins.equals.filter(|_| *is_names && !is_extended_name_format(value));
         let mut chars = value.char_indices().peekable();
         let mut escaped = false;
         while let Some((at, c)) = chars.next() {
@@ -456,11 +460,11 @@ fn typography(text: &str, spans: &[(std::ops::Range<usize>, bool)], quotes: &Sta
                 ('=', _) if equals.is_some() => out.extend(equals),
                 ('`', Some('`')) if !escaped => {
                     chars.next();
-                    out.push(quotes.open);
+                    out.push(stand_ins.open);
                 }
                 ('\'', Some('\'')) if !escaped => {
                     chars.next();
-                    out.push(quotes.close);
+                    out.push(stand_ins.close);
                 }
                 _ => out.push(c),
             }
