@@ -104,6 +104,7 @@ _LATEX = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]")
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)")
 _PAGE_RANGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)\s*[-\u2010-\u2015]+\s*([^-\u2010-\u2015\s]+)\s*$")
 
 
@@ -455,13 +456,19 @@ def latex_escape(text: str) -> str:
     return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], text)
 
 
+def _tex_text(text: str) -> str:
+    """``text`` escaped (:func:`latex_escape`) for a field that TeX typesets: ``--``, ``''`` and
+    ````` `` ````` split by ``{}`` so that they are not read as a dash or a curly quote."""
+    return _LIGATURE.sub("{}", latex_escape(text))
+
+
 def _bibtex_name(name: Name) -> str:
     if name.literal:
-        return "{" + latex_escape(name.literal) + "}"
-    family = latex_escape(name.family)
+        return "{" + _tex_text(name.literal) + "}"
+    family = _tex_text(name.family)
     if " and " in f" {name.family} ".lower():
         family = "{" + family + "}"
-    return f"{family}, {latex_escape(name.given)}" if name.given else family
+    return f"{family}, {_tex_text(name.given)}" if name.given else family
 
 
 #: BibTeX's month macros, which every standard style prints as the month's name (a number in
@@ -476,14 +483,14 @@ def _bibtex_entry(work: Work) -> str:
     # Each value as written: in braces, but a month as its macro (no braces).
     fields: list[tuple[str, str | None]] = [
         ("author", _braced(" and ".join(_bibtex_name(n) for n in work.authors))),
-        ("title", _braced(work.title and latex_escape(work.title))),
+        ("title", _braced(work.title and _tex_text(work.title))),
         ("year", _braced(None if work.year is None else str(work.year))),
         ("month", month),
-        (kind.venue or "note", _braced(work.venue and latex_escape(work.venue))),
-        ("volume", _braced(work.volume and latex_escape(work.volume))),
-        ("number", _braced(work.issue and latex_escape(work.issue))),
+        (kind.venue or "note", _braced(work.venue and _tex_text(work.venue))),
+        ("volume", _braced(work.volume and _tex_text(work.volume))),
+        ("number", _braced(work.issue and _tex_text(work.issue))),
         ("pages", _braced(first and (f"{latex_escape(first)}--{latex_escape(last)}" if last else latex_escape(first)))),
-        ("publisher", _braced(work.publisher and latex_escape(work.publisher))),
+        ("publisher", _braced(work.publisher and _tex_text(work.publisher))),
         ("isbn", _braced(work.isbn and latex_escape(work.isbn))),
         ("issn", _braced(work.issn and latex_escape(work.issn))),
         ("doi", _braced(work.doi and latex_escape(work.doi))),

@@ -15,8 +15,12 @@
 //! - a syntax error is located in its entry: the file is cut before each line that starts
 //!   with `@` and the pieces are read one by one, so an unclosed brace is blamed on its
 //!   entry, not on the end of the file where the lexer noticed it;
-//! - verbatim fields (`url`, `doi`...) lose Mendeley's `\_`, `\%` escapes; the other fields
-//!   get `~` as a space, TeX quotes as curly quotes and their whitespace collapsed.
+//! - quoted values are read as braced ones (the crate ends `"a {"}b"` at its second quote);
+//!   `\'\i` is read as `\' i` (the crate does not nest commands);
+//! - verbatim fields (`url`, `doi`...) are read from the source, without Mendeley's `\_`,
+//!   `\%` escapes; the other fields get `~` as a space, TeX quotes as curly quotes and their
+//!   whitespace collapsed;
+//! - an `=` in a name is not taken for biblatex's `family=..., given=...` form.
 
 use std::collections::HashMap;
 
@@ -62,14 +66,20 @@ const NOT_INHERITED: &[&str] =
 /// leaves the inheritance to [`inherit_crossrefs`].
 const HIDDEN_CROSSREF: &str = "paperlens-crossref";
 
-/// The entries of a BibTeX file, in file order.
-/// A byte order mark is skipped (offsets and lines count from after it).
+/// The entries of a BibTeX file, in file order. A byte order mark is skipped (offsets and
+/// lines count from after it).
 pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-    let masked = blank_comments(src);
+    let blanked = braced_quotes(blank_comments(src))?;
+    let first = RawBibliography::parse(&blanked)
+        .map_err(|error| locate_syntax_error(&blanked, error.span.start, &error.kind))?;
+    let stand_ins = StandIns::absent_from(src);
+    let masked = typography(&blanked, &text_spans(&first), &stand_ins);
+    drop(first);
     let mut raw =
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
-    check_duplicate_keys(src, &masked, &raw)?;
+    let lines = Lines::new(src);
+    check_duplicate_keys(src, &masked, &raw, &lines)?;
     normalize_macros(&mut raw);
     let mut layout = Vec::with_capacity(raw.entries.len());
     for entry in &mut raw.entries {
@@ -79,7 +89,8 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
             }
         }
         let order: Vec<String> = entry.v.fields.iter().map(|pair| field_name(pair.key.v)).collect();
-        layout.push((entry.span.clone(), entry.v.kind.v.to_ascii_lowercase(), order));
+        let verbatim: HashMap<String, String> = entry.v.fields.iter().filter_map(verbatim_source).collect();
+        layout.push((entry.span.clone(), entry.v.kind.v.to_ascii_lowercase(), order, verbatim));
     }
     let bibliography = Bibliography::from_raw(raw).map_err(|error| {
         let starts = entry_starts(&masked);
@@ -90,18 +101,22 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let mut entries: Vec<BibEntry> = bibliography
         .iter()
         .zip(layout)
-        .map(|(entry, (span, entry_type, order))| {
+        .map(|(entry, (span, entry_type, order, verbatim))| {
             let mut fields: Vec<(String, String)> = Vec::with_capacity(order.len());
             for name in order {
                 if let Some(chunks) = entry.fields.get(&name) {
-                    if !fields.iter().any(|(seen, _)| *seen == name) {
-                        let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
-                        fields.push((shown, plain_text(&name, &chunks.format_verbatim())));
+                    let shown = if name == HIDDEN_CROSSREF { "crossref".to_string() } else { name.clone() };
+                    if !fields.iter().any(|(seen, _)| *seen == shown) {
+                        let value = match verbatim.get(&name) {
+                            Some(source) => unescape_verbatim(source),
+                            None => plain_text(&name, &chunks.format_verbatim(), &stand_ins),
+                        };
+                        fields.push((shown, value.split_whitespace().collect::<Vec<_>>().join(" ")));
                     }
                 }
             }
-            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default());
-            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default());
+            let (authors, et_al) = names(entry.get_as::<Vec<Person>>("author").unwrap_or_default(), &stand_ins);
+            let (editors, editors_et_al) = names(entry.get_as::<Vec<Person>>("editor").unwrap_or_default(), &stand_ins);
             BibEntry {
                 key: entry.key.clone(),
                 entry_type,
@@ -110,7 +125,7 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
                 et_al,
                 editors,
                 editors_et_al,
-                line: line_of(src, span.start),
+                line: lines.of(span.start),
                 raw: src[span.start..entry_end(src, span.end)].to_string(),
             }
         })
@@ -180,6 +195,54 @@ fn comment_block_end(bytes: &[u8], at: usize) -> Option<usize> {
     Some(bytes.len())
 }
 
+/// `text` with the quotes around each quoted value turned into braces (the same value to
+/// BibTeX): the crate ends a quoted value at its first `"`, even one in braces (`"a {"}b"`),
+/// and silently drops the rest of the entry. Read again until no quoted value is left, as
+/// the fields after a cut are seen only then.
+fn braced_quotes(mut text: String) -> Result<String, BibError> {
+    loop {
+        let raw =
+            RawBibliography::parse(&text).map_err(|error| locate_syntax_error(&text, error.span.start, &error.kind))?;
+        let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
+        let opening: Vec<usize> = pairs
+            .flat_map(|pair| pair.value.v.iter())
+            .filter(|chunk| matches!(chunk.v, RawChunk::Normal(_)))
+            .filter_map(|chunk| chunk.span.start.checked_sub(1))
+            .filter(|&at| text.as_bytes()[at] == b'"')
+            .collect();
+        let mut bytes = text.into_bytes();
+        let mut changed = false;
+        for at in opening {
+            if let Some(close) = closing_quote(&bytes, at) {
+                (bytes[at], bytes[close]) = (b'{', b'}');
+                changed = true;
+            }
+        }
+        text = String::from_utf8(bytes).expect("ASCII for ASCII keeps UTF-8");
+        if !changed {
+            return Ok(text);
+        }
+    }
+}
+
+/// The quote that closes the value opened by the quote at `open`: the first one outside
+/// braces, not escaped.
+fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = open + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'{' => depth += 1,
+            b'}' => depth = depth.checked_sub(1)?,
+            b'"' if depth == 0 => return Some(at),
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
 /// Macro references and definitions under one spelling (BibTeX's names ignore case), and
 /// each undefined reference that is not a month kept as its own text.
 fn normalize_macros(raw: &mut RawBibliography<'_>) {
@@ -209,10 +272,10 @@ fn is_month(name: &str) -> bool {
     MONTHS.iter().any(|month| month.eq_ignore_ascii_case(name))
 }
 
-fn check_duplicate_keys(src: &str, masked: &str, raw: &RawBibliography<'_>) -> Result<(), BibError> {
+fn check_duplicate_keys(src: &str, masked: &str, raw: &RawBibliography<'_>, lines: &Lines) -> Result<(), BibError> {
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for entry in &raw.entries {
-        let line = line_of(src, entry.span.start);
+        let line = lines.of(entry.span.start);
         if let Some(first) = first_line.insert(entry.v.key.v.to_lowercase(), line) {
             let rule = format!("duplicate key (the key of the entry at line {first} too)");
             return Err(entry_error(src, masked, entry.span.start, &rule));
@@ -298,6 +361,20 @@ fn describe(kind: &ParseErrorKind) -> String {
     }
 }
 
+/// The 1-based line of each offset, from the offsets of the newlines (found once: a line
+/// counted from the start for each entry made large files quadratic).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(src: &str) -> Self {
+        Lines(src.match_indices('\n').map(|(at, _)| at).collect())
+    }
+
+    fn of(&self, offset: usize) -> usize {
+        self.0.partition_point(|&at| at < offset) + 1
+    }
+}
+
 /// 1-based line of the byte at `offset`.
 fn line_of(src: &str, offset: usize) -> usize {
     src.as_bytes()[..offset.min(src.len())].iter().filter(|&&c| c == b'\n').count() + 1
@@ -313,14 +390,132 @@ fn entry_end(src: &str, fields_end: usize) -> usize {
     }
 }
 
-/// A decoded value as plain text.
-fn plain_text(field: &str, value: &str) -> String {
-    let text = if is_verbatim(field) {
+/// A value decoded by the crate as plain text.
+fn plain_text(field: &str, value: &str, stand_ins: &StandIns) -> String {
+    if is_verbatim(field) {
         unescape_verbatim(value)
     } else {
-        value.replace("``", "\u{201c}").replace("''", "\u{201d}").replace('~', " ")
-    };
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+        stand_ins.restore(value)
+    }
+}
+
+/// The name and source text of a verbatim field (`url`, `doi`...) written without macros:
+/// read from the source, as the crate turns `--` into a dash there and drops the `{}` of
+/// `\textasciitilde{}` (a URL's `~`).
+fn verbatim_source(pair: &biblatex::Pair<'_>) -> Option<(String, String)> {
+    let name = field_name(pair.key.v);
+    let parts: Option<Vec<&str>> = pair
+        .value
+        .v
+        .iter()
+        .map(|chunk| match chunk.v {
+            RawChunk::Normal(text) => Some(text),
+            RawChunk::Abbreviation(_) => None,
+        })
+        .collect();
+    is_verbatim(&name).then(|| parts.map(|parts| (name, parts.concat()))).flatten()
+}
+
+/// The spans of the values that are text (not verbatim fields such as `url`), macro
+/// definitions included, in file order; each with whether it is a list of names.
+fn text_spans(raw: &RawBibliography<'_>) -> Vec<(std::ops::Range<usize>, bool)> {
+    let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
+    let mut spans: Vec<_> = pairs
+        .map(|pair| (field_name(pair.key.v), pair.value.span.clone()))
+        .filter(|(name, _)| !is_verbatim(name))
+        .map(|(name, span)| (span, name == "author" || name == "editor"))
+        .collect();
+    spans.sort_by_key(|(span, _)| span.start);
+    spans
+}
+
+/// TeX's typography in text values, where the crate keeps the characters: a `~` (not `\~`)
+/// is a space, and ``` `` ``` and `''` are curly quotes. Each is replaced before the crate reads
+/// the text by a stand-in of the same length, so that offsets hold and `'{}'` (two
+/// apostrophes on purpose) is not taken for a quote.
+fn typography(text: &str, spans: &[(std::ops::Range<usize>, bool)], stand_ins: &StandIns) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, is_names) in spans {
+        out.push_str(&text[at..span.start]);
+        let value = &text[span.clone()];
+        // An `=` in a name is taken by the crate for biblatex's `family=..., given=...`.
+        let equals = stand_ins.equals.filter(|_| *is_names && !is_extended_name_format(value));
+        let mut chars = value.char_indices().peekable();
+        let mut escaped = false;
+        while let Some((at, c)) = chars.next() {
+            let next = chars.peek().map(|&(_, n)| n);
+            if let Some(letter) = accented_dotless(&value[at..]).filter(|_| !escaped) {
+                // `\'\i`: the crate does not nest commands; `\' i` is the same accent on `i`.
+                out.push('\\');
+                out.extend(chars.next().map(|(_, accent)| accent));
+                out.push(' ');
+                out.push(letter);
+                chars.next();
+                chars.next();
+                continue;
+            }
+            match (c, next) {
+                ('~', _) if !escaped => out.push(' '),
+                ('=', _) if equals.is_some() => out.extend(equals),
+                ('`', Some('`')) if !escaped => {
+                    chars.next();
+                    out.push(stand_ins.open);
+                }
+                ('\'', Some('\'')) if !escaped => {
+                    chars.next();
+                    out.push(stand_ins.close);
+                }
+                _ => out.push(c),
+            }
+            escaped = c == '\\' && !escaped;
+        }
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The letter of a dotless `\i` or `\j` under an accent that `text` starts with (`\'\i`).
+fn accented_dotless(text: &str) -> Option<char> {
+    let bytes = text.as_bytes();
+    let accent = matches!(bytes.get(1), Some(b'\'' | b'"' | b'^' | b'`' | b'~' | b'=' | b'.' | b'u' | b'v'));
+    let dotless = bytes.get(2) == Some(&b'\\') && matches!(bytes.get(3), Some(b'i' | b'j'));
+    let ends = !bytes.get(4).is_some_and(u8::is_ascii_alphabetic);
+    (bytes.first() == Some(&b'\\') && accent && dotless && ends).then(|| char::from(bytes[3]))
+}
+
+/// Characters that a text does not hold, to stand in for its TeX quotes (two of two UTF-8
+/// bytes, as ``` `` ``` and `''`) and for `=` in names (a control character, of one byte).
+struct StandIns {
+    open: char,
+    close: char,
+    equals: Option<char>,
+}
+
+impl StandIns {
+    fn absent_from(text: &str) -> Self {
+        let mut free = ('\u{0080}'..='\u{07ff}').rev().filter(|&c| !text.contains(c));
+        let (open, close) = (free.next().unwrap_or('\u{07ff}'), free.next().unwrap_or('\u{07fe}'));
+        let equals = ('\u{01}'..='\u{08}').chain('\u{0e}'..='\u{1f}').find(|&c| !text.contains(c));
+        StandIns { open, close, equals }
+    }
+
+    fn restore(&self, value: &str) -> String {
+        let text = value.replace(self.open, "\u{201c}").replace(self.close, "\u{201d}");
+        match self.equals {
+            Some(equals) => text.replace(equals, "="),
+            None => text,
+        }
+    }
+}
+
+/// Whether a list of names is written in biblatex's `family=Doe, given=Jane` form.
+fn is_extended_name_format(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    ["family", "given", "prefix", "suffix"]
+        .iter()
+        .any(|part| lower.match_indices(part).any(|(at, _)| lower[at + part.len()..].trim_start().starts_with('=')))
 }
 
 fn is_verbatim(field: &str) -> bool {
@@ -328,25 +523,53 @@ fn is_verbatim(field: &str) -> bool {
 }
 
 /// Mendeley escapes LaTeX's specials in URLs (`a\_b`, `50\%`) and writes a backslash as
-/// `$\backslash$`; a URL means the characters themselves.
+/// `$\backslash$`, other writers `\textasciitilde{}`...; a URL means the characters themselves.
 fn unescape_verbatim(value: &str) -> String {
-    let value = value.replace("$\\backslash$", "\\");
+    // The crate drops the `{}` after a command in some values and keeps it in others.
+    const ESCAPES: [(&str, &str); 16] = [
+        ("$\\backslash$", "\\"),
+        ("\\textbackslash{}", "\\"),
+        ("\\textasciitilde{}", "~"),
+        ("\\textasciicircum{}", "^"),
+        ("\\textbackslash", "\\"),
+        ("\\textasciitilde", "~"),
+        ("\\textasciicircum", "^"),
+        ("\\_", "_"),
+        ("\\%", "%"),
+        ("\\&", "&"),
+        ("\\#", "#"),
+        ("\\$", "$"),
+        ("\\{", "{"),
+        ("\\}", "}"),
+        ("\\~", "~"),
+        ("\\\\", "\\"),
+    ];
     let mut out = String::with_capacity(value.len());
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('\\', Some(&next @ ('_' | '%' | '&' | '#' | '$' | '{' | '}' | '~'))) => {
-                out.push(next);
-                chars.next();
+    let mut rest = value;
+    while let Some(c) = rest.chars().next() {
+        let escape = ESCAPES.iter().find(|(escape, _)| {
+            rest.starts_with(escape)
+                && !(escape.ends_with(|c: char| c.is_ascii_alphabetic())
+                    && rest[escape.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
+        });
+        match escape {
+            Some((escape, plain)) => {
+                out.push_str(plain);
+                rest = &rest[escape.len()..];
             }
-            _ => out.push(c),
+            None => {
+                if c != '{' && c != '}' {
+                    out.push(c);
+                }
+                rest = &rest[c.len_utf8()..];
+            }
         }
     }
     out
 }
 
 /// "Family, Given" of each person, and whether the list ended with `others`.
-fn names(mut persons: Vec<Person>) -> (Vec<String>, bool) {
+fn names(mut persons: Vec<Person>, stand_ins: &StandIns) -> (Vec<String>, bool) {
     let et_al = persons.last().is_some_and(|p| p.name == "others" && p.given_name.is_empty() && p.prefix.is_empty());
     if et_al {
         persons.pop();
@@ -362,7 +585,7 @@ fn names(mut persons: Vec<Person>) -> (Vec<String>, bool) {
                 .join(" ");
             let parts = [family.as_str(), p.suffix.as_str(), p.given_name.as_str()];
             let text = parts.iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(", ");
-            text.split_whitespace().collect::<Vec<_>>().join(" ")
+            stand_ins.restore(&text).split_whitespace().collect::<Vec<_>>().join(" ")
         })
         .collect();
     (names, et_al)
@@ -399,5 +622,44 @@ impl BibEntry {
     /// The value of field `name` (lower case).
     pub fn field(&self, name: &str) -> Option<&str> {
         self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(text: &str) -> BibError {
+        read_bibtex(text).expect_err("a malformed file")
+    }
+
+    #[test]
+    fn an_unclosed_brace_is_blamed_on_its_entry_not_on_the_end_of_the_file() {
+        let error = error_of("@misc{a, title={x}}\n@misc{b,\n title = {open {x},\n}\n@misc{c, title={y}}\n");
+        assert_eq!((error.key.as_deref(), error.ordinal, error.line), (Some("b"), 2, 2));
+        assert!(error.message.contains("unclosed brace"), "{}", error.message);
+    }
+
+    #[test]
+    fn duplicate_keys_name_both_lines() {
+        let error = error_of("@misc{Key, title={x}}\n\n@misc{key, title={y}}");
+        assert_eq!((error.key.as_deref(), error.line), (Some("key"), 3));
+        assert!(error.message.contains("at line 1"), "{}", error.message);
+    }
+
+    #[test]
+    fn comments_with_braces_and_braced_preambles_are_skipped() {
+        let entries =
+            read_bibtex("@comment{x {y} z}\n@preamble{{\\def\\x{}}}\n@misc{a, title = \"{\"}q{\"}\", year = 2001}")
+                .unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].fields, vec![("title".into(), "\"q\"".into()), ("year".into(), "2001".into())]);
+        assert_eq!(entries[0].line, 3);
+    }
+
+    #[test]
+    fn verbatim_fields_keep_their_characters() {
+        let entries = read_bibtex("@misc{a, url = {https://h/~u/a\\_b--c\\textasciitilde{}d}}").unwrap();
+        assert_eq!(entries[0].field("url"), Some("https://h/~u/a_b--c~d"));
     }
 }
