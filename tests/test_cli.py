@@ -270,3 +270,20 @@ def test_output_rows_are_those_the_result_type_names():
     assert jsonl(detail) == [{"kind": "entity", "entity_id": "e1"}, {"kind": "relation", "relation_id": "r1"}]
     # Asked for without its relations, an entity is one object rather than no rows.
     assert jsonl(t.EntityDetail._from_wire({"entity": {"entity_id": "e1"}}, None)) == [{"entity": {"entity_id": "e1"}}]
+
+
+def test_a_harvest_shares_its_pacing_through_the_redis_the_environment_names(
+    env, capsys, tmp_path, monkeypatch, redis_server
+):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv("PAPERLENS_SHARED_PACING", redis_server.url)
+    argv = ["harvest", "--out", str(tmp_path / "h.jsonl"), "--format", "jsonl", "--limit", "20", "--no-progress"]
+    code, out, _ = run(capsys, *argv, "--fields", "unique_id,title")
+    assert code == 0 and "20 records" in out
+    # Redis, not this machine's file, held the pacing.
+    assert not (tmp_path / "run" / "paperlens" / "pacing.json").exists()
+
+    redis_server.stop()  # the Redis the environment names is gone: said, not a fallback
+    code, _, err = run(capsys, "harvest", "--out", str(tmp_path / "g.jsonl"), "--format", "jsonl", "--no-progress")
+    assert code != 0 and f"127.0.0.1:{redis_server.port}" in err
+    assert not (tmp_path / "g.jsonl").exists()

@@ -56,6 +56,8 @@ environment:
   PAPERLENS_API_TOKEN, PAPERLENS_BASE_URL   the service to use (the token is never an argument);
                                             when neither is set, a fresh local sandbox is used
   PAPERLENS_CACHE_DIR                       cache successful answers there (one hour)
+  PAPERLENS_SHARED_PACING                   harvests share the quota pacing through this Redis
+                                            (redis://host:6379/0) with every machine, not a file
 
 output (--format): table (plain text, the default on a terminal... and elsewhere), json (the
 whole answer), jsonl (one record per line), csv (one record per row, nested values as JSON);
@@ -260,7 +262,8 @@ def _harvest(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="share the quota pacing with the other paperlens processes of this machine that use the same "
-        "token and service, so harvests run side by side stay within the quota together (default: on)",
+        "token and service (of every machine, through PAPERLENS_SHARED_PACING=redis://...), so harvests "
+        "run side by side stay within the quota together (default: on)",
     )
     add_progress_flag(parser)
 
