@@ -197,30 +197,11 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
         except OSError as error:
             raise UsageError(f"--ids: cannot read {args.ids}: {error.strerror or error}") from None
         ids = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    wanted = dict(ids=ids, by=args.by, filters=_filters(args), texts=args.texts, figures=args.figures, limit=args.limit)
     with Session(shared_pacing=args.shared_pacing) as client:
         if args.dry_run:
-            return _estimate(
-                client,
-                args.query,
-                ids=ids,
-                by=args.by,
-                filters=_filters(args),
-                texts=args.texts,
-                figures=args.figures,
-                limit=args.limit,
-            )
-        result = harvest_corpus(
-            client,
-            args.out,
-            query=args.query,
-            ids=ids,
-            by=args.by,
-            filters=_filters(args),
-            texts=args.texts,
-            figures=args.figures,
-            limit=args.limit,
-            progress=show_progress(args),
-        )
+            return _estimate(client, args.query, **wanted)
+        result = harvest_corpus(client, args.out, query=args.query, **wanted, progress=show_progress(args))
     resumed = " (resumed)" if result.resumed else ""
     print(
         f"{result.records} records, {result.texts} texts, {result.figures} figures written to "
