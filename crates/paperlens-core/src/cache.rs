@@ -250,7 +250,13 @@ impl ResponseCache {
             if name.len() != 2 || !name.bytes().all(|b| b.is_ascii_hexdigit()) || !shard.path().is_dir() {
                 continue;
             }
-            for entry in fs::read_dir(shard.path())?.flatten() {
+            let entries = match fs::read_dir(shard.path()) {
+                Ok(entries) => entries,
+                // Another process clearing the same directory removed this shard just now.
+                Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            for entry in entries.flatten() {
                 let file = entry.file_name();
                 let file = file.to_string_lossy();
                 let ours = file.ends_with(&format!(".{EXTENSION}"));
