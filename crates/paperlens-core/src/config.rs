@@ -9,7 +9,7 @@ use std::time::Duration;
 use url::{Host, Url};
 
 use crate::error::Error;
-use crate::network::ProxyUrl;
+use crate::network::{self, ProxyUrl};
 use crate::request::Quota;
 
 pub const TOKEN_ENV: &str = "PAPERLENS_API_TOKEN";
@@ -159,11 +159,7 @@ impl RedisUrl {
 
 impl fmt::Display for RedisUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut shown = self.url.clone();
-        if shown.password().is_some() {
-            let _ = shown.set_password(Some("***"));
-        }
-        f.write_str(shown.as_str())
+        f.write_str(network::shown(&self.url).as_str())
     }
 }
 

@@ -181,12 +181,17 @@ impl ProxyUrl {
 
 impl fmt::Debug for ProxyUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut shown = self.url.clone();
-        if shown.password().is_some() {
-            let _ = shown.set_password(Some("***"));
-        }
-        write!(f, "{:?}", shown.as_str())
+        write!(f, "{:?}", shown(&self.url).as_str())
     }
+}
+
+/// `url` as messages and reprs show it: a password replaced by `***`.
+pub(crate) fn shown(url: &Url) -> Url {
+    let mut shown = url.clone();
+    if shown.password().is_some() {
+        let _ = shown.set_password(Some("***"));
+    }
+    shown
 }
 
 #[cfg(test)]
