@@ -31,6 +31,7 @@ __all__ = [
     "continue_with",
     "describe_error",
     "fit",
+    "masked",
     "render",
     "sanitized",
     "to_json",
@@ -208,5 +209,9 @@ def describe_error(error: BaseException, *, secret: str | None = None) -> str:
         text = f"{type(error).__name__}: {error}"
     else:
         text = f"Internal error ({type(error).__name__}): {error}"
-    text = well_formed(text)
+    return masked(well_formed(text), secret)
+
+
+def masked(text: str, secret: str | None) -> str:
+    """``text`` with every occurrence of ``secret`` (the token) replaced by ``***``."""
     return text.replace(secret, "***") if secret else text

@@ -19,7 +19,7 @@ import base64
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paperlens._agent_output import ImagePart, Part, describe_error
+from paperlens._agent_output import ImagePart, Part, describe_error, masked
 from paperlens._agent_tools import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, AgentTool, select_tools
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
@@ -129,4 +129,4 @@ class _Calls:
             return ImageContent(
                 type="image", data=base64.b64encode(part.data).decode("ascii"), mime_type=part.mime_type
             )
-        return TextContent(type="text", text=part.text.replace(self._secret, "***") if self._secret else part.text)
+        return TextContent(type="text", text=masked(part.text, self._secret))
