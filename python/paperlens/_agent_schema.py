@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from paperlens import _docstrings as docstrings
 from paperlens.errors import ValidationError
 
 __all__ = ["Choices", "Parameter", "Range", "Signature", "signature_of"]
 
-_ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+):\s?(.*)$")
 _INT_RANGE = re.compile(r"\b(\d[\d_]*)-(\d[\d_]*)\b")
 _TEXT_RANGE = re.compile(r"\b(\d[\d_]*)-(\d[\d_]*) characters\b")
 _FROM = re.compile(r"\bfrom (\d+)\b")
@@ -119,7 +119,8 @@ def signature_of(
     """The tool signature of ``function``, leaving out its first ``skip`` parameters (``self``);
     ``namespace`` resolves names its string annotations use beyond its module's globals."""
     hints = typing.get_type_hints(function, localns=dict(namespace or {}), include_extras=True)
-    summary, described = _docstring(inspect.getdoc(function) or "")
+    doc = inspect.getdoc(function) or ""
+    summary, described = docstrings.summary(doc), docstrings.arguments(doc)
     parameters = []
     for p in list(inspect.signature(function).parameters.values())[skip:]:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -134,28 +135,6 @@ def signature_of(
             schema["default"] = p.default
         parameters.append(Parameter(p.name, annotation, required, None if required else p.default, description, schema))
     return Signature(summary, tuple(parameters))
-
-
-def _docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """The text before the first section, and each ``Args:`` entry's text (continuation
-    lines joined)."""
-    lines = doc.splitlines()
-    sections = [i for i, line in enumerate(lines) if re.match(r"^[A-Z][A-Za-z ]*:$", line)]
-    summary = "\n".join(lines[: sections[0] if sections else len(lines)]).strip()
-    described: dict[str, str] = {}
-    if "Args:" in lines:
-        start = lines.index("Args:") + 1
-        current = None
-        for line in lines[start:]:
-            if line and not line.startswith(" "):
-                break
-            match = _ARG_LINE.match(line)
-            if match and len(match.group(1)) <= 4:
-                current = match.group(2).lstrip("*")
-                described[current] = match.group(3).strip()
-            elif current is not None and line.strip():
-                described[current] += " " + line.strip()
-    return summary, described
 
 
 def _strip_optional(annotation: Any) -> Any:

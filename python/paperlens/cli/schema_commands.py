@@ -12,6 +12,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from paperlens import _docstrings as docstrings
 from paperlens._contract import DIRECTIONS, EVIDENCE_GROUPS, GOALS, GROUP_OPERATORS, SIGNALS
 from paperlens.cli.convert import csv_list, int_list, json_arg
 from paperlens.cli.exit_codes import EXIT_OK
@@ -93,11 +94,7 @@ def plain(text: str) -> str:
 def argument_docs(method: Callable[..., Any]) -> dict[str, str]:
     """The ``Args:`` entries of a method's docstring by parameter name, each on one line;
     an entry "as for :meth:`other`" is the entry of ``other``."""
-    doc = inspect.getdoc(method) or ""
-    section = re.search(r"^Args:\n((?:[ \t]+.*\n?|\n)*)", doc, re.MULTILINE)
-    entries: dict[str, str] = {}
-    for match in re.finditer(r"^ {4}(\w+): (.*(?:\n {5,}.*)*)", section.group(1) if section else "", re.MULTILINE):
-        entries[match.group(1)] = " ".join(match.group(2).split())
+    entries = docstrings.arguments(inspect.getdoc(method) or "")
     for name, text in entries.items():
         same = _SAME_AS.match(text)
         if same is not None:
@@ -108,7 +105,7 @@ def argument_docs(method: Callable[..., Any]) -> dict[str, str]:
 def _add_operation(ops: Any, name: str, output: argparse.ArgumentParser) -> None:
     method = getattr(Schema, name)
     # The description is the docstring's prose, without its Args/Returns/Examples sections.
-    doc = plain(re.split(r"\n(?:Args|Returns|Raises|Examples):\n", inspect.getdoc(method) or name)[0])
+    doc = plain(docstrings.summary(inspect.getdoc(method) or name))
     summary = doc.split("\n\n")[0].replace("\n", " ")
     described = argument_docs(method)
     sub = ops.add_parser(name.replace("_", "-"), help=summary, description=doc, parents=[output])
