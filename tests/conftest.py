@@ -60,6 +60,17 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
 
 
 @pytest.fixture
+def env(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    """The module's sandbox as the environment names it to the ``paperlens`` commands (no
+    response cache), its request log cleared."""
+    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
+    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
+    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
+    sandbox.clear_requests()
+    return sandbox
+
+
+@pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     """A real ``redis-server`` of the test's own, on a free loopback port."""
     with RedisServer() as server:

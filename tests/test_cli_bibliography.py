@@ -27,15 +27,6 @@ def records(sandbox):
     return [r for r in client.iter_meta_search(None, fields=CITATION_FIELDS, limit=60) if r.doi][:40]
 
 
-@pytest.fixture
-def env(sandbox, monkeypatch):
-    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
-    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
-    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
-    sandbox.clear_requests()
-    return sandbox
-
-
 def run(capsys, monkeypatch, *argv, stdin=None):
     if stdin is not None:
         monkeypatch.setattr("sys.stdin", io.StringIO(stdin))

@@ -15,14 +15,6 @@ from paperlens.cli import SCHEMA_OPERATIONS, main
 SANDBOX = dict(papers=2000, seed=0)
 
 
-@pytest.fixture
-def env(sandbox, monkeypatch):
-    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
-    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
-    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
-    return sandbox
-
-
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()

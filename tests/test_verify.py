@@ -236,15 +236,6 @@ def test_an_empty_list_sends_nothing(sandbox, verify):
 # -- the command line ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def env(sandbox, monkeypatch):
-    monkeypatch.setenv("PAPERLENS_API_TOKEN", sandbox.token)
-    monkeypatch.setenv("PAPERLENS_BASE_URL", sandbox.base_url)
-    monkeypatch.delenv("PAPERLENS_CACHE_DIR", raising=False)
-    sandbox.clear_requests()
-    return sandbox
-
-
 def cli(capsys, monkeypatch, *argv, stdin=None):
     if stdin is not None:
         monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
