@@ -13,6 +13,8 @@ from collections import Counter
 import pytest
 
 import paperlens
+from paperlens._bibtex import read_bibtex
+from paperlens._ids import normalize_doi
 from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
 from paperlens.verification import Verification
 
@@ -390,3 +392,42 @@ def test_cli_reads_a_bib_file(env, capsys, monkeypatch, records, tmp_path):
     code, out, _err = cli(capsys, monkeypatch, str(path), "--format", "json")
     assert code == EXIT_OK
     assert [(r["key"], r["status"], r["unique_id"]) for r in json.loads(out)] == [("k1", "verified", a.unique_id)]
+
+
+def test_every_verdict_reaches_the_frame_the_json_and_the_bibtex(env, capsys, monkeypatch, records, tmp_path):
+    chosen = records[20:50]
+    lines = [apa(r, year=r.publication_published_year - 2) if i % 3 == 1 else apa(r) for i, r in enumerate(chosen)]
+    lines.append("Okonkwo B, Varga L. Tidal harmonics of lunar basalt in glacier cartography. Ocean Letters. 2011.")
+    checked = paperlens.Client(api_token=env.token, base_url=env.base_url, rate_limits=None).verify_citations(lines)
+    assert Counter(item.status for item in checked) == {"verified": 20, "mismatch": 10, "not_found": 1}
+    expected = [
+        {
+            "key": item.key,
+            "input": line,
+            "status": item.status,
+            "confidence": item.confidence,
+            "differs": list(item.differences),
+            "differences": {field: list(pair) for field, pair in item.differences.items()},
+            "reasons": list(item.reasons),
+            "unique_id": item.record.unique_id if item.record else None,
+            "doi": item.record.doi if item.record else None,
+            "title": item.record.title if item.record else None,
+            "year": item.record.publication_published_year if item.record else None,
+        }
+        for item, line in zip(checked, lines, strict=True)
+    ]
+
+    frame = checked.to_pandas()
+    assert frame.astype(object).where(frame.notna(), None).to_dict("records") == expected
+    # The command paces at the default quota: a few of each status, not all 31.
+    some = [0, 1, 2, 4, len(lines) - 1]
+    listed = tmp_path / "refs.txt"
+    listed.write_text("\n".join(lines[i] for i in some) + "\n", encoding="utf-8")
+    code, out, _ = cli(capsys, monkeypatch, str(listed), "--format", "json")
+    assert code == EXIT_NOT_VERIFIED and json.loads(out) == [expected[i] for i in some]
+
+    written = read_bibtex(checked.to_bibtex())  # the corrected entries, from the records
+    found = [item.record for item in checked if item.record is not None]
+    assert [(e.fields["title"], e.year, e.doi, len(e.authors) + e.et_al) for e in written] == [
+        (r.title, r.publication_published_year, normalize_doi(r.doi), len(r.author)) for r in found
+    ]
