@@ -111,13 +111,25 @@ def test_a_graph_as_csv_holds_its_nodes_and_edges(env, capsys, sid):
     wire = answer(capsys, *graph_argv(sid))
     code, out, err = run(capsys, *graph_argv(sid), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    edges = [
-        (r["source_schema_id"], r["target_schema_id"], int(r["citation_count"])) for r in rows if r["kind"] == "edge"
-    ]
-    nodes = [r["schema_id"] for r in rows if r["kind"] == "node"]
-    assert code == 0 and "CitationGraph is truncated" in err
-    assert edges == [(e["source_schema_id"], e["target_schema_id"], e["citation_count"]) for e in wire["edges"]]
-    assert nodes == [n["schema_id"] for n in wire["nodes"]]
+    assert code == 0 and "CitationGraph is truncated" in err and wire["edges"]
+    for kind, part in (("node", "nodes"), ("edge", "edges"), ("level", "levels")):
+        written = [r for r in rows if r["kind"] == kind]
+        assert len(written) == len(wire[part])
+        for row, sent in zip(written, wire[part], strict=True):
+            assert {name: read_cell(row[name], value) for name, value in sent.items()} == sent
+
+
+def read_cell(cell, sent):
+    """A csv cell read back as the type of the value ``sent`` (nested values are JSON text)."""
+    if sent is None:
+        return None if cell == "" else cell
+    if isinstance(sent, (dict, list)):
+        return json.loads(cell)
+    if isinstance(sent, bool):
+        return {"True": True, "False": False}.get(cell, cell)
+    if isinstance(sent, (int, float)):
+        return type(sent)(cell)
+    return cell
 
 
 def test_a_graph_as_tables_shows_nodes_edges_and_truncated(env, capsys, sid):
