@@ -10,13 +10,13 @@ import re
 import pytest
 
 from paperlens import cli
-from tests.test_cli import env, run  # noqa: F401  (env is a fixture)
+from tests.test_cli import run
 
 SANDBOX = dict(papers=300)
 
 
 @pytest.fixture
-def narrow(env, monkeypatch):  # noqa: F811
+def narrow(env, monkeypatch):
     """A 40-column terminal, where every long cell used to be cut."""
     monkeypatch.setenv("COLUMNS", "40")
     return env
@@ -83,7 +83,7 @@ def test_a_one_object_table_keeps_its_ids_whole_and_cuts_only_long_text(capsys):
 
 
 @pytest.mark.parametrize("bad", ["citation_count >> 5", "citation_count => 5", "citation_count <> 5", "year>="])
-def test_a_malformed_filter_is_a_usage_error_naming_the_option_and_nothing_is_sent(env, capsys, bad):  # noqa: F811
+def test_a_malformed_filter_is_a_usage_error_naming_the_option_and_nothing_is_sent(env, capsys, bad):
     env.clear_requests()
     for command in (["meta-search"], ["harvest", "--out", "unused.jsonl", "--format", "jsonl"]):
         code, _, err = run(capsys, *command, "--filter", bad)
@@ -92,7 +92,7 @@ def test_a_malformed_filter_is_a_usage_error_naming_the_option_and_nothing_is_se
     assert env.requests() == []
 
 
-def test_a_value_that_starts_like_an_operator_is_taken_in_quotes(env, capsys):  # noqa: F811
+def test_a_value_that_starts_like_an_operator_is_taken_in_quotes(env, capsys):
     env.clear_requests()
     code, _, _ = run(capsys, "meta-search", "--filter", "title == '>5 is a title'", "--format", "json")
     assert code == 0
