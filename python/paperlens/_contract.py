@@ -50,9 +50,6 @@ PAGE_DEPTH_CAP: Final = 10_000
 #: The largest ``page_size`` of ``meta_search`` and ``paper_relations``, and the default.
 PAGE_SIZE_MAX: Final = 200
 PAGE_SIZE_DEFAULT: Final = 25
-#: ``/meta-search`` requests per minute when the account has no rule of its own (the quota
-#: table of the contract); the client's ``rate_limits="default"`` paces to it.
-DEFAULT_META_SEARCH_RATE: Final = 30
 
 #: The three relevance boosts. They re-rank only a relevance ranking (a non-empty query and no
 #: sort), and while one is active the service refuses ``cursor`` deep paging.

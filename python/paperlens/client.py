@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from paperlens._contract import CONTENT_PAGE_MAX, DEFAULT_META_SEARCH_RATE
+from paperlens._contract import CONTENT_PAGE_MAX
 from paperlens._disposition import download_name
 from paperlens._lazy import LazyModule
 from paperlens._operation import AsyncCaller, Params, Plan, SyncCaller, operation, pages, params, workflow
@@ -841,7 +841,7 @@ class _Workflows:
         """
         from paperlens.verification import verify_plan
 
-        rate = _meta_search_rate(getattr(self, "_settings", {}).get("rate_limits", "default"))
+        rate = self._core.pacing_rates().get("meta-search")  # the rate in force, a learned one too
         return verify_plan(**params(locals(), "verify_plan", "rate"), listen=self._listen, rate=rate)
 
     @workflow
@@ -1146,16 +1146,6 @@ def _bytes_callback(bar: Progress) -> Any:
             done = written
 
     return on_bytes
-
-
-def _meta_search_rate(limits: Any) -> int | None:
-    """The ``/meta-search`` requests per minute a client's ``rate_limits`` allow (None: unpaced)."""
-    if limits == "default":
-        return DEFAULT_META_SEARCH_RATE
-    if isinstance(limits, dict):
-        rate = limits.get("meta-search")
-        return rate if isinstance(rate, int) else None
-    return None
 
 
 def _unpack(
