@@ -3,9 +3,11 @@
 Run:  python benches/bench_estimate.py
 
 For each harvest: the requests the estimate counts per operation, those the sandbox then
-served to the real harvest, and their ratio; the last harvest runs paced (the client and the
-sandbox's gateway at 60 requests per minute to /meta-search) and compares the estimated time
-with the time it took. The sandbox (5,000 papers, seed 0) runs in this process.
+served to the real harvest, and their ratio; then, for harvests with figures, the /resource
+estimate from samples of 1 (the default), 10, 50, 150 and 200 texts with the range it gives;
+the last harvest runs paced (the client and the sandbox's gateway at 60 requests per minute to
+/meta-search) and compares the estimated time with the time it took. The sandbox (5,000
+papers, seed 0) runs in this process.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ CASES: list[tuple[str, str | None, dict[str, Any]]] = [
     ("texts + figures, query 'ocean'", "ocean", {"texts": True, "figures": True}),
 ]
 PATHS = {"meta_search": "/meta-search", "content": "/content", "download_resource": "/resource"}
+FIGURE_CASES: list[tuple[str, str | None, dict[str, Any]]] = [
+    ("query 'ocean'", "ocean", {"texts": True, "figures": True}),
+    ("limit=2,000", None, {"texts": True, "figures": True, "limit": 2000}),
+]
+SAMPLES = (1, 10, 50, 150, 200)
 
 
 def run(client: paperlens.Client, sandbox: Sandbox, out: Path, query: str | None, arguments: dict[str, Any]) -> Any:
@@ -58,7 +65,46 @@ def main() -> None:
     for name, path, estimated, actual in rows:
         ratio = f"{estimated / actual:.3f}" if actual else "-"
         print(f"| {name} | {path} | {estimated:,} | {actual:,} | {ratio} |")
+    figure_samples()
     paced_time()
+
+
+def figure_samples() -> None:
+    """The /resource estimate from samples of texts against the figures the harvest fetches."""
+    rows = []
+    with Sandbox(papers=PAPERS, seed=0) as sandbox, tempfile.TemporaryDirectory() as folder:
+        client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+        for index, (name, query, arguments) in enumerate(FIGURE_CASES):
+            estimates: dict[int, Any] = {}  # by the texts sampled: 200 may be all of them, as 150 was
+            for n in SAMPLES:
+                estimate = client.estimate_harvest(query, **arguments, sample_texts=n)
+                estimates.setdefault(estimate.sample_texts, estimate)
+            run(client, sandbox, Path(folder) / str(index), query, arguments)
+            sent = collections.Counter(r.path for r in sandbox.requests())["/resource"]
+            for estimate in estimates.values():
+                figures = estimate.operations[-1]
+                likely = f"{figures.likely[0]:,}-{figures.likely[1]:,}" if figures.likely else "-"
+                inside = (
+                    "-" if not figures.likely else "yes" if figures.likely[0] <= sent <= figures.likely[1] else "no"
+                )
+                exact = "" if figures.estimated else " (all: counted)"
+                rows.append(
+                    (
+                        name,
+                        f"{estimate.sample_texts} of {estimate.texts:,}{exact}",
+                        figures.requests,
+                        likely,
+                        sent,
+                        inside,
+                    )
+                )
+    print(
+        "\n| harvest, texts + figures | sample texts | /resource estimated | likely | sent | "
+        "estimate / sent | sent in likely |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, sample, estimated, likely, sent, inside in rows:
+        print(f"| {name} | {sample} | {estimated:,} | {likely} | {sent:,} | {estimated / sent:.3f} | {inside} |")
 
 
 def paced_time() -> None:

@@ -1,6 +1,6 @@
 """client.estimate_harvest and ``paperlens harvest --dry-run``: the requests a harvest will send,
-known from at most two requests and before anything is written, compared with the requests
-the sandbox then serves to the real harvest."""
+known from a couple of requests (and the sample texts asked for) before anything is written,
+compared with the requests the sandbox then serves to the real harvest."""
 
 from __future__ import annotations
 
@@ -28,11 +28,16 @@ def served(sandbox: Sandbox) -> collections.Counter[str]:
 
 
 def estimated(sandbox: Sandbox, client: paperlens.Client, query: str | None, **arguments: Any) -> Estimate:
-    """The estimate, checked to have sent at most two requests and the operations it names."""
+    """The estimate, checked to have sent one search and no more texts than the samples asked
+    for (one with figures by default), and the operations it names."""
     sandbox.clear_requests()
     estimate = client.estimate_harvest(query, **arguments)
     sent = served(sandbox)
-    assert sum(sent.values()) <= 2 and len(estimate.request_ids) == sum(sent.values())
+    samples = arguments.get("sample_texts", 1 if arguments.get("figures") else 0)
+    assert sent["/meta-search"] == 1 and estimate.sample_texts <= samples and set(sent) <= {"/meta-search", "/content"}
+    if estimate.sample_texts == 1:
+        assert sum(sent.values()) <= 2 or sent["/content"] > 1  # a long sample text is read whole
+    assert len(estimate.request_ids) == sum(sent.values())
     assert {op.path for op in estimate.operations} == {PATHS[op.operation] for op in estimate.operations}
     sandbox.clear_requests()
     return estimate
@@ -114,6 +119,47 @@ def test_the_figures_of_one_document_are_counted_from_its_text(sandbox: Sandbox,
     assert_close(estimate, sent)
 
 
+def test_every_text_sampled_counts_the_figures_and_pages_exactly(sandbox: Sandbox, tmp_path: Path) -> None:
+    client = sandbox_client(sandbox)
+    estimate = estimated(sandbox, client, "ocean", texts=True, figures=True, sample_texts=200)
+    assert estimate.sample_texts == estimate.texts and estimate.texts_counted
+    result = harvest_corpus(client, tmp_path / "corpus", query="ocean", texts=True, figures=True)
+    sent = served(sandbox)
+    assert estimate.figures == result.figures + result_missing_figures(tmp_path / "corpus") == sent["/resource"] > 0
+    assert [(op.path, op.requests, op.estimated, op.likely) for op in estimate.operations] == [
+        (path, sent[path], False, None) for path in ("/meta-search", "/content", "/resource")
+    ]
+    assert "~" not in str(estimate)
+
+
+def test_a_larger_sample_of_texts_narrows_the_figure_estimate(sandbox: Sandbox, tmp_path: Path) -> None:
+    client = sandbox_client(sandbox)
+    rough, close = (
+        estimated(sandbox, client, None, texts=True, figures=True, limit=900, sample_texts=n) for n in (1, 150)
+    )
+    assert (rough.sample_texts, close.sample_texts) == (1, 150)
+    (rough_figures, close_figures) = (e.operations[-1] for e in (rough, close))
+    assert rough_figures.likely is None and rough_figures.estimated and close_figures.estimated
+    harvest_corpus(client, tmp_path / "corpus", texts=True, figures=True, limit=900)
+    sent = served(sandbox)["/resource"]
+    assert close_figures.likely is not None and close_figures.likely[0] <= sent <= close_figures.likely[1]
+    assert close_figures.likely[0] < close_figures.requests < close_figures.likely[1]
+    assert abs(close_figures.requests - sent) <= 0.1 * sent
+    assert "(~: estimated from a sample of 200 records, 150 texts)" in str(close)
+    assert f"~{close_figures.requests:,} ({close_figures.likely[0]:,}-{close_figures.likely[1]:,})" in str(close)
+
+
+def test_sample_texts_are_spread_over_the_first_page(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    page = client.meta_search("coral", page_size=200, fields=["doc_id"])
+    documents = [r.doc_id for r in page.results if r.doc_id]
+    sandbox.clear_requests()
+    client.estimate_harvest("coral", texts=True, sample_texts=4)
+    read = [dict(r.query)["doc_id"] for r in sandbox.requests() if r.path == "/content"]
+    assert read[0] == documents[0] and len(dict.fromkeys(read)) == 4
+    assert [documents.index(d) for d in dict.fromkeys(read)] == [i * len(documents) // 4 for i in range(4)]
+
+
 def text_of(client: paperlens.Client, doc_id: str) -> str:
     try:
         return client.read_text(doc_id)
@@ -184,6 +230,9 @@ def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
         ({"page_size": 201}, "page_size: must be None or an integer from 1 to 200"),
         ({"by": "isbn"}, "by: must be one of"),
         ({"texts": True, "collection": "authors"}, "collection: not with texts or ids"),
+        ({"texts": True, "sample_texts": 201}, "sample_texts: must be None or an integer from 0 to 200"),
+        ({"texts": True, "sample_texts": True}, "sample_texts: must be None or an integer from 0 to 200"),
+        ({"sample_texts": 3}, "sample_texts: needs texts=True"),
     ]:
         with pytest.raises(paperlens.ValidationError, match=message):
             client.estimate_harvest(**arguments)
@@ -207,3 +256,17 @@ def test_dry_run_prints_the_estimate_and_creates_no_file(
         assert shown.startswith("Harvest estimate: ") and "meta_search (/meta-search)" in shown
     expected = str(client.estimate_harvest(None, page_size=40))
     assert shown.strip() == expected
+
+
+def test_dry_run_reads_the_sample_texts_asked_for(
+    env: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["harvest", "ocean", "--out", "corpus", "--texts", "--figures", "--no-shared-pacing"]
+    assert main([*argv, "--dry-run", "--sample-texts", "200"]) == 0
+    shown = capsys.readouterr().out
+    expected = paperlens.Client().estimate_harvest("ocean", texts=True, figures=True, sample_texts=200)
+    assert shown.strip() == str(expected) and "~" not in shown and os.listdir(tmp_path) == []
+    assert main([*argv, "--sample-texts", "5"]) == 2
+    assert "--sample-texts: only with --dry-run and --texts" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []

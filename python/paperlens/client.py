@@ -906,8 +906,9 @@ class _Workflows:
         limit: int | None = None,
         collection: str | None = None,
         page_size: int | None = None,
+        sample_texts: int | None = None,
     ) -> Plan[Estimate]:
-        """What a harvest with these arguments will cost, from at most two requests, before
+        """What a harvest with these arguments will cost, from a couple of requests, before
         anything is written (see :mod:`paperlens.estimate`).
 
         Args:
@@ -916,6 +917,10 @@ class _Workflows:
                 :func:`~paperlens.harvest.harvest` writes them).
             collection, page_size: as for :func:`~paperlens.harvest.harvest` (None: 200 records
                 per request, the most).
+            sample_texts: texts (0 to 200, of the first page of records) to read for their
+                figures and lengths: one ``/content`` request each, no quota the contract
+                states; the more, the closer the ``/resource`` estimate. None: one when
+                ``figures=True``, none otherwise.
 
         Returns:
             An :class:`~paperlens.estimate.Estimate`: ``.records``, ``.texts``, ``.figures``,

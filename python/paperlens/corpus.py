@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, overload
 from urllib.parse import quote
 
 from paperlens._checks import invalid
-from paperlens._contract import CONTENT_PAGE_MAX, PAGE_SIZE_MAX
+from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._corpus_rules import BY, TEXT_NAME, figure_names
 from paperlens._corpus_rules import checked_arguments as _checked
 from paperlens._executor import Executor, check_executor, client_bytes, in_order, run_plan
@@ -67,7 +67,8 @@ from paperlens._output_guard import guarded_plan, resumable
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
 from paperlens._store import location
-from paperlens.errors import NotFoundError, PermissionDeniedError, ResponseDecodeError, ValidationError
+from paperlens._whole_text import whole_text
+from paperlens.errors import NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ def fetch_document(doc_id: str, figures: bool) -> Plan[Fetched]:
     """The text of ``doc_id`` and, with ``figures``, the figures it names (a 403 or 404 of
     the text is a status, of a figure a figure left out)."""
     try:
-        text, request_ids = yield from _read_text(doc_id)
+        text, request_ids = yield from whole_text(doc_id)
     except PermissionDeniedError:
         return Fetched("forbidden")
     except NotFoundError:
@@ -281,29 +282,6 @@ def fetch_document(doc_id: str, figures: bool) -> Plan[Fetched]:
             continue  # recorded as a missing figure: the text names it, the folder lacks it
         found[name] = resource.data
     return Fetched("ok", text, found, request_ids)
-
-
-def _read_text(doc_id: str) -> Plan[tuple[str, tuple[str, ...]]]:
-    """The whole text from pages of the largest size, its length checked, and the pages'
-    request ids."""
-    pieces: list[str] = []
-    request_ids: list[str] = []
-    offset, length = 0, 0
-    while True:
-        page = yield Call("content", (doc_id,), {"offset": offset, "limit": CONTENT_PAGE_MAX})
-        if page.request_id:
-            request_ids.append(page.request_id)
-        pieces.append(page.text)
-        length += len(page.text)
-        if not page.more or page.next_offset is None or page.next_offset <= offset:
-            break
-        offset = page.next_offset
-    if page.text_length is not None and length != page.text_length:
-        raise ResponseDecodeError(
-            f"reassembled {length} code points of {doc_id} but the service reports text_length={page.text_length}",
-            request_id=page.request_id,
-        )
-    return "".join(pieces), tuple(request_ids)
 
 
 @workflow

@@ -10,21 +10,35 @@ content (/content)               ~...     none stated       -     network-bound
 total                            ~...                                       0 s
 >>> estimate.requests, estimate.seconds
 (..., 0.0)
+>>> print(client.estimate_harvest("coral bleaching", texts=True, figures=True, sample_texts=40))
+Harvest estimate: ... records, ... texts, ~... figures (~: estimated from a sample of ... records, 40 texts)
+operation                            requests  quota resource    rate  time at the rate
+meta_search (/meta-search)                  1     meta-search  30/min               0 s
+content (/content)                       ~...     none stated       -     network-bound
+download_resource (/resource)  ~... (...-...)     none stated       -     network-bound
+total                                    ~...                                       0 s
 
-The estimate sends at most two requests and writes nothing: one ``/meta-search`` page (the
+The estimate sends a couple of requests and writes nothing: one ``/meta-search`` page (the
 harvest's first, of 200 records, when texts are asked for; of one record otherwise) gives
 ``total_count`` and, with ``texts=True``, how many records carry a ``doc_id``; with
-``figures=True`` one ``/content`` request reads a sample text to count the figures it links
-to. From them it counts what the harvest sends:
+``figures=True`` one ``/content`` request reads a sample text of that page to count the figures
+it links to (``sample_texts=`` reads more, spread over the page). From them it counts what the
+harvest sends:
 
 - ``/meta-search``: one request per page of ``page_size`` records (200, the most, unless
   given); with ``ids``, pages of 200 ids per ``IN`` filter. Exact for a search (from
   ``total_count``, and ``limit``), estimated for ``ids`` beyond the first 200 (from the share
   of them the sample page matched).
-- ``/content``: one request per record with a ``doc_id`` (a text longer than 524,288 code
-  points, about 1 MB, takes one more per such length). Exact when the records fit in the
-  sample page, estimated from its share of records with a ``doc_id`` otherwise.
-- ``/resource``: one request per figure the texts link to, estimated from the sample text.
+- ``/content``: one request per record with a ``doc_id``, and one more per further 524,288 code
+  points (about 1 MB) of the sample texts that are longer (nothing tells the length of the
+  others in advance). Exact when the records fit in the sample page and every text was
+  sampled, estimated from the page's share of records with a ``doc_id`` otherwise.
+- ``/resource``: one request per figure the texts link to: the sample texts' mean times the
+  texts. Nothing in a record tells how many figures its text has, so from one sample text this
+  is rough (``~``); with ``sample_texts=n`` it is the closer the larger ``n``, and from two
+  texts on the estimate gives the range the count likely falls in (``likely``: the mean ± two
+  standard errors of the sample, which shrink as the sample nears all the texts). Exact when
+  every text of a harvest that fits in the sample page was sampled.
 
 The time is the least the client's pacing allows for the requests bound by a quota
 (``/meta-search``, ``/paper-schema``), at the rate in force: the configured ``rate_limits``, or
@@ -40,13 +54,15 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+import statistics
 from collections.abc import Callable, Iterable, Mapping
 
 from paperlens._checks import count, invalid
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_DEPTH_CAP, PAGE_SIZE_MAX
 from paperlens._corpus_rules import checked_arguments, figure_names
 from paperlens._operation import Call, Plan
-from paperlens.errors import BadRequestError, NotFoundError, PermissionDeniedError
+from paperlens._whole_text import whole_text
+from paperlens.errors import BadRequestError, NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
 __all__ = ["Estimate", "OperationEstimate", "estimate_plan"]
@@ -65,6 +81,8 @@ class OperationEstimate:
         per_minute: the client's pacing rate for ``resource``; None: not paced.
         seconds: the least time the pacing allows for them; None when no quota binds them.
         estimated: True when ``requests`` is extrapolated from a sample, False when counted.
+        likely: the range ``requests`` likely falls in (the sample's mean ± two standard
+            errors), for figures estimated from two sample texts or more; None otherwise.
     """
 
     operation: str
@@ -74,6 +92,7 @@ class OperationEstimate:
     per_minute: int | None
     seconds: float | None
     estimated: bool
+    likely: tuple[int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,10 +107,11 @@ class Estimate:
         texts: the records with a ``doc_id``, whose texts it reads (None: no texts asked for).
         texts_counted: ``texts`` was counted in the sample (all the records fit in it), not
             extrapolated from its share.
-        figures: the figures it downloads (None: not asked for, or no sample text readable).
+        figures: the figures it downloads (None: not asked for, or no sample text read).
         operations: the requests per operation.
         sample: the records of the sample page the estimate read.
         request_ids: the ids of the estimate's own requests.
+        sample_texts: the texts the estimate read (their figures and lengths).
     """
 
     records: int
@@ -103,6 +123,7 @@ class Estimate:
     operations: tuple[OperationEstimate, ...]
     sample: int
     request_ids: tuple[str, ...]
+    sample_texts: int = 0
 
     @property
     def requests(self) -> int:
@@ -125,11 +146,12 @@ class Estimate:
         rows = []
         for op in self.operations:
             approx = "~" if op.estimated else ""
+            likely = f" ({op.likely[0]:,}-{op.likely[1]:,})" if op.likely else ""
             rate = f"{op.per_minute}/min" if op.per_minute else "not paced"
             rows.append(
                 (
                     f"{op.operation} ({op.path})",
-                    f"{approx}{op.requests:,}",
+                    f"{approx}{op.requests:,}{likely}",
                     op.resource or "none stated",
                     rate if op.resource else "-",
                     _duration(op.seconds) if op.seconds is not None else "network-bound",
@@ -144,7 +166,8 @@ class Estimate:
         if self.texts is not None:
             parts.append(f"{self.texts:,} texts")
         if self.figures is not None:
-            parts.append(f"~{self.figures:,} figures")
+            approx = "~" if any(op.estimated for op in self.operations if op.path == "/resource") else ""
+            parts.append(f"{approx}{self.figures:,} figures")
         return ", ".join(parts)
 
     def __str__(self) -> str:
@@ -173,7 +196,8 @@ class Estimate:
     def _sampled(self) -> str:
         if not any(op.estimated for op in self.operations):
             return ""
-        return f" (~: estimated from a sample of {self.sample} record{'' if self.sample == 1 else 's'})"
+        texts = f", {self.sample_texts} text{'' if self.sample_texts == 1 else 's'}" if self.sample_texts else ""
+        return f" (~: estimated from a sample of {self.sample} record{'' if self.sample == 1 else 's'}{texts})"
 
 
 def estimate_plan(
@@ -186,6 +210,7 @@ def estimate_plan(
     limit: int | None,
     collection: str | None,
     page_size: int | None,
+    sample_texts: int | None,
     rates: Callable[[], Mapping[str, int]],
 ) -> Plan[Estimate]:
     """The estimate of ``client.estimate_harvest`` (arguments checked before any request);
@@ -193,11 +218,14 @@ def estimate_plan(
     429 they met counts)."""
     wanted = checked_arguments(query, ids, by, texts, figures, limit)
     count("page_size", page_size, 1, maximum=PAGE_SIZE_MAX, optional=True)
+    count("sample_texts", sample_texts, 0, maximum=PAGE_SIZE_MAX, optional=True)
+    if sample_texts and not texts:
+        raise invalid("sample_texts", "needs texts=True (the samples are texts of the harvest)", sample_texts)
     if collection is not None and (texts or wanted is not None):
         raise invalid("collection", "not with texts or ids (a corpus harvest searches papers)", collection)
     wire_filters = filters_to_wire(filters)
     if limit == 0 or wanted == []:
-        return _estimate(rates(), records=0, total=0, texts=0 if texts else None, figures=0 if figures else None)
+        return _estimate(rates(), records=0, total=0, texts=0 if texts else None, figures=figures)
     if wanted is None:
         sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts else 1
         search = {"collection": collection, "filters": wire_filters, "page_size": sample_size}
@@ -228,17 +256,15 @@ def estimate_plan(
     counted = records <= len(first.results)
     share = len(documents) / len(sampled) if sampled else 1.0
     text_count = (len(documents) if counted else round(share * records)) if texts else None
-    figure_count = None
-    if figures and documents:
-        per_text = yield from _figures_of(documents[0], request_ids)
-        if per_text is not None and text_count is not None:
-            figure_count = per_text * text_count
+    wanted_samples = (1 if figures else 0) if sample_texts is None else sample_texts
+    samples = yield from _sample_texts(_spread(documents, wanted_samples), request_ids)
     return _estimate(
         rates(),
         records=records,
         total=total,
         texts=text_count,
-        figures=figure_count,
+        figures=figures,
+        samples=samples,
         texts_counted=counted,
         at_least=at_least,
         pages=pages,
@@ -248,14 +274,38 @@ def estimate_plan(
     )
 
 
-def _figures_of(doc_id: str, request_ids: list[str]) -> Plan[int | None]:
-    """The figures one sample text links to; None when it cannot be read."""
-    try:
-        page = yield Call("content", (doc_id,), {"offset": 0, "limit": CONTENT_PAGE_MAX})
-    except (PermissionDeniedError, NotFoundError, BadRequestError):
-        return None
-    request_ids.append(page.request_id)
-    return len(figure_names(page.text))
+@dataclasses.dataclass(frozen=True)
+class _Sample:
+    """What one sample text tells: the figures it links to and the /content requests the
+    harvest sends for it."""
+
+    figures: int
+    pages: int
+
+
+def _spread(documents: list[str], wanted: int) -> list[str]:
+    """``wanted`` of ``documents`` spread evenly over them (all of them when there are fewer)."""
+    if wanted >= len(documents):
+        return documents
+    return [documents[i * len(documents) // wanted] for i in range(wanted)]
+
+
+def _sample_texts(documents: list[str], request_ids: list[str]) -> Plan[list[_Sample]]:
+    """Each text read whole, as the harvest reads it; as in the harvest, a text the service
+    refuses is one request and no figures, a ``doc_id`` that cannot be asked for none."""
+    samples = []
+    for doc_id in documents:
+        try:
+            text, pages = yield from whole_text(doc_id)
+        except (PermissionDeniedError, NotFoundError, BadRequestError):
+            samples.append(_Sample(figures=0, pages=1))
+            continue
+        except ValidationError:
+            samples.append(_Sample(figures=0, pages=0))
+            continue
+        request_ids.extend(pages)
+        samples.append(_Sample(len(figure_names(text)), max(1, math.ceil(len(text) / CONTENT_PAGE_MAX))))
+    return samples
 
 
 def _estimate(
@@ -264,7 +314,8 @@ def _estimate(
     records: int,
     total: int | None,
     texts: int | None,
-    figures: int | None,
+    figures: bool,
+    samples: list[_Sample] | None = None,
     texts_counted: bool = True,
     at_least: bool = False,
     pages: int = 0,
@@ -272,34 +323,71 @@ def _estimate(
     sample: int = 0,
     request_ids: list[str] | None = None,
 ) -> Estimate:
+    samples = samples or []
     operations = [_operation("meta_search", "/meta-search", pages, "meta-search", rates, pages_estimated)]
+    every_text = texts_counted and texts is not None and len(samples) == texts
     if texts is not None:
-        # Estimated all the same: a text longer than one page (unknown before it is read) takes more.
-        operations.append(_operation("content", "/content", texts, None, rates, True))
-    if figures is not None:
-        operations.append(_operation("download_resource", "/resource", figures, None, rates, True))
+        # The further pages of the sample texts are known; those of the others are not.
+        requests = texts + sum(s.pages - 1 for s in samples)
+        operations.append(_operation("content", "/content", requests, None, rates, not every_text))
+    figure_count = None
+    if figures and texts is not None and (samples or texts == 0):
+        figure_count, likely = _figures(texts, [s.figures for s in samples])
+        operations.append(
+            _operation(
+                "download_resource",
+                "/resource",
+                figure_count,
+                None,
+                rates,
+                not every_text,
+                None if every_text else likely,
+            )
+        )
     return Estimate(
         records=records,
         total_count=total,
         at_least=at_least,
         texts=texts,
         texts_counted=texts_counted,
-        figures=figures,
+        figures=figure_count,
         operations=tuple(operations),
         sample=sample,
         request_ids=tuple(request_ids or ()),
+        sample_texts=len(samples),
     )
 
 
+def _figures(texts: int, counts: list[int]) -> tuple[int, tuple[int, int] | None]:
+    """The figures of ``texts`` texts from the figure counts of a sample of them, and the range
+    they likely fall in (the mean ± two standard errors, corrected for a sample that is a large
+    part of the texts; None from fewer than two samples)."""
+    if not counts:
+        return 0, None
+    mean = statistics.fmean(counts)
+    estimate = round(mean * texts)
+    if len(counts) < 2 or texts <= 1:
+        return estimate, None
+    finite = math.sqrt(max(0, texts - len(counts)) / (texts - 1))
+    margin = 2 * texts * statistics.stdev(counts) / math.sqrt(len(counts)) * finite
+    return estimate, (max(0, math.floor(mean * texts - margin)), math.ceil(mean * texts + margin))
+
+
 def _operation(
-    name: str, path: str, requests: int, resource: str | None, rates: Mapping[str, int], estimated: bool
+    name: str,
+    path: str,
+    requests: int,
+    resource: str | None,
+    rates: Mapping[str, int],
+    estimated: bool,
+    likely: tuple[int, int] | None = None,
 ) -> OperationEstimate:
     per_minute = rates.get(resource) if resource else None
     seconds = None
     if resource is not None:
         # A fresh window lets N requests go at once; each further N waits a minute more.
         seconds = 60.0 * max(0, math.ceil(requests / per_minute) - 1) if per_minute else 0.0
-    return OperationEstimate(name, path, requests, resource, per_minute, seconds, estimated)
+    return OperationEstimate(name, path, requests, resource, per_minute, seconds, estimated, likely)
 
 
 def _duration(seconds: float | None) -> str:

@@ -142,6 +142,8 @@ def relations(args: argparse.Namespace) -> int:
 def harvest(args: argparse.Namespace) -> int:
     from paperlens import harvest as harvesting
 
+    if args.sample_texts is not None and not (args.dry_run and args.texts):
+        raise UsageError("--sample-texts: only with --dry-run and --texts (the samples are texts of the harvest)")
     if args.texts or args.figures or args.ids is not None:
         return _harvest_corpus(args)
     with Session(shared_pacing=args.shared_pacing) as client:
@@ -200,7 +202,7 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
     wanted = dict(ids=ids, by=args.by, filters=_filters(args), texts=args.texts, figures=args.figures, limit=args.limit)
     with Session(shared_pacing=args.shared_pacing) as client:
         if args.dry_run:
-            return _estimate(client, args.query, **wanted)
+            return _estimate(client, args.query, **wanted, sample_texts=args.sample_texts)
         result = harvest_corpus(client, args.out, query=args.query, **wanted, progress=show_progress(args))
     resumed = " (resumed)" if result.resumed else ""
     print(
@@ -213,7 +215,7 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
 
 
 def _estimate(client: Any, query: str | None, **arguments: Any) -> int:
-    """``harvest --dry-run``: what the harvest would cost, from at most two requests; nothing is written."""
+    """``harvest --dry-run``: what the harvest would cost, from a couple of requests; nothing is written."""
     print(client.estimate_harvest(query, **arguments))
     return EXIT_OK
 

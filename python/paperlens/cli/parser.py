@@ -255,7 +255,14 @@ def _harvest(parser: argparse.ArgumentParser) -> None:
         "--dry-run",
         action="store_true",
         help="print what the harvest would cost (requests per operation, quota resources, time at the client's "
-        "rates), from at most two requests, and write nothing",
+        "rates), from a couple of requests, and write nothing",
+    )
+    parser.add_argument(
+        "--sample-texts",
+        type=int,
+        metavar="N",
+        help="with --dry-run and --texts: read N texts (up to 200) to estimate the figures and text pages "
+        "(default: one with --figures); the more, the closer the figure count",
     )
     parser.add_argument(
         "--shared-pacing",

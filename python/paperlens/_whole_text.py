@@ -1,0 +1,33 @@
+"""A document's whole text as a plan of ``/content`` pages, as a corpus harvest reads it (and
+the harvest's estimate reads its sample texts)."""
+
+from __future__ import annotations
+
+from paperlens._contract import CONTENT_PAGE_MAX
+from paperlens._operation import Call, Plan
+from paperlens.errors import ResponseDecodeError
+
+__all__ = ["whole_text"]
+
+
+def whole_text(doc_id: str) -> Plan[tuple[str, tuple[str, ...]]]:
+    """The whole text from pages of the largest size, its length checked, and the pages'
+    request ids."""
+    pieces: list[str] = []
+    request_ids: list[str] = []
+    offset, length = 0, 0
+    while True:
+        page = yield Call("content", (doc_id,), {"offset": offset, "limit": CONTENT_PAGE_MAX})
+        if page.request_id:
+            request_ids.append(page.request_id)
+        pieces.append(page.text)
+        length += len(page.text)
+        if not page.more or page.next_offset is None or page.next_offset <= offset:
+            break
+        offset = page.next_offset
+    if page.text_length is not None and length != page.text_length:
+        raise ResponseDecodeError(
+            f"reassembled {length} code points of {doc_id} but the service reports text_length={page.text_length}",
+            request_id=page.request_id,
+        )
+    return "".join(pieces), tuple(request_ids)
