@@ -146,6 +146,8 @@ def test_a_larger_sample_of_texts_narrows_the_figure_estimate(sandbox: Sandbox, 
     assert close_figures.likely[0] < close_figures.requests < close_figures.likely[1]
     assert abs(close_figures.requests - sent) <= 0.1 * sent
     assert "(~: estimated from a sample of 200 records, 150 texts)" in str(close)
+    hint = "/resource from one sample text is rough: sample_texts=n (--sample-texts N) reads more"
+    assert str(rough).endswith(hint) and hint not in str(close)
     assert f"~{close_figures.requests:,} ({close_figures.likely[0]:,}-{close_figures.likely[1]:,})" in str(close)
 
 

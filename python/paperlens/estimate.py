@@ -180,6 +180,8 @@ class Estimate:
                 cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
             ]
             lines.append("  ".join(cells).rstrip())
+        if self.sample_texts == 1 and any(op.estimated for op in self.operations if op.path == "/resource"):
+            lines.append("/resource from one sample text is rough: sample_texts=n (--sample-texts N) reads more")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
