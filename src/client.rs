@@ -4,9 +4,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
-use paperlens_core::config::SharedPacing;
+use paperlens_core::config::{self, seconds, SharedPacing};
 use paperlens_core::operation::as_given;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
 use pyo3::exceptions::PyValueError;
@@ -153,18 +152,11 @@ impl NativeClient {
         deadline: Option<f64>,
     ) -> Result<NativeClient, PyPaperlensErr> {
         let mut config = self.transport.config().clone();
-        let seconds = |name: &str, value: f64| {
-            if value.is_finite() && value >= 0.0 {
-                Ok(Duration::from_secs_f64(value))
-            } else {
-                Err(Error::Configuration(format!("{name} must be a non-negative number of seconds")))
-            }
-        };
         if let Some(t) = timeout {
             config.timeout = seconds("timeout", t)?;
         }
-        if let Some(d) = deadline {
-            config.deadline = Some(seconds("deadline", d)?);
+        if deadline.is_some() {
+            config.deadline = config::deadline(deadline)?;
         }
         if let Some(b) = retry_backoff {
             config.retry_backoff = seconds("retry_backoff", b)?;

@@ -319,3 +319,21 @@ def test_a_deadline_shorter_than_the_backoff_ends_the_call_at_the_retry(make_cli
 def test_a_bad_deadline_is_refused():
     with pytest.raises(paperlens.ConfigurationError, match="deadline"):
         paperlens.Client(api_token="t", base_url="http://127.0.0.1:1", deadline=-1.0)
+
+
+def test_with_options_deadline_inf_removes_the_client_s_deadline(make_client, httpserver: HTTPServer):
+    def slow(_request):
+        time.sleep(0.6)
+        return Response('{"fields": [], "default_fields": ["title"]}', content_type="application/json")
+
+    httpserver.expect_request("/meta-catalog").respond_with_handler(slow)
+    bounded = make_client(deadline=0.3)
+    with pytest.raises(paperlens.APITimeoutError, match=r"deadline of 0\.3 s"):
+        bounded.meta_catalog()
+    unbounded = bounded.with_options(deadline=float("inf"))
+    assert unbounded.meta_catalog().default_fields == ["title"]
+    assert pickle.loads(pickle.dumps(unbounded)).meta_catalog().default_fields == ["title"]
+    with pytest.raises(paperlens.APITimeoutError, match=r"deadline of 0\.3 s"):
+        bounded.with_options(timeout=5.0).meta_catalog()
+    with pytest.raises(paperlens.ConfigurationError, match="deadline"):
+        bounded.with_options(deadline=float("nan"))

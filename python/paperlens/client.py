@@ -324,7 +324,7 @@ class _ClientBase:
             validate: check the contract's bounds before sending; None keeps this client's.
             retry_backoff: the first retry backoff, in seconds; None keeps this client's.
             deadline: seconds a whole call may take, retries and waits included; None keeps
-                this client's.
+                this client's, ``math.inf`` removes it.
 
         Returns:
             A client of the same class (``Client`` or ``AsyncClient``).

@@ -195,7 +195,7 @@ impl ClientConfig {
             base_url: parse_base_url(&base_url)?,
             timeout: seconds("timeout", input.timeout.unwrap_or(30.0))?,
             connect_timeout: seconds("connect_timeout", input.connect_timeout.unwrap_or(10.0))?,
-            deadline: input.deadline.map(|d| seconds("deadline", d)).transpose()?,
+            deadline: deadline(input.deadline)?,
             max_retries: input.max_retries.unwrap_or(3),
             retry_backoff: seconds("retry_backoff", input.retry_backoff.unwrap_or(1.0))?,
             max_rate_limit_wait: seconds("max_rate_limit_wait", input.max_rate_limit_wait.unwrap_or(60.0))?,
@@ -280,7 +280,13 @@ fn is_loopback(url: &Url) -> bool {
     }
 }
 
-fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
+/// A whole call's deadline: none when not given or infinite (`math.inf` removes one in
+/// `with_options`, where None keeps the client's).
+pub fn deadline(value: Option<f64>) -> Result<Option<Duration>, Error> {
+    value.filter(|d| *d != f64::INFINITY).map(|d| seconds("deadline", d)).transpose()
+}
+
+pub fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
     if value.is_finite() && value >= 0.0 {
         Ok(Duration::from_secs_f64(value))
     } else {
