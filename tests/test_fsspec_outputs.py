@@ -167,9 +167,30 @@ def test_a_metadata_harvest_into_s3_holds_the_records_of_a_local_one(sandbox, s3
     assert json.loads(s3.cat_file("corpora/metadata.manifest.json"))["counts"] == {"records": 250, "chunks": 3}
 
 
-def test_read_records_of_a_url_says_how_to_read_it():
-    with pytest.raises(paperlens.ValidationError, match="pyarrow or DuckDB"):
-        read_records("s3://corpora/metadata")
+def test_read_records_reads_a_url_as_a_local_output(sandbox, s3, local, tmp_path):
+    client = sandbox_client(sandbox, max_retries=0)
+    url = "s3://corpora/read-back"
+    harvest(client, out=url, chunk_size=100, limit=250)
+    harvest(client, out=tmp_path / "local", chunk_size=100, limit=250)
+    remote = read_records(url)
+    assert remote == read_records(tmp_path / "local") and len(remote) == 250
+    assert remote == [r.to_dict() for r in client.iter_meta_search(None, limit=250)]
+    harvest_corpus(client, "s3://corpora/read-back-corpus", limit=LIMIT)
+    assert read_records("s3://corpora/read-back-corpus/records") == read_records(local / "records")
+    with pytest.raises(FileNotFoundError, match="s3://corpora/nothing-here"):
+        read_records("s3://corpora/nothing-here")
+
+
+def test_read_records_of_an_interrupted_url_harvest_reads_what_its_checkpoint_counts(sandbox, tmp_path):
+    url = "memory://interrupted/metadata"
+    client = sandbox_client(sandbox, max_retries=0)
+    harvest(client, out=url, chunk_size=100, limit=200)
+    fs = fsspec.filesystem("memory")
+    parts = fs.find("/interrupted/metadata")
+    assert parts == ["/interrupted/metadata/part-00000.parquet"]
+    # a part written after the checkpoint's last save (a run killed between the two)
+    fs.pipe_file("/interrupted/metadata/part-00001.parquet", fs.cat_file(parts[0]))
+    assert read_records(url) == [r.to_dict() for r in client.iter_meta_search(None, limit=200)]
 
 
 def test_jsonl_into_a_url_is_refused_before_any_request(sandbox):

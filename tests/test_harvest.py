@@ -8,7 +8,8 @@ import pytest
 
 import paperlens
 from paperlens import harvest as harvest_module
-from paperlens.harvest import HarvestError, checkpoint_path, harvest, read_records
+from paperlens._harvesting import checkpoint_beside
+from paperlens.harvest import HarvestError, harvest, read_records
 
 from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
@@ -37,7 +38,7 @@ def test_whole_harvest(client, expected, tmp_path, fmt):
     assert result.done and not result.resumed
     assert result.records == len(expected) == 600 and result.chunks == 6
     assert ids(out, fmt) == expected
-    state = json.loads(checkpoint_path(out).read_text())
+    state = json.loads(checkpoint_beside(out).read_text())
     assert state["next"] is None and state["records"] == 600
     # Run again: nothing to do, nothing sent.
     again = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=100, page_size=50)
@@ -74,7 +75,7 @@ def test_a_harvest_stopped_by_an_exhausted_quota_says_when_to_resume(sandbox, cl
         harvest(client, out=out, format="jsonl", fields=FIELDS, chunk_size=120, page_size=40, on_chunk=exhaust_later)
     assert resume_told(caught.value, capsys)
     assert read_records(out, "jsonl") == read_records(whole, "jsonl")[:240]
-    assert json.loads(checkpoint_path(out).read_text())["records"] == 240
+    assert json.loads(checkpoint_beside(out).read_text())["records"] == 240
     result = harvest(client, out=out, format="jsonl", fields=FIELDS, chunk_size=120, page_size=40)
     assert result.resumed and result.done
     assert read_records(out, "jsonl") == read_records(whole, "jsonl")
@@ -147,7 +148,7 @@ def test_a_parquet_harvest_of_the_schema_per_chunk_format_is_not_continued(clien
 
     with pytest.raises(KeyboardInterrupt):
         harvest(client, out=out, on_chunk=stop, **kwargs)
-    ckpt = checkpoint_path(out)
+    ckpt = checkpoint_beside(out)
     state = json.loads(ckpt.read_text())
     assert state["version"] == 3
     ckpt.write_text(json.dumps({**state, "version": 2}))

@@ -20,11 +20,11 @@ from werkzeug import Response
 
 import paperlens
 from paperlens import cli
+from paperlens._harvesting import checkpoint_beside
 from paperlens.harvest import (
     HarvestError,
     HarvestWriteError,
     OutputInUseError,
-    checkpoint_path,
     harvest,
     harvest_corpus,
     read_records,
@@ -211,7 +211,7 @@ def test_a_full_disk_leaves_jsonl_readable_at_every_point_and_the_rerun_complete
             assert str(out) in str(error) and RESUMES in str(error) and ".tmp" not in str(error)
             kept = lines_are_whole(out)
             assert kept == reference[: len(kept)]
-            state = checkpoint_path(out)
+            state = checkpoint_beside(out)
             assert out.stat().st_size == (json.loads(state.read_text())["bytes"] if state.exists() else 0)
             mounts.resize(disk, 4 << 20)
             assert harvest(client, out=out, format="jsonl", **CHUNK).done

@@ -51,14 +51,9 @@ class HarvestResult:
     ``checkpoint`` and ``manifest`` are then the paths in that store (``bucket/prefix``)."""
 
 
-def checkpoint_path(out: str | os.PathLike[str]) -> Path:
-    """Where the checkpoint of a harvest into ``out`` lives: ``<out>.checkpoint.json``."""
-    out = Path(out)
-    return out.with_name(out.name + ".checkpoint.json")
-
-
 def checkpoint_beside(out: PurePath) -> PurePath:
-    """:func:`checkpoint_path` of a path in any store."""
+    """Where the checkpoint of a harvest into ``out`` (a path in any store) lives:
+    ``<out>.checkpoint.json``."""
     return out.with_name(out.name + ".checkpoint.json")
 
 

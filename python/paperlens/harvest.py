@@ -27,6 +27,7 @@ Full-text corpora (records, one Markdown file per document and its figures) are 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from collections import deque
@@ -42,7 +43,6 @@ from paperlens._harvesting import (
     ParquetParts,
     Writer,
     checkpoint_beside,
-    checkpoint_path,
     encode_chunk,
     load_checkpoint,
     part_index,
@@ -53,7 +53,7 @@ from paperlens._harvesting import (
 from paperlens._output_guard import HarvestError, HarvestWriteError, OutputInUseError, guarded
 from paperlens._progress import Progress
 from paperlens._records import metadata_schema, read_table_records
-from paperlens._store import is_url, location
+from paperlens._store import location
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
@@ -265,33 +265,37 @@ def _fingerprint(search: dict[str, Any], format: str, limit: int | None) -> str:
 
 
 def read_records(out: str | os.PathLike[str], format: Format | None = None) -> list[dict[str, Any]]:
-    """The records a harvest wrote to ``out``, in order (Parquet parts or JSONL lines).
+    """The records a harvest wrote to ``out``, a local path or an fsspec URL (``s3://...``),
+    in order (Parquet parts or JSONL lines).
 
     Only what a checkpoint counts is read, so a harvest interrupted mid-chunk reads exactly
     what it will keep. Each record equals the ``to_dict()`` of the record that arrived, except
     that a property the service sent as null reads as absent from Parquet; the columns
-    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records). A local
-    output only: read one at an fsspec URL with pyarrow, pandas or DuckDB."""
-    if is_url(out):
-        raise invalid("out", "read_records reads a local output (read a URL's parts with pyarrow or DuckDB)", out)
-    out = Path(out)
-    fmt = format or ("parquet" if out.is_dir() else "jsonl")
-    state: dict[str, Any] = {}
-    ckpt = checkpoint_path(out)
-    if ckpt.exists():
-        state = json.loads(ckpt.read_text(encoding="utf-8"))
+    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records).
+
+    Raises:
+        FileNotFoundError: nothing is at ``out``."""
+    store, path = location(out)
+    if not store.exists(path):
+        raise FileNotFoundError(f"no harvest output at {store.name(path)}")
+    fmt = format or ("jsonl" if store.is_file(path) else "parquet")
+    try:
+        state: dict[str, Any] = json.loads(store.read(checkpoint_beside(path)))
+    except FileNotFoundError:
+        state = {}
     if fmt == "jsonl":
-        data = out.read_bytes()
+        data = store.read(path)
         if "bytes" in state:
             data = data[: int(state["bytes"])]
         return [json.loads(line) for line in data.splitlines() if line.strip()]
     _pa, pq = pyarrow_modules()
-    parts = sorted((p for p in out.glob("part-*.parquet") if part_index(p.name) >= 0), key=lambda p: p.name)
+    parts = sorted(name for name in store.names(path) if part_index(name) >= 0)
     if "chunks" in state:
-        parts = [p for p in parts if part_index(p.name) < int(state["chunks"])]
+        parts = [name for name in parts if part_index(name) < int(state["chunks"])]
     records: list[dict[str, Any]] = []
-    for part in parts:
-        records.extend(read_table_records(pq.read_table(part)))
+    for name in parts:
+        source = str(path / name) if store.local else io.BytesIO(store.read(path / name))
+        records.extend(read_table_records(pq.read_table(source)))
     return records
 
 
