@@ -1,9 +1,16 @@
-"""What the LangChain and LlamaIndex adapter tests compare against: the metadata a hit's wire
-JSON gives, written out here from the documented rule, independently of the adapters' code."""
+"""What the agent adapter tests compare against: the metadata a hit's wire JSON gives, written
+out here from the documented rule, independently of the adapters' code; and a hand-made
+service whose answers repeat the token, with what the tools must show of them (masked)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from conftest import TOKEN, error_body
 
 #: The metadata key of each wire field of a hit.
 HIT_METADATA = {
@@ -33,3 +40,59 @@ def sparse_hits() -> dict[str, Any]:
             {"chunk": "No score, a unique_id extra.", "unique_id": "W1", "publication_published_year": "2020"},
         ]
     }
+
+
+# -- a service that repeats the token ----------------------------------------------------------
+
+#: What the tools show in place of the token.
+MASK = "***"
+#: A paper's text that quotes the token (as a leaked configuration would).
+QUOTING_TEXT = f"Reproduce with PAPERLENS_API_TOKEN={TOKEN} set; the token {TOKEN} is then sent as a header."
+QUOTING_RECORD = {
+    "unique_id": "W1",
+    "doc_id": "d1",
+    "title": f"On {TOKEN} and other secrets",
+    "abstract": f"We found {TOKEN} in {TOKEN}.",
+    "publication_published_year": 2021,
+}
+QUOTING_HIT = {"doc_id": "d1", "offset": 0, "unique_id": "W1", "chunk": QUOTING_TEXT, "score": 0.9}
+
+
+def serve_the_token(httpserver: HTTPServer) -> None:
+    """``httpserver`` answering with :data:`TOKEN` inside: ``/content`` of ``d1`` the text
+    :data:`QUOTING_TEXT` (another ``doc_id`` a 400 whose message repeats the token),
+    ``/meta-search`` the record :data:`QUOTING_RECORD`, ``/agentic-search`` the hit
+    :data:`QUOTING_HIT`."""
+
+    def content(request: Request) -> Response:
+        doc_id = request.args["doc_id"]
+        if doc_id != "d1":
+            body = error_body("INVALID_ARGUMENT", f"doc_id {doc_id} is unknown to the token {TOKEN}")
+            return Response(json.dumps(body), status=400, content_type="application/json")
+        page = {"text": QUOTING_TEXT, "text_length": len(QUOTING_TEXT), "next_offset": len(QUOTING_TEXT)}
+        return Response(json.dumps({**page, "more": False}), content_type="application/json")
+
+    page = {"results": [QUOTING_RECORD], "total_count": 1, "page": 1, "page_size": 10, "total_pages": 1}
+    httpserver.expect_request("/content").respond_with_handler(content)
+    httpserver.expect_request("/meta-search", method="POST").respond_with_json(page)
+    httpserver.expect_request("/agentic-search", method="POST").respond_with_json({"hits": [QUOTING_HIT]})
+
+
+def shown(value: str) -> str:
+    """``value`` as a tool's JSON shows it, the token masked."""
+    return json.dumps(value.replace(TOKEN, MASK), ensure_ascii=False)
+
+
+#: What a tool shows of :data:`QUOTING_RECORD`'s strings.
+RECORD_SHOWN = [shown(QUOTING_RECORD["title"]), shown(QUOTING_RECORD["abstract"])]
+#: Calls of the default tools against :func:`serve_the_token`, whether each fails, and pieces
+#: its answer must hold: what the service sent (or the argument given), the token masked.
+#: None of the answers may hold the token.
+TOKEN_CALLS: list[tuple[str, dict[str, Any], bool, list[str]]] = [
+    ("read_paper", {"doc_id": "d1"}, False, [shown(QUOTING_TEXT)]),
+    ("search_papers", {"query": f"about {TOKEN}"}, False, [f"search_papers 'about {MASK}'", shown(QUOTING_TEXT)]),
+    ("search_metadata", {"query": "secrets"}, False, RECORD_SHOWN),
+    ("get_papers", {"ids": ["W1"]}, False, RECORD_SHOWN),
+    ("read_paper", {"doc_id": "d2"}, True, ["The service answered 400", f"doc_id d2 is unknown to the token {MASK}"]),
+    ("search_papers", {"query": "x", "top_k": TOKEN}, True, [f"'top_k': expected an integer, got '{MASK}'"]),
+]

@@ -20,9 +20,11 @@ from paperlens._agent_tools import default_tools
 from paperlens.corpus import figure_names
 from paperlens.integrations.langchain import PaperlensRetriever, tools
 from paperlens.sandbox import Sandbox
-from tests.agent_frameworks import QUERIES, expected_metadata, sparse_hits
+from tests.agent_frameworks import QUERIES, TOKEN_CALLS, expected_metadata, serve_the_token, sparse_hits
 from tests.fixtures import sandbox_client
 from tests.test_pandas import PYTHON_DIR
+
+from conftest import TOKEN
 
 
 def expected_documents(client: paperlens.Client, query: str, top_k: int) -> list[tuple[str, dict[str, Any], Any]]:
@@ -180,3 +182,14 @@ def test_errors_are_the_tools_answers_without_the_token(sandbox: Sandbox) -> Non
     answer = made["read_paper"].invoke({"doc_id": "no-such-document"})
     assert answer.startswith("The service answered 400")
     assert sandbox.token not in answer
+
+
+async def test_the_token_is_masked_in_every_answer_and_error_even_where_the_service_repeats_it(
+    httpserver: HTTPServer,
+) -> None:
+    serve_the_token(httpserver)
+    client = paperlens.Client(api_token=TOKEN, base_url=httpserver.url_for(""), rate_limits=None)
+    made = {t.name: t for t in tools(client)}
+    for name, arguments, _fails, pieces in TOKEN_CALLS:
+        for answer in (made[name].invoke(arguments), await made[name].ainvoke(arguments)):
+            assert TOKEN not in answer and all(piece in answer for piece in pieces), (name, answer)

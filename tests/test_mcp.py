@@ -1,8 +1,9 @@
 """``paperlens mcp`` through the real protocol: ``mcp.ClientSession`` over stdio against the
 command as a subprocess, and over streamable HTTP against ``--transport http`` on a free
-port, both on a sandbox of this process (its token in the subprocess's environment). The
-answers are compared by value with what the client's operations return, and every answer
-cut by ``max_chars`` is followed to its end with the continuation it states."""
+port, both on a sandbox of this process (its token in the subprocess's environment); the
+answers, errors, 429s and concurrent calls over both transports. The answers are compared by
+value with what the client's operations return, and every answer cut by ``max_chars`` is
+followed to its end with the continuation it states."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jsonschema
 import pytest
@@ -50,10 +51,20 @@ def direct(sandbox: Sandbox) -> Iterator[paperlens.Client]:
         yield client
 
 
-def environment(sandbox: Sandbox) -> dict[str, str]:
+class Service(Protocol):
+    """The service a server is aimed at: a sandbox, or a hand-made loopback one."""
+
+    @property
+    def token(self) -> str: ...
+
+    @property
+    def base_url(self) -> str: ...
+
+
+def environment(service: Service) -> dict[str, str]:
     return {
-        "PAPERLENS_API_TOKEN": sandbox.token,
-        "PAPERLENS_BASE_URL": sandbox.base_url,
+        "PAPERLENS_API_TOKEN": service.token,
+        "PAPERLENS_BASE_URL": service.base_url,
         "PYTHONPATH": str(PYTHON_DIR),
         "PATH": os.environ.get("PATH", ""),
     }
@@ -71,13 +82,13 @@ class Server:
 
 @asynccontextmanager
 async def connect(
-    transport: str, sandbox: Sandbox, tmp_path: Path, *options: str
+    transport: str, service: Service, tmp_path: Path, *options: str
 ) -> AsyncIterator[tuple[ClientSession, Server]]:
-    """An initialised session with ``paperlens mcp OPTIONS`` over ``transport``."""
+    """An initialised session with ``paperlens mcp OPTIONS`` over ``transport``, aimed at ``service``."""
     errlog = tmp_path / f"mcp-{transport}-{len(list(tmp_path.iterdir()))}.log"
     command = [sys.executable, "-m", "paperlens", "mcp", *options]
     if transport == "stdio":
-        params = StdioServerParameters(command=command[0], args=command[1:], env=environment(sandbox))
+        params = StdioServerParameters(command=command[0], args=command[1:], env=environment(service))
         with errlog.open("w") as err:
             async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
@@ -86,7 +97,7 @@ async def connect(
     with errlog.open("w") as err:
         process = subprocess.Popen(
             [*command, "--transport", "http", "--port", "0"],
-            env=environment(sandbox),
+            env=environment(service),
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -232,10 +243,11 @@ async def test_lookups_relations_evidence_and_figures(
         assert data_of(result)["mime_type"] == "image/png"
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_errors_are_tool_results_and_the_server_lives_on(
-    sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
+    transport: str, sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
 ) -> None:
-    async with connect("stdio", sandbox, tmp_path) as (session, server):
+    async with connect(transport, sandbox, tmp_path) as (session, server):
         cases = {
             ("search_papers", json.dumps({"query": 5})): ["'query': expected a string"],
             ("search_papers", json.dumps({"query": "x", "top_k": 1000})): ["'top_k': expected at most 100"],
@@ -255,8 +267,11 @@ async def test_errors_are_tool_results_and_the_server_lives_on(
     assert sandbox.token not in server.stderr()
 
 
-async def test_a_429_says_when_to_retry_and_a_short_one_is_paced(sandbox: Sandbox, tmp_path: Path) -> None:
-    async with connect("stdio", sandbox, tmp_path) as (session, _):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_429_says_when_to_retry_and_a_short_one_is_paced(
+    transport: str, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    async with connect(transport, sandbox, tmp_path) as (session, _):
         sandbox.inject_fault("/agentic-search", 429, retry_after=7200)
         refused = await session.call_tool("search_papers", {"query": "memory"})
         assert refused.is_error
@@ -268,11 +283,12 @@ async def test_a_429_says_when_to_retry_and_a_short_one_is_paced(sandbox: Sandbo
         assert len(data_of(paced)) == 2
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_forty_concurrent_calls_over_one_session(
-    sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
+    transport: str, sandbox: Sandbox, direct: paperlens.Client, tmp_path: Path
 ) -> None:
     queries = [f"{topic} {n}" for n in range(10) for topic in ("memory", "quantum", "protein", "climate")]
-    async with connect("stdio", sandbox, tmp_path) as (session, _):
+    async with connect(transport, sandbox, tmp_path) as (session, _):
         results = await asyncio.gather(
             *(session.call_tool("search_papers", {"query": query, "top_k": 3}) for query in queries)
         )

@@ -1,7 +1,8 @@
 """What ``paperlens mcp`` sends a model is safe to send: text from papers marked as untrusted
 and unable to close its marking early, lone surrogates and non-finite numbers replaced
-before anything leaves (a strict JSON parser accepts every answer), the token masked; and
-the embedding API ``paperlens.mcp.server`` with an ``AsyncClient``."""
+before anything leaves (a strict JSON parser accepts every answer), the token masked even
+where the service's answers repeat it; and the embedding API ``paperlens.mcp.server`` with
+an ``AsyncClient``."""
 
 from __future__ import annotations
 
@@ -11,20 +12,21 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from mcp import Client as MCPClient
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from pytest_httpserver import HTTPServer
-from test_mcp import data_of, text_of
+from test_mcp import TRANSPORTS, connect, data_of, text_of
 
 import paperlens
 import paperlens.mcp
 from paperlens._agent_output import render, to_json
 from paperlens.errors import ValidationError
 from paperlens.sandbox import Sandbox
+from tests.agent_frameworks import MASK, TOKEN_CALLS, serve_the_token
 
 from conftest import TOKEN
 
@@ -90,6 +92,27 @@ def test_an_answer_from_a_paper_stays_data_through_the_protocol(httpserver: HTTP
     assert shown["author"] == [*AUTHORS[:3], "... and 9 more"]
     assert (shown["doc_id"], shown["offset"]) == ("d1", 42)
     strict_json(result.model_dump_json())
+
+
+class Endpoint(NamedTuple):
+    """A hand-made service for ``connect``."""
+
+    token: str
+    base_url: str
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_token_is_masked_even_where_the_service_repeats_it(
+    transport: str, httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    serve_the_token(httpserver)
+    async with connect(transport, Endpoint(TOKEN, httpserver.url_for("")), tmp_path) as (session, server):
+        for tool, arguments, fails, pieces in [*TOKEN_CALLS, (TOKEN, {}, True, [f"unknown tool '{MASK}'"])]:
+            result = await session.call_tool(tool, arguments)
+            assert result.is_error == fails, (tool, text_of(result))
+            assert all(piece in text_of(result) for piece in pieces), (tool, text_of(result))
+            assert TOKEN not in result.model_dump_json()
+    assert TOKEN not in server.stderr()
 
 
 async def test_the_embedding_api_serves_an_async_client(sandbox: Sandbox) -> None:

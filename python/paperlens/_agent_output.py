@@ -188,10 +188,10 @@ def _cut(value: Any, keep: int) -> Any:
     return value
 
 
-def describe_error(error: BaseException, *, secret: str | None = None) -> str:
+def describe_error(error: BaseException) -> str:
     """An error as a model should read it: what went wrong and what to do. A validation error
-    names the parameter and the rule; a 429 says when to retry. ``secret`` (the token) is
-    masked wherever it would appear."""
+    names the parameter and the rule; a 429 says when to retry. (The tools mask the token in
+    it, as in every text they answer.)"""
     if isinstance(error, ValidationError):
         message = str(error).removeprefix(f"{error.param}: ")
         rule = "" if error.rule in message else f" (the rule: {error.rule})"
@@ -209,7 +209,7 @@ def describe_error(error: BaseException, *, secret: str | None = None) -> str:
         text = f"{type(error).__name__}: {error}"
     else:
         text = f"Internal error ({type(error).__name__}): {error}"
-    return masked(well_formed(text), secret)
+    return well_formed(text)
 
 
 def masked(text: str, secret: str | None) -> str:

@@ -279,7 +279,8 @@ def _scalar(kind: type, value: Any, name: str) -> Any:
         return float(value)
     if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
         return value
-    return _raise(_wrong(name, f"a {_JSON_TYPES[kind]}", value))
+    expected = _JSON_TYPES[kind]
+    return _raise(_wrong(name, f"{'an' if expected[0] in 'aeiou' else 'a'} {expected}", value))
 
 
 def _check_choice(choices: Choices, value: Any, name: str) -> None:

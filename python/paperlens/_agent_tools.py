@@ -5,7 +5,9 @@ A tool is a name, a description saying when to use it, the JSON Schema of its in
 plan: a generator that yields :class:`~paperlens._operation.Call` s of client methods and
 returns the parts of its answer (:class:`TextPart`, :class:`ImagePart`), run with plain
 calls for a ``Client`` (:meth:`AgentTool.run`) and with awaits for an ``AsyncClient``
-(:meth:`AgentTool.arun`). The schema and the description come from the plan's signature and
+(:meth:`AgentTool.arun`). A run gives an :class:`Answer`: the parts, or the text of its
+failure; either way the client's token is masked in every text, here once for every
+integration. The schema and the description come from the plan's signature and
 docstring (:mod:`paperlens._agent_schema`), so each is written once.
 
 :func:`default_tools` are the tools of ``docs/guides/agents.md``, shaped for a model's
@@ -22,7 +24,17 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from paperlens import _contract as c
-from paperlens._agent_output import ImagePart, Part, TextPart, compact, continue_with, fit, render
+from paperlens._agent_output import (
+    ImagePart,
+    Part,
+    TextPart,
+    compact,
+    continue_with,
+    describe_error,
+    fit,
+    masked,
+    render,
+)
 from paperlens._agent_schema import Choices, Signature, signature_of
 from paperlens._given import _BIBTEX  # what the client takes for BibTeX text rather than a path
 from paperlens._operation import Call, Operation, Plan, _run_async, _run_sync
@@ -32,13 +44,50 @@ from paperlens.filters import FilterSpec, SortSpec
 from paperlens.lookup import LOOKUP_FIELDS
 from paperlens.schema import Schema
 
-__all__ = ["AgentTool", "ImagePart", "Part", "TextPart", "default_tools", "operation_tools", "select_tools"]
+__all__ = [
+    "AgentTool",
+    "Answer",
+    "ImagePart",
+    "Part",
+    "TextPart",
+    "default_tools",
+    "failed",
+    "operation_tools",
+    "select_tools",
+]
 
 #: The ``max_chars`` of a tool's text when none is given.
 DEFAULT_MAX_CHARS = 8000
 #: The least ``max_chars``: room for the notes of an answer and some of its content.
 MIN_MAX_CHARS = 1000
 _SCHEMA_PREFIX = "schema_"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a tool call gives the model: its parts, or (``is_error``) one text saying what
+    went wrong and what to do. The client's token is masked in every text."""
+
+    parts: list[Part]
+    is_error: bool
+
+    @property
+    def text(self) -> str:
+        """The text parts, one after another."""
+        return "\n\n".join(part.text for part in self.parts if isinstance(part, TextPart))
+
+
+def failed(error: BaseException, client: Client | AsyncClient) -> Answer:
+    """The answer of a call that failed with ``error`` (:func:`describe_error`)."""
+    return _answer(client, [TextPart(describe_error(error))], is_error=True)
+
+
+def _answer(client: Client | AsyncClient, parts: list[Part], *, is_error: bool) -> Answer:
+    """``parts`` as an answer, with the client's token masked in every text (images are
+    the service's bytes, passed on unchanged)."""
+    secret = client._core.api_token()
+    shown = [TextPart(masked(part.text, secret)) if isinstance(part, TextPart) else part for part in parts]
+    return Answer(shown, is_error)
 
 
 @dataclass(frozen=True)
@@ -55,18 +104,24 @@ class AgentTool:
         """The JSON Schema of the tool's arguments object."""
         return self.signature.input_schema()
 
-    def run(
-        self, client: Client, arguments: Mapping[str, Any] | None, max_chars: int = DEFAULT_MAX_CHARS
-    ) -> list[Part]:
-        """The tool's answer with ``client``. Raises ``ValidationError`` (naming the parameter
-        and the rule) for bad arguments before any request, and the client's errors."""
-        return _run_sync(_Methods(client), self._plan(arguments, max_chars))
+    def run(self, client: Client, arguments: Mapping[str, Any] | None, max_chars: int = DEFAULT_MAX_CHARS) -> Answer:
+        """The tool's answer with ``client``: a failure (bad arguments, refused before any
+        request, or the client's errors) is an answer too, saying what to do (:func:`failed`)."""
+        try:
+            parts = _run_sync(_Methods(client), self._plan(arguments, max_chars))
+        except Exception as error:  # every failure goes back to the model as an answer
+            return failed(error, client)
+        return _answer(client, parts, is_error=False)
 
     async def arun(
         self, client: AsyncClient, arguments: Mapping[str, Any] | None, max_chars: int = DEFAULT_MAX_CHARS
-    ) -> list[Part]:
+    ) -> Answer:
         """:meth:`run` with an ``AsyncClient``, awaited."""
-        return await _run_async(_Methods(client), self._plan(arguments, max_chars))
+        try:
+            parts = await _run_async(_Methods(client), self._plan(arguments, max_chars))
+        except Exception as error:  # as in run
+            return failed(error, client)
+        return _answer(client, parts, is_error=False)
 
     def _plan(self, arguments: Mapping[str, Any] | None, max_chars: int) -> Plan[list[Part]]:
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS:

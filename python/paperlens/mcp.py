@@ -8,7 +8,8 @@ schemas exactly), on the SDK's low-level ``Server``: every failure is a tool res
 ``isError`` that a model can read (a validation error names the parameter and the rule, a
 429 says when to retry), never a protocol error or a dead server. Calls run concurrently:
 with an ``AsyncClient`` as coroutines, with a ``Client`` in worker threads; the client's
-quota pacing applies to them all. The token is masked in everything the server sends.
+quota pacing applies to them all. The token is masked in everything the server sends (the
+tools' runs mask it, for every integration alike).
 
 ``paperlens mcp`` serves one over stdio or streamable HTTP (see ``docs/guides/agents.md``).
 """
@@ -19,8 +20,8 @@ import base64
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from paperlens._agent_output import ImagePart, Part, describe_error, masked
-from paperlens._agent_tools import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, AgentTool, select_tools
+from paperlens._agent_output import ImagePart, Part
+from paperlens._agent_tools import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, AgentTool, Answer, failed, select_tools
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
 from paperlens.errors import ValidationError
@@ -86,7 +87,6 @@ class _Calls:
 
     def __init__(self, client: Client | AsyncClient, tools: dict[str, AgentTool], max_chars: int) -> None:
         self._client, self._tools, self._max_chars = client, tools, max_chars
-        self._secret = client._core.api_token()
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
@@ -99,23 +99,21 @@ class _Calls:
         return ListToolsResult(tools=listed)
 
     async def call_tool(self, ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
-        from mcp.types import CallToolResult, TextContent
+        from mcp.types import CallToolResult
 
         tool = self._tools.get(params.name)
-        try:
-            if tool is None:
-                raise ValidationError(
-                    f"name: unknown tool {params.name!r} (this server has: {', '.join(self._tools)})",
-                    param="name",
-                    rule="a tool this server lists",
-                )
-            parts = await self._run(tool, params.arguments)
-        except Exception as error:  # every failure goes back to the model as a tool result
-            text = describe_error(error, secret=self._secret)
-            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-        return CallToolResult(content=[self._content(part) for part in parts])
+        if tool is None:
+            unknown = ValidationError(
+                f"name: unknown tool {params.name!r} (this server has: {', '.join(self._tools)})",
+                param="name",
+                rule="a tool this server lists",
+            )
+            answer = failed(unknown, self._client)
+        else:
+            answer = await self._run(tool, params.arguments)
+        return CallToolResult(content=[self._content(part) for part in answer.parts], is_error=answer.is_error)
 
-    async def _run(self, tool: AgentTool, arguments: dict[str, Any] | None) -> list[Part]:
+    async def _run(self, tool: AgentTool, arguments: dict[str, Any] | None) -> Answer:
         if isinstance(self._client, AsyncClient):
             return await tool.arun(self._client, arguments, self._max_chars)
         import anyio.to_thread
@@ -129,4 +127,4 @@ class _Calls:
             return ImageContent(
                 type="image", data=base64.b64encode(part.data).decode("ascii"), mime_type=part.mime_type
             )
-        return TextContent(type="text", text=masked(part.text, self._secret))
+        return TextContent(type="text", text=part.text)

@@ -27,10 +27,9 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool, ToolException
 from pydantic import PrivateAttr
 
-from paperlens._agent_output import ImagePart, Part, TextPart, describe_error
-from paperlens._agent_tools import DEFAULT_MAX_CHARS, AgentTool, default_tools
+from paperlens._agent_output import ImagePart, TextPart
+from paperlens._agent_tools import DEFAULT_MAX_CHARS, AgentTool, Answer, default_tools
 from paperlens.client import AsyncClient, Client
-from paperlens.errors import PaperlensError
 from paperlens.integrations._shared import Clients, checked_top_k, hit_metadata
 
 __all__ = ["PaperlensRetriever", "tools"]
@@ -100,7 +99,8 @@ def tools(client: Client | AsyncClient | None = None, *, max_chars: int = DEFAUL
     what the MCP tool answers: its text (bounded by ``max_chars``, saying how to continue), or
     for ``get_figure`` a list of content blocks, the text and the image (base64). An error (a
     bad argument, an unknown id, a 429) is the tool's answer, as in MCP (``handle_tool_error``):
-    the agent reads what went wrong and what to do; the token never appears in it.
+    the agent reads what went wrong and what to do. As in MCP, the client's token is masked
+    (``***``) in every answer and error, even one whose text from the service holds it.
 
     Args:
         client: as for :class:`PaperlensRetriever`.
@@ -111,19 +111,11 @@ def tools(client: Client | AsyncClient | None = None, *, max_chars: int = DEFAUL
 
 
 def _structured(tool: AgentTool, clients: Clients, max_chars: int) -> StructuredTool:
-    secret = clients.sync._core.api_token()
-
     def run(**arguments: Any) -> Any:
-        try:
-            return _content(tool.run(clients.sync, arguments, max_chars))
-        except PaperlensError as error:
-            raise ToolException(describe_error(error, secret=secret)) from error
+        return _content(tool.run(clients.sync, arguments, max_chars))
 
     async def arun(**arguments: Any) -> Any:
-        try:
-            return _content(await tool.arun(clients.asynchronous, arguments, max_chars))
-        except PaperlensError as error:
-            raise ToolException(describe_error(error, secret=secret)) from error
+        return _content(await tool.arun(clients.asynchronous, arguments, max_chars))
 
     return StructuredTool.from_function(
         func=run,
@@ -135,10 +127,14 @@ def _structured(tool: AgentTool, clients: Clients, max_chars: int) -> Structured
     )
 
 
-def _content(parts: list[Part]) -> str | list[Any]:
-    """A tool's parts as a LangChain tool answer: the text, or content blocks with images."""
+def _content(answer: Answer) -> str | list[Any]:
+    """A tool's answer as a LangChain tool's: the text, or content blocks with images; a
+    failure a ``ToolException``, whose text is the tool's answer (``handle_tool_error``)."""
+    if answer.is_error:
+        raise ToolException(answer.text)
+    parts = answer.parts
     if all(isinstance(part, TextPart) for part in parts):
-        return "\n\n".join(part.text for part in parts if isinstance(part, TextPart))
+        return answer.text
     return [
         create_text_block(part.text)
         if isinstance(part, TextPart)
