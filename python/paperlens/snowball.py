@@ -27,9 +27,10 @@ expanded paper and direction to ``/meta-paper-relations``.
 With ``checkpoint=PATH`` every page answered (the seeds' records too) is appended to that file
 (JSON Lines, flushed to disk) before it is used: a run interrupted anywhere (an error, Ctrl-C,
 a crash) and started again with the same call replays those answers and sends only the
-requests still missing; a finished run is returned from the file without any request. Appending one line per page keeps
-each save small (rewriting the whole state would grow with the network); a line cut by a crash
-is dropped on resume, so a page is saved whole or not at all.
+requests still missing; a finished run is returned from the file without any request.
+Appending one line per page keeps each save small (rewriting the whole state would grow with
+the network); a line cut by a crash is dropped on resume, so a page is saved whole or not at
+all.
 """
 
 from __future__ import annotations
