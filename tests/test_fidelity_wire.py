@@ -155,11 +155,14 @@ ITEMS = st.lists(ANSWERS.component("RelationItem"), max_size=8)
 
 
 @settings(FEW)
-@given(items=ITEMS)
-def test_snowball_write_holds_every_value(httpserver: HTTPServer, items):
+@given(items=ITEMS, seed_record=RECORDS)
+def test_snowball_write_holds_every_value(httpserver: HTTPServer, items, seed_record):
     httpserver.clear()
     # distinct ids, none a unique_id to expand: every item is one node
     items = [{**item, "id": f"n{i}", "id_type": "doi"} for i, item in enumerate(items)]
+    # the seed's record, whatever else it holds: its unique_id is the node's id
+    seed_record = {name: value for name, value in seed_record.items() if name not in ("id", "id_type", "unique_id")}
+    serve_pages(httpserver, [[{**seed_record, "unique_id": "S"}]])
 
     def relations(request: Request) -> Response:
         asked = request.get_json()
@@ -181,7 +184,7 @@ def test_snowball_write_holds_every_value(httpserver: HTTPServer, items):
     with tempfile.TemporaryDirectory() as temp:
         out = network.write(Path(temp) / "network")
         nodes = pq.read_table(out / "nodes.parquet")
-        seed = {"id": "S", "id_type": "unique_id"}
+        seed = {**without_nulls(arrived(seed_record)), "id": "S", "id_type": "unique_id"}
         assert read_table_records(nodes) == [seed, *(without_nulls(arrived(item)) for item in items)]
         assert nodes.column("depth").to_pylist() == [0] + [1] * len(items)
         edges = pq.read_table(out / "edges.parquet").to_pylist()

@@ -88,6 +88,7 @@ async def test_requests_are_the_distinct_ids_over_the_page_size(make, sandbox, c
     ids = [r.unique_id for r in corpus[:distinct]]
     result = await lookup(make(), ids + ids[:50], by="unique_id")
     assert len(sandbox.requests()) == requests
+    assert result.request_ids == [r.headers["x-request-id"] for r in sandbox.requests()]
     assert [r.unique_id for r in result.records] == ids + ids[:50]
     assert sum(len(f[0]["value"]) for f in sent_filters(sandbox)) == distinct
 

@@ -859,7 +859,9 @@ class _Workflows:
         """The citation network around ``unique_id`` seeds, breadth first over
         ``/meta-paper-relations`` (see :mod:`paperlens.snowball`).
 
-        Each paper is expanded once, level by level, with pages no larger than needed.
+        The seeds' records come first, one ``/meta-search`` per 200 seeds (the seeds carry
+        their title, DOI and year as the other nodes do), at any depth; then each paper is
+        expanded once, level by level, with pages no larger than needed.
 
         Args:
             seeds: ``unique_id`` s of the seed papers (depth 0).

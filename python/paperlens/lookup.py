@@ -82,6 +82,7 @@ class Lookup(Citable):
         records: one entry per input id, in input order: its record, or ``None``.
         found: each id that has a record (as given), to its record.
         not_found: the ids with no record, in input order, each once.
+        request_ids: the request id of every ``/meta-search`` page answered, in order.
 
     Iterating yields :attr:`records`; ``to_bibtex()``, ``to_ris()`` and ``to_csl_json()``
     export the records found (each once, in input order); ``to_pandas()`` gives them as a
@@ -97,6 +98,7 @@ class Lookup(Citable):
     records: list[MetadataRecord | None]
     found: dict[str, MetadataRecord] = field(default_factory=dict)
     not_found: list[str] = field(default_factory=list)
+    request_ids: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -159,11 +161,12 @@ def lookup_plan(
     normal = [_checked_id(value, i, by) for i, value in enumerate(given)]
     wanted = list(dict.fromkeys(normal))
     answers: dict[str, MetadataRecord] = {}
+    request_ids: list[str] = []
     bar = _progress_bar(progress, len(wanted), listen)
     try:
         for start in range(0, len(wanted), PAGE_SIZE_MAX):
             chunk = wanted[start : start + PAGE_SIZE_MAX]
-            found = yield from _chunk_plan(chunk, given, normal, by, projection)
+            found = yield from _chunk_plan(chunk, given, normal, by, projection, request_ids)
             answers.update(found)
             if bar is not None:
                 bar.update(len(chunk))
@@ -173,14 +176,14 @@ def lookup_plan(
     records = [answers.get(n) for n in normal]
     found_by_id = {value: record for value, record in zip(given, records, strict=True) if record is not None}
     missing = list(dict.fromkeys(value for value, record in zip(given, records, strict=True) if record is None))
-    return Lookup(ids=given, by=by, records=records, found=found_by_id, not_found=missing)
+    return Lookup(ids=given, by=by, records=records, found=found_by_id, not_found=missing, request_ids=request_ids)
 
 
 def _chunk_plan(
-    chunk: list[str], given: list[str], normal: list[str], by: str, fields: list[str] | None
+    chunk: list[str], given: list[str], normal: list[str], by: str, fields: list[str] | None, request_ids: list[str]
 ) -> Plan[dict[str, MetadataRecord]]:
     """One chunk of distinct normalised ids: one page, and the next ones only when the
-    answer holds more records than a page."""
+    answer holds more records than a page (each page's request id appended to ``request_ids``)."""
     values = _filter_values(chunk, given, normal, by)
     wanted = set(chunk)
     found: dict[str, MetadataRecord] = {}
@@ -188,6 +191,8 @@ def _chunk_plan(
     received = 0
     while True:
         page = yield Call("meta_search", kwargs=kwargs)
+        if page.request_id:
+            request_ids.append(page.request_id)
         received += len(page.results)
         for record in page.results:
             value = getattr(record, by, None)

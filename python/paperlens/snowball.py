@@ -6,21 +6,31 @@
 0  W4000000150      0
 1  W4000002586      1
 2  W4000005097      1
+>>> seed = network.node_rows()[0]                    # a seed carries its record's fields
+>>> seed["title"], seed["publication_published_year"]
+('On the role of bleaching in loss of marine biodiversity', 2021)
 >>> graph = network.to_networkx()                   # citing -> cited
 >>> network.write("network/", graphml=True)         # Parquet (and GraphML) plus manifest.json
 PosixPath('network')
 
-Each paper is expanded once, level after level (the seeds are depth 0); each relation list is
-read in pages of the largest size the contract allows, or fewer items when ``max_per_paper``
-wants fewer. Items whose ``id_type`` is not ``unique_id`` (works outside the service, named by
-a DOI) are nodes but not expanded: ``/meta-paper-relations`` takes a ``unique_id``.
+The seeds (depth 0) carry the fields the relation items carry (:data:`SEED_FIELDS`: ``title``,
+``doi``, ``publication_published_year``, and ``doc_id`` when the service adds it), read from
+their records first: one ``/meta-search`` per 200 seeds (``client.lookup(seeds,
+by="unique_id")``), at any ``depth``, 0 included; a seed the service does not know keeps only
+its ``id`` and ``id_type``. Then each paper is expanded once, level after level; each relation
+list is read in pages of the largest size the contract allows, or fewer items when
+``max_per_paper`` wants fewer. Items whose ``id_type`` is not ``unique_id`` (works outside the
+service, named by a DOI) are nodes but not expanded: ``/meta-paper-relations`` takes a
+``unique_id``. Requests: ``ceil(seeds / 200)`` to ``/meta-search``, then one or more per
+expanded paper and direction to ``/meta-paper-relations``.
 
-With ``checkpoint=PATH`` every page answered is appended to that file (JSON Lines, flushed to
-disk) before it is used: a run interrupted anywhere (an error, Ctrl-C, a crash) and started
-again with the same call replays those answers and sends only the requests still missing; a
-finished run is returned from the file without any request. Appending one line per page keeps
-each save small (rewriting the whole state would grow with the network); a line cut by a crash
-is dropped on resume, so a page is saved whole or not at all.
+With ``checkpoint=PATH`` every page answered (the seeds' records too) is appended to that file
+(JSON Lines, flushed to disk) before it is used: a run interrupted anywhere (an error, Ctrl-C,
+a crash) and started again with the same call replays those answers and sends only the
+requests still missing; a finished run is returned from the file without any request.
+Appending one line per page keeps each save small (rewriting the whole state would grow with
+the network); a line cut by a crash is dropped on resume, so a page is saved whole or not at
+all.
 """
 
 from __future__ import annotations
@@ -43,12 +53,15 @@ from paperlens._records import INTEGER, relation_schema, to_json
 from paperlens._types_open_platform import RelationItem
 from paperlens.errors import ValidationError
 
-__all__ = ["DIRECTIONS", "CitationNetwork", "snowball_plan"]
+__all__ = ["DIRECTIONS", "SEED_FIELDS", "CitationNetwork", "snowball_plan"]
 
 #: The values of ``direction``.
 DIRECTIONS = ("citations", "references", "both")
 _RELATIONS = {"citations": ("CITATIONS",), "references": ("REFERENCES",), "both": ("CITATIONS", "REFERENCES")}
 _FOUND_BY = {"CITATIONS": "citations", "REFERENCES": "references"}
+#: The record fields asked for the seeds: those the relation items of the other nodes carry
+#: (``unique_id`` matches a record to its seed, and is the seed node's ``id``).
+SEED_FIELDS = ["unique_id", "title", "doi", "publication_published_year"]
 _CHECKPOINT_VERSION = 1
 _FILES = ("nodes.parquet", "edges.parquet", "network.graphml")
 
@@ -63,15 +76,17 @@ class CitationNetwork:
     <paperlens.Client.snowball>` returns it.
 
     Nodes are papers keyed by their relation item ``id`` (a ``unique_id`` for papers of the
-    service), carrying the item's fields and their ``depth`` (seeds 0, then the level at which
-    a paper was first found). Edges go from the citing paper to the cited one; ``direction``
-    tells how an edge was found: ``"citations"`` (listed among the cited paper's citations),
-    ``"references"`` (among the citing paper's references) or ``"both"``.
+    service), carrying the item's fields (a seed: its record's :data:`SEED_FIELDS`) and their
+    ``depth`` (seeds 0, then the level at which a paper was first found). Edges go from the
+    citing paper to the cited one; ``direction`` tells how an edge was found: ``"citations"``
+    (listed among the cited paper's citations), ``"references"`` (among the citing paper's
+    references) or ``"both"``.
 
     Attributes:
         seeds: the seed ``unique_id`` s, in order, without repeats.
         direction, depth, max_per_paper, limit: the call's parameters.
-        request_ids: the request id of every page the network was built from.
+        request_ids: the request id of every page the network was built from (the seeds'
+            ``/meta-search`` pages first).
         limit_reached: True when ``limit`` stopped the growth (no request was sent after that).
         started, finished: when the snowball started and finished (UTC, ISO 8601).
         base_url: the base URL of the service that answered (None when not known).
@@ -327,7 +342,8 @@ def _checked(
 
 class _Journal:
     """The checkpoint file: a header line (version, parameters, start time), then one line per
-    page answered, and a last line once the snowball finished."""
+    page answered (a chunk of seeds' records, or a page of a relation list), and a last line
+    once the snowball finished."""
 
     def __init__(self, path: str | os.PathLike[str], parameters: dict[str, Any]) -> None:
         self.path = Path(path)
@@ -368,6 +384,8 @@ class _Journal:
         for entry in entries:
             if "finished" in entry:
                 self.finished = entry["finished"]
+            elif "seeds" in entry:
+                self.answers[_seeds_key(entry["seeds"])] = entry
             else:
                 self.answers[_key(entry["unique_id"], entry["relation"], entry["page"], entry["page_size"])] = entry
         return sum(len(line) + 1 for line in complete)
@@ -411,6 +429,10 @@ class _Journal:
 
 def _key(unique_id: str, relation: str, page: int, page_size: int) -> str:
     return json.dumps([unique_id, relation, page, page_size])
+
+
+def _seeds_key(chunk: list[str]) -> str:
+    return json.dumps({"seeds": chunk})
 
 
 # -- the plan -----------------------------------------------------------------------------------
@@ -467,6 +489,26 @@ def _next_page(start: int, need: int) -> tuple[int, int, int]:
         if start % size == 0:
             return start // size + 1, size, 0
     return start // PAGE_SIZE_MAX + 1, PAGE_SIZE_MAX, start % PAGE_SIZE_MAX
+
+
+def _seeds_plan(seeds: list[str], growth: _Growth, journal: _Journal | None) -> Plan[None]:
+    """The seeds' records, :data:`PAGE_SIZE_MAX` seeds per ``lookup``: each seed found carries
+    its record's fields (its ``unique_id`` as the node's ``id``)."""
+    for start in range(0, len(seeds), PAGE_SIZE_MAX):
+        chunk = seeds[start : start + PAGE_SIZE_MAX]
+        key = _seeds_key(chunk)
+        entry = journal.answers.get(key) if journal is not None else None
+        if entry is None:
+            found = yield Call("lookup", (chunk,), {"by": "unique_id", "fields": SEED_FIELDS})
+            records = {seed: record.to_dict() for seed, record in found.found.items()}
+            entry = {"seeds": chunk, "records": records, "request_ids": found.request_ids}
+            if journal is not None:
+                journal.record(key, entry)
+        growth.request_ids.extend(entry["request_ids"])
+        for seed, record in entry["records"].items():
+            item = growth.nodes[seed]["item"]
+            kept = {"unique_id", *item}  # its id and id_type, whatever the record's extras say
+            item.update((name, value) for name, value in record.items() if name not in kept)
 
 
 def _relation_plan(
@@ -550,13 +592,14 @@ def snowball_plan(
             a single string is one seed).
         direction: ``"citations"`` (papers citing each paper), ``"references"`` (papers each
             paper cites) or ``"both"``.
-        depth: how many levels to expand (0: the seeds alone, no request).
+        depth: how many levels to expand (0: the seeds alone, with their records).
         max_per_paper: at most this many items of each paper's list, per direction (the
             requests ask for no more); ``None`` for every item.
         limit: at most this many nodes, seeds included; the growth stops, and no further
-            request is sent, once it is reached. ``None`` for no limit.
-        checkpoint: a file where every page answered is saved, to resume an interrupted run
-            without repeating a request (see :mod:`paperlens.snowball`).
+            relation request is sent, once it is reached (the seeds' records are always
+            asked for). ``None`` for no limit.
+        checkpoint: a file where every page answered (the seeds' records too) is saved, to
+            resume an interrupted run without repeating a request (see :mod:`paperlens.snowball`).
         progress: a progress bar of the papers expanded and the frontier of each depth
             (needs the ``progress`` extra).
         listen: the client's transport events, so the bar shows pacing and retry waits.
@@ -565,13 +608,17 @@ def snowball_plan(
     Returns:
         A :class:`CitationNetwork`.
 
+    Requests: one ``/meta-search`` per :data:`PAGE_SIZE_MAX` (200) seeds for their records,
+    then the pages of the relation lists (``/meta-paper-relations``).
+
     Raises:
         ValidationError: no seeds, an empty or non-string seed (named by position,
             ``seeds[2]``), an unknown ``direction``, ``depth`` < 0, ``max_per_paper`` or
             ``limit`` < 1, ``limit`` below the number of seeds, or a ``checkpoint`` of another
             call. Nothing was sent.
-        NotFoundError: a seed is not a paper of the service (the checkpoint keeps the pages
-            answered before).
+        NotFoundError: a seed is not a paper of the service, when it is expanded (the
+            checkpoint keeps the pages answered before); at ``depth=0`` it is a node with
+            only its ``id`` and ``id_type``.
 
     >>> network = client.snowball(["W4000000150", "W4000000000"], direction="references", depth=2, limit=500)
     >>> len(network), network.limit_reached
@@ -585,6 +632,7 @@ def snowball_plan(
     bar = _Bar(depth, listen) if progress and depth > 0 else None
     started = journal.started if journal is not None else _now()
     try:
+        yield from _seeds_plan(parameters["seeds"], growth, journal)
         frontier = list(parameters["seeds"])
         for level in range(depth):
             if not frontier or growth.full:
