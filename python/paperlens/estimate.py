@@ -298,14 +298,14 @@ def _sample_texts(documents: list[str], request_ids: list[str]) -> Plan[list[_Sa
     samples = []
     for doc_id in documents:
         try:
-            text, pages = yield from whole_text(doc_id)
+            text, page_ids = yield from whole_text(doc_id)
         except (PermissionDeniedError, NotFoundError, BadRequestError):
             samples.append(_Sample(figures=0, pages=1))
             continue
         except ValidationError:
             samples.append(_Sample(figures=0, pages=0))
             continue
-        request_ids.extend(pages)
+        request_ids.extend(page_ids)
         samples.append(_Sample(len(figure_names(text)), max(1, math.ceil(len(text) / CONTENT_PAGE_MAX))))
     return samples
 
