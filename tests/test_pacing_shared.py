@@ -195,6 +195,9 @@ def test_redis_keys_hold_a_hash_never_the_token(sandbox: Sandbox, redis_server: 
     assert list(held) == [key for key in held if re.fullmatch(r"paperlens:pacing:[0-9a-f]{32}:meta-search", key)]
     assert len(held) == 1
     assert all(sandbox.token not in key + value for key, value in held.items())
+    # The answered request counts a minute; its key expires a minute after (within a clock's rounding).
+    [expires_in_ms] = redis_server.cli("PTTL", *held)
+    assert 60_000 < int(expires_in_ms) <= 121_000
 
 
 def test_redis_lost_mid_run_is_a_connection_error_naming_it(sandbox: Sandbox, guarded_redis: RedisServer) -> None:

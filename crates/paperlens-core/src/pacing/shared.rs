@@ -106,3 +106,22 @@ fn client_key(config: &ClientConfig) -> String {
     hash.update(config.base_url.as_str().as_bytes());
     hash.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// What every store must do, run over each of them by its tests.
+#[cfg(test)]
+mod scenarios {
+    use super::*;
+
+    /// Two clients of one token share a window of 2 a minute; one of another token has its own.
+    /// `window(token)` opens a client's window on the store under test.
+    pub async fn two_sharers_and_another_token(window: impl Fn(&str) -> Box<dyn Cell>) {
+        let (a, b, other) = (window("tok-secret"), window("tok-secret"), window("tok-other"));
+        let now = a.now();
+        assert_eq!(a.take(1, now).await.unwrap(), Ok(()));
+        assert_eq!(b.take(2, now).await.unwrap(), Ok(()));
+        assert!(a.take(3, now).await.unwrap().is_err(), "the window is full for both");
+        assert_eq!(other.take(4, now).await.unwrap(), Ok(()), "another token has its own window");
+        b.finish(1, Outcome::Refused { pause: None }, now).await.unwrap();
+        assert_eq!(a.take(3, now).await.unwrap(), Ok(()), "a refusal seen by one frees the slot for all");
+    }
+}

@@ -20,7 +20,7 @@ pub const WINDOW: Duration = Duration::from_secs(60);
 pub const FORGET_AFTER: Duration = Duration::from_secs(300);
 /// A slot still in flight after this long belongs to a process that died; it counts until
 /// this plus a window, then goes.
-const STALE: Duration = Duration::from_secs(600);
+pub const STALE: Duration = Duration::from_secs(600);
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Window {
@@ -54,10 +54,11 @@ struct Learned {
 
 impl Slot {
     fn occupies(&self, now: Duration) -> bool {
-        match self.counted_until {
-            Some(until) => until > now,
-            None => self.taken + STALE + WINDOW > now,
-        }
+        self.occupied_until() > now
+    }
+
+    fn occupied_until(&self) -> Duration {
+        self.counted_until.unwrap_or(self.taken + STALE + WINDOW)
     }
 
     /// When this slot will be free at the earliest: an answer still to come counts a whole
@@ -79,9 +80,15 @@ impl Window {
 
     /// Nothing left to remember: no slot, pause or learned limit in force.
     pub fn is_idle(&self, now: Duration) -> bool {
-        self.paused_until <= now
-            && self.slots.iter().all(|s| !s.occupies(now))
-            && self.learned.is_none_or(|l| l.at + FORGET_AFTER <= now)
+        self.idle_at() <= now
+    }
+
+    /// When nothing will be left to remember, unless a step changes the window meanwhile:
+    /// the end of the last slot, pause or learned limit.
+    pub fn idle_at(&self) -> Duration {
+        let slots = self.slots.iter().map(Slot::occupied_until);
+        let learned = self.learned.map(|l| l.at + FORGET_AFTER);
+        slots.chain(learned).fold(self.paused_until, Duration::max)
     }
 
     /// Takes slot `id` now, or tells when to try again.
@@ -272,6 +279,24 @@ mod tests {
         w.finish(5, refused(2), None, S);
         assert_eq!(w.take(1001, None, S * 2), Err(S * 3));
         assert_eq!(w.per_minute(None, S * 3), None);
+    }
+
+    #[test]
+    fn idle_once_its_last_slot_pause_and_learned_limit_end() {
+        let limit = Some(2);
+        let mut w = taken_at_once(2, limit);
+        assert_eq!(w.idle_at(), STALE + WINDOW, "a slot in flight lasts until stale");
+        w.finish(0, Outcome::Counted, limit, S);
+        w.finish(1, Outcome::Counted, limit, S * 2);
+        assert_eq!(w.idle_at(), S * 2 + WINDOW, "an answered one a window from its answer");
+        assert!(!w.is_idle(S * 2 + WINDOW - MS) && w.is_idle(S * 2 + WINDOW));
+        assert_eq!(w.take(2, limit, S * 70), Ok(()));
+        w.finish(2, refused(3600), limit, S * 71);
+        assert_eq!(w.idle_at(), S * (71 + 3600), "a pause to its end");
+        let mut w = taken_at_once(1, limit);
+        w.finish(0, Outcome::Counted, limit, S);
+        w.finish(1, refused(1), limit, S * 2);
+        assert_eq!(w.idle_at(), S * 2 + FORGET_AFTER, "a learned limit until forgotten");
     }
 
     #[test]

@@ -100,8 +100,9 @@ mod tests {
     use super::*;
     use crate::config::{ClientConfig, ConfigInput, PacingStore};
     use crate::pacing::gate::Cell;
+    use crate::pacing::shared::scenarios::two_sharers_and_another_token;
     use crate::pacing::shared::Shared;
-    use crate::pacing::Outcome;
+    use crate::pacing::window::{STALE, WINDOW};
     use crate::request::Quota;
 
     fn window(path: &Path, token: &str) -> Box<dyn Cell> {
@@ -118,17 +119,26 @@ mod tests {
     async fn two_handles_on_one_file_share_the_window_and_never_store_the_token() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join("pacing.json");
-        let (a, b, other) = (window(&path, "tok-secret"), window(&path, "tok-secret"), window(&path, "tok-other"));
-        let now = a.now();
-        assert_eq!(a.take(1, now).await.unwrap(), Ok(()));
-        assert_eq!(b.take(2, now).await.unwrap(), Ok(()));
-        assert!(a.take(3, now).await.unwrap().is_err(), "the window is full for both");
-        assert_eq!(other.take(4, now).await.unwrap(), Ok(()), "another token has its own window");
-        b.finish(1, Outcome::Refused { pause: None }, now).await.unwrap();
-        assert_eq!(a.take(3, now).await.unwrap(), Ok(()), "a refusal seen by one frees the slot for all");
+        two_sharers_and_another_token(|token| window(&path, token)).await;
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("tok-"), "{text}");
         assert_eq!(serde_json::from_str::<Windows>(&text).unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_window_left_by_a_client_gone_is_dropped_by_the_next_write_of_any_client() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pacing.json");
+        let (gone, other) = (window(&path, "tok-gone"), window(&path, "tok-other"));
+        let now = gone.now();
+        // A request in flight when its process died: it counts until stale.
+        assert_eq!(gone.take(1, now).await.unwrap(), Ok(()));
+        let stale = now + STALE + WINDOW;
+        assert_eq!(other.take(2, stale - Duration::from_millis(1)).await.unwrap(), Ok(()));
+        assert_eq!(serde_json::from_str::<Windows>(&std::fs::read_to_string(&path).unwrap()).unwrap().len(), 2);
+        assert_eq!(other.take(3, stale).await.unwrap(), Ok(()));
+        let windows: Windows = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(windows.len(), 1, "{windows:?}");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! per client and quota holding the window's JSON. A step reads the window, steps it here
 //! and writes it back with a script that does so only if nobody wrote it meanwhile (else the
 //! step runs again on the fresh copy): each step is atomic, and the arithmetic stays the one
-//! of [`Window`]. The clock is the server's (`TIME`, measured once when opened), so machines
-//! whose clocks differ still agree on when a slot frees.
+//! of [`Window`]; each write also sets when the key expires, a margin after its window has
+//! nothing left in force. The clock is the server's (`TIME`, measured once when opened), so
+//! machines whose clocks differ still agree on when a slot frees.
 //!
 //! The server unreachable when the client starts is a configuration error; lost mid-run, each
 //! request that asks for a slot fails with a connection error until it is back. Connecting and
@@ -20,19 +21,31 @@ use super::Store;
 use crate::config::{ClientConfig, RedisUrl};
 use crate::error::Error;
 use crate::pacing::gate::Step;
-use crate::pacing::window::Window;
+use crate::pacing::window::{Window, WINDOW};
 
-/// Writes `ARGV[2]` (deleting the key if empty) only if the key still holds `ARGV[1]`
-/// (empty: no key); 1 if written.
+/// Writes `ARGV[2]`, to expire at `ARGV[3]` (milliseconds since the epoch), or deletes the key
+/// if `ARGV[2]` is empty, only if the key still holds `ARGV[1]` (empty: no key); 1 if written.
 static SWAP: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
         if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
-        if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+        if ARGV[2] == '' then
+            redis.call('DEL', KEYS[1])
+        else
+            redis.call('SET', KEYS[1], ARGV[2])
+            redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+        end
         return 1
         ",
     )
 });
+
+/// A key expires this long after its window has nothing left in force ([`Window::idle_at`]:
+/// every slot, pause and learned limit, however long each lasts), so that an abandoned one
+/// (a process, cluster or token gone) does not stay forever. An idle window is a fresh one, so
+/// nothing is lost; the margin covers the sharers' readings of the server's clock, each off by
+/// less than the round trip it was measured with, hence by far less than a window.
+const EXPIRY_MARGIN: Duration = WINDOW;
 
 /// Reconnection attempts of one command after the connection dropped.
 const RECONNECTS: usize = 2;
@@ -123,10 +136,12 @@ impl Store for RedisStore {
                     // Nothing changed (a request told to wait): what was read is as good as kept.
                     return Ok(result);
                 }
+                let expires_at = i64::try_from((window.idle_at() + EXPIRY_MARGIN).as_millis()).unwrap_or(i64::MAX);
                 let written: bool = SWAP
                     .key(&key)
                     .arg(old.unwrap_or_default())
                     .arg(new)
+                    .arg(expires_at)
                     .invoke_async(&mut redis)
                     .await
                     .map_err(|e| self.lost(&e))?;
@@ -150,7 +165,9 @@ mod tests {
     use super::*;
     use crate::config::{ConfigInput, PacingStore};
     use crate::pacing::gate::Cell;
+    use crate::pacing::shared::scenarios::two_sharers_and_another_token;
     use crate::pacing::shared::Shared;
+    use crate::pacing::window::STALE;
     use crate::pacing::Outcome;
     use crate::request::Quota;
 
@@ -186,6 +203,10 @@ mod tests {
             }
             panic!("redis-server did not start on port {port}");
         }
+
+        fn connect(&self) -> redis::Connection {
+            redis::Client::open(self.url.as_str()).unwrap().get_connection().unwrap()
+        }
     }
 
     impl Drop for Server {
@@ -216,22 +237,75 @@ mod tests {
     #[tokio::test]
     async fn two_clients_share_the_window_in_keys_that_never_hold_the_token() {
         let server = Server::start(None);
-        let (a, b, other) =
-            (window("tok-secret", &server.url), window("tok-secret", &server.url), window("tok-other", &server.url));
-        let now = a.now();
-        assert_eq!(a.take(1, now).await.unwrap(), Ok(()));
-        assert_eq!(b.take(2, now).await.unwrap(), Ok(()));
-        assert!(a.take(3, now).await.unwrap().is_err(), "the window is full for both");
-        assert_eq!(other.take(4, now).await.unwrap(), Ok(()), "another token has its own window");
-        b.finish(1, Outcome::Refused { pause: None }, now).await.unwrap();
-        assert_eq!(a.take(3, now).await.unwrap(), Ok(()), "a refusal seen by one frees the slot for all");
-        let mut redis = redis::Client::open(server.url.as_str()).unwrap().get_connection().unwrap();
-        let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut redis).unwrap();
+        two_sharers_and_another_token(|token| window(token, &server.url)).await;
+        let mut redis = server.connect();
+        let keys = held_keys(&server);
         assert_eq!(keys.len(), 2, "{keys:?}");
         for key in keys {
             let value: String = redis::cmd("GET").arg(&key).query(&mut redis).unwrap();
             assert!(key.starts_with("paperlens:pacing:") && !key.contains("tok-") && !value.contains("tok-"), "{key}");
         }
+    }
+
+    fn held_keys(server: &Server) -> Vec<String> {
+        redis::cmd("KEYS").arg("*").query(&mut server.connect()).unwrap()
+    }
+
+    /// How long until the only key expires.
+    fn expires_in(server: &Server) -> Duration {
+        let keys = held_keys(server);
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        let millis: i64 = redis::cmd("PTTL").arg(&keys[0]).query(&mut server.connect()).unwrap();
+        Duration::from_millis(u64::try_from(millis).unwrap_or_else(|_| panic!("no expiry: PTTL {millis}")))
+    }
+
+    /// The only key expires a margin after `idle` from the steps' time: later than anything in
+    /// force, but not forever (within the rounding of the clocks' readings).
+    fn assert_expires_after(server: &Server, idle: Duration) {
+        let ttl = expires_in(server);
+        assert!(idle < ttl && ttl <= idle + EXPIRY_MARGIN + Duration::from_secs(1), "{ttl:?}, idle in {idle:?}");
+    }
+
+    #[tokio::test]
+    async fn every_write_sets_the_key_to_expire_once_nothing_in_it_is_in_force() {
+        let server = Server::start(None);
+        let a = window("t", &server.url);
+        let now = a.now();
+        assert_eq!(a.take(1, now).await.unwrap(), Ok(()));
+        assert_expires_after(&server, STALE + WINDOW);
+        a.finish(1, Outcome::Counted, now).await.unwrap();
+        assert_expires_after(&server, WINDOW);
+        assert_eq!(a.take(2, now).await.unwrap(), Ok(()));
+        let Err(frees_at) = a.take(3, now).await.unwrap() else { panic!("a window of 2 holds 2") };
+        assert!(expires_in(&server) > frees_at - now, "the key outlives the full window");
+        // A pause longer than any fixed expiry would have been: the key outlives it too.
+        let pause = Duration::from_secs(7200);
+        a.finish(2, Outcome::Refused { pause: Some(pause) }, now).await.unwrap();
+        assert_expires_after(&server, pause);
+    }
+
+    #[tokio::test]
+    async fn the_key_of_a_process_gone_expires_by_itself_and_the_next_run_starts_afresh() {
+        let server = Server::start(None);
+        let (gone, next) = (window("t", &server.url), window("t", &server.url));
+        // A request left in flight by a process that died so long ago that its key expires in a second.
+        let long_ago = gone.now() + Duration::from_secs(1) - (STALE + WINDOW + EXPIRY_MARGIN);
+        assert_eq!(gone.take(1, long_ago).await.unwrap(), Ok(()));
+        let mut keys = held_keys(&server);
+        assert_eq!(keys.len(), 1, "the step was written");
+        for _ in 0..200 {
+            if keys.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            keys = held_keys(&server);
+        }
+        assert!(keys.is_empty(), "expired without anyone stepping it: {keys:?}");
+        let now = next.now();
+        assert_eq!(next.take(2, now).await.unwrap(), Ok(()));
+        assert_eq!(next.take(3, now).await.unwrap(), Ok(()));
+        assert_eq!(next.take(4, now).await.unwrap(), Err(now + WINDOW), "a window of 2, counted anew");
+        assert_expires_after(&server, STALE + WINDOW);
     }
 
     #[tokio::test]
