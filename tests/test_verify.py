@@ -367,6 +367,24 @@ def test_bibtex_with_macros_escapes_and_crossref(sandbox, records, verify):
     assert (cited.status, cited.record.unique_id) == ("verified", a.unique_id)
 
 
+def test_bibtex_in_parentheses_with_a_macro_defined_again(sandbox, records, verify):
+    a, b = records[24:26]
+    first, second = (r.publication_venue_name_unified for r in (a, b))
+    text = (
+        f'@string(ven = "{first}")\n'
+        + bib_entry("one", a).replace("@article{one,", "@article(one,").replace(f"{{{first}}}", "ven")[:-2]
+        + "\n)\n"
+        + f'@string(ven = "{second}")\n'
+        + bib_entry("two", b).replace(f"{{{second}}}", "ven")
+    )
+    checked = verify(text)
+    assert [(i.key, i.status, i.record.unique_id) for i in checked] == [
+        ("one", "verified", a.unique_id),
+        ("two", "verified", b.unique_id),
+    ]
+    assert [i.given.venue for i in checked] == [first, second]
+
+
 def test_malformed_bibtex_is_refused_naming_the_entry_and_line_before_any_request(sandbox, verify):
     sandbox.clear_requests()
     text = "@article{good, title = {Fine}, year = 2001}\n\n@article{broken, title = {Unclosed, year = 2001\n"
