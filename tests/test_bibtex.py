@@ -336,7 +336,7 @@ def test_an_entry_whose_key_is_unreadable_is_named_by_its_position() -> None:
 TEXT = st.text(st.characters(blacklist_categories=("Cc",)), min_size=1, max_size=30).filter(
     lambda s: well_formed(s).strip()
 )
-URL = st.from_regex(r"https://[a-z]{1,8}\.org/[A-Za-z0-9_~%#&.-]{0,20}", fullmatch=True)
+URL = st.from_regex(r"https://[a-z]{1,8}\.org/[A-Za-z0-9_~%#&$^.?=-]{0,20}", fullmatch=True)
 RECORD = st.fixed_dictionaries(
     {
         "unique_id": st.uuids().map(str),
@@ -347,7 +347,7 @@ RECORD = st.fixed_dictionaries(
         "publication_venue_name_unified": TEXT,
         "publication_publisher": TEXT,
         "publication_venue_biblio_volume": st.text("0123456789", min_size=1, max_size=3),
-        "doi": st.from_regex(r"10\.[0-9]{4,5}/[A-Za-z0-9._;()/:~-]{1,20}", fullmatch=True),
+        "doi": st.from_regex(r"10\.[0-9]{4,5}/[A-Za-z0-9._;()/:~%#&$^<>-]{1,20}", fullmatch=True),
         "locations": st.lists(st.fixed_dictionaries({"landing_page_url": URL}), max_size=1),
     }
 )
@@ -357,7 +357,13 @@ RECORD = st.fixed_dictionaries(
 @given(st.lists(RECORD, min_size=1, max_size=3))
 def test_records_written_by_to_bibtex_read_back_equal(records: list[dict[str, object]]) -> None:
     written = works(records)
-    entries = read_bibtex(to_bibtex(records))
+    text = to_bibtex(records)
+    entries = read_bibtex(text)
+    library = bibtexparser.parse_string(text)  # verbatim fields as written: DOIs and URLs exact
+    assert not library.failed_blocks
+    for work, theirs in zip(written, library.entries, strict=True):
+        fields = theirs.fields_dict
+        assert (fields["doi"].value, fields["url"].value if "url" in fields else None) == (work.doi, work.url)
     assert [entry.key for entry in entries] == [work.key for work in written]
     for work, entry in zip(written, entries, strict=True):
         assert entry.fields.get("title") == work.title
@@ -369,3 +375,12 @@ def test_records_written_by_to_bibtex_read_back_equal(records: list[dict[str, ob
         assert entry.fields.get("doi") == work.doi
         assert entry.doi == (work.doi.lower() if work.doi else None)
         assert entry.fields.get("url") == work.url
+
+
+def test_what_a_verbatim_field_cannot_hold_is_percent_encoded() -> None:
+    record = {"unique_id": "1", "title": "T", "doi": "10.1000/{a}\\b c}", "landing_page_url": "https://h.org/{x} y\\"}
+    record["locations"] = [{"landing_page_url": record.pop("landing_page_url")}]
+    text = to_bibtex([record])
+    assert "  doi = {10.1000/%7Ba%7D%5Cb%20c%7D},\n  url = {https://h.org/%7Bx%7D%20y%5C}\n" in text
+    (entry,) = read_bibtex(text)
+    assert (entry.fields["doi"], entry.fields["url"]) == ("10.1000/%7Ba%7D%5Cb%20c%7D", "https://h.org/%7Bx%7D%20y%5C")

@@ -6,16 +6,19 @@ log, the corrected BibTeX, and bad input refused before any request."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
 from collections import Counter
 
+import bibtexparser
 import pytest
 
 import paperlens
 from paperlens._bibtex import read_bibtex
 from paperlens._ids import normalize_doi
 from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
+from paperlens.types import MetadataRecord
 from paperlens.verification import Verification
 
 from fixtures import sandbox_client
@@ -383,6 +386,19 @@ def test_bibtex_in_parentheses_with_a_macro_defined_again(sandbox, records, veri
         ("two", "verified", b.unique_id),
     ]
     assert [i.given.venue for i in checked] == [first, second]
+
+
+def test_to_bibtex_writes_a_doi_and_a_url_as_they_are(records, verify):
+    checked = verify([apa(records[26])])
+    doi, url = "10.1000/a_b%c#d~e&f$g^h", "https://example.org/a_b%20c#d~e&f"
+    wire = {**checked[0].record.to_dict(), "doi": doi, "locations": [{"landing_page_url": url}]}
+    item = dataclasses.replace(checked[0], record=MetadataRecord._from_wire(wire))
+    text = Verification(items=[item]).to_bibtex()
+    assert f"  doi = {{{doi}}},\n  url = {{{url}}}\n" in text
+    (entry,) = read_bibtex(text)
+    (theirs,) = bibtexparser.parse_string(text).entries
+    assert (entry.fields["doi"], entry.fields["url"]) == (doi, url)
+    assert (theirs.fields_dict["doi"].value, theirs.fields_dict["url"].value) == (doi, url)
 
 
 def test_malformed_bibtex_is_refused_naming_the_entry_and_line_before_any_request(sandbox, verify):
