@@ -13,6 +13,7 @@ from collections import Counter
 
 import bibtexparser
 import pytest
+from pybtex.database import parse_string as pybtex_parse
 
 import paperlens
 from paperlens._bibtex import read_bibtex
@@ -399,6 +400,8 @@ def test_to_bibtex_writes_a_doi_and_a_url_as_they_are(records, verify):
     (theirs,) = bibtexparser.parse_string(text).entries
     assert (entry.fields["doi"], entry.fields["url"]) == (doi, url)
     assert (theirs.fields_dict["doi"].value, theirs.fields_dict["url"].value) == (doi, url)
+    (as_bibtex_reads,) = pybtex_parse(text, "bibtex").entries.values()  # pybtex reads as BibTeX does
+    assert (as_bibtex_reads.fields["doi"], as_bibtex_reads.fields["url"]) == (doi, url)
 
 
 def test_malformed_bibtex_is_refused_naming_the_entry_and_line_before_any_request(sandbox, verify):
