@@ -246,8 +246,11 @@ fn closing_delimiter(bytes: &[u8], open: usize, close: u8) -> Option<usize> {
             b'{' => depth += 1,
             b'}' => depth = depth.checked_sub(1)?,
             b'"' if depth == 0 => at = closing_quote(bytes, at)?,
-            // A comment after a key or a field (`title = {x}, % note`), as the crate reads it.
-            b'%' if depth == 0 => at += bytes[at..].iter().position(|&c| c == b'\n')?,
+            // A comment after a key or a field (`title = {x}, % note`), as the crate reads it;
+            // not a `%` in a key (`@misc(50%, ...)`).
+            b'%' if depth == 0 && (bytes[at - 1].is_ascii_whitespace() || bytes[at - 1] == b',') => {
+                at += bytes[at..].iter().position(|&c| c == b'\n')?;
+            }
             _ => {}
         }
         at += 1;
@@ -773,7 +776,7 @@ mod tests {
     fn entries_in_parentheses_read_as_in_braces_with_parentheses_in_their_values_kept() {
         let text = "@string(j = \"Acta (B)\")\n@Article(p1, % (p1\n  title = {A (b) c) d}, % a ) b\n  \
                     note = \"e ) f\",\n  journal = j # \" (x)\"\n)\n@misc{b2, title = {g (h}}\n  \
-                    @book ( p3 , title = \"{)}\" )\n";
+                    @book ( p3 , title = \"{)}\" )\n@misc(50%, note = {x})";
         let entries = read_bibtex(text).unwrap();
         let values: Vec<_> = entries.iter().map(|e| (e.key.as_str(), e.line, e.fields.clone())).collect();
         let fields = |pairs: &[(&str, &str)]| pairs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
@@ -783,6 +786,7 @@ mod tests {
                 ("p1", 2, fields(&[("title", "A (b) c) d"), ("note", "e ) f"), ("journal", "Acta (B) (x)")])),
                 ("b2", 7, fields(&[("title", "g (h")])),
                 ("p3", 8, fields(&[("title", ")")])),
+                ("50%", 9, fields(&[("note", "x")])),
             ]
         );
         assert_eq!(entries[0].raw, text[text.find("@Article").unwrap()..text.find("\n)\n").unwrap() + 2]);
