@@ -224,6 +224,79 @@ def test_lone_surrogates_read_as_replacement_characters() -> None:
     assert (written.fields["title"], written.authors) == ("Reef \ufffd", ["Kim, \ufffd"])
 
 
+def test_entries_in_parentheses_read_as_bibtexparser_reads_them() -> None:
+    text = (
+        '@string(pub = "Acta (B)")\n'
+        '@Article(paren1,\n  title = {A (b) c) d},\n  note = "e ) f",\n  publisher = pub,\n'
+        "  year = 1987\n)\n"
+        "@misc{braced, title = {g (h}, year = {2001}}\n"
+        '@book ( paren2 , title = "{)} i" , publisher = {j)k} )\n'
+    )
+    entries = read_bibtex(text)
+    library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware()])
+    assert not library.failed_blocks
+    theirs = {entry.key: {f.key.lower(): f.value for f in entry.fields} for entry in library.entries}
+    expected = {
+        "paren1": {"title": "A (b) c) d", "note": "e ) f", "publisher": "Acta (B)", "year": "1987"},
+        "braced": {"title": "g (h", "year": "2001"},
+        "paren2": {"title": ") i", "publisher": "j)k"},
+    }
+    assert {entry.key: entry.fields for entry in entries} == theirs == expected
+    assert [(entry.line, entry.year) for entry in entries] == [(2, 1987), (8, 2001), (9, None)]
+    assert entries[0].raw == text[text.index("@Article") : text.index("\n)\n") + 2]
+    assert entries[2].raw == '@book ( paren2 , title = "{)} i" , publisher = {j)k} )'
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "line", "rule"),
+    [
+        (
+            "@misc(a, title={x})\n\n@article(b, title = {y}\n",
+            "b",
+            3,
+            r"the entry's type is not followed by '\{' or by a '\(' that a '\)' closes",
+        ),
+        ("@misc(a, title={x})\n@misc{b, title={(}\n@misc(c, title={z})\n", "b", 2, "unclosed brace"),
+        ("@misc(a, title={x})\n@article(A, title = {y})\n", "A", 2, "duplicate key .*line 1"),
+    ],
+    ids=["unclosed-parenthesis", "unclosed-brace-before-parentheses", "duplicate-key"],
+)
+def test_an_error_among_entries_in_parentheses_names_its_own_entry_and_line(
+    text: str, key: str, line: int, rule: str
+) -> None:
+    with pytest.raises(BibTeXSyntaxError, match=rf'entry "{key}" \(line {line}\): {rule}') as caught:
+        read_bibtex(text)
+    assert (caught.value.key, caught.value.line) == (key, line)
+
+
+def test_a_macro_defined_again_holds_for_the_entries_after_it_as_in_bibtex() -> None:
+    text = (
+        "@misc{before, journal = j}\n"
+        '@string{j = "Acta A"}\n'
+        "@misc{first, journal = j, note = k}\n"
+        '@string{k = j # " and more"}\n'
+        '@string(j = "Acta B")\n'
+        "@misc{second, journal = j, note = k}\n"
+    )
+    journals = {entry.key: (entry.fields["journal"], entry.fields.get("note")) for entry in read_bibtex(text)}
+    # As BibTeX reads the file; `k` is expanded where it is defined, with the first `j`. A use
+    # before any definition takes the first one (BibTeX would warn and leave it empty).
+    assert journals == {
+        "before": ("Acta A", None),
+        "first": ("Acta A", "Acta A and more"),
+        "second": ("Acta B", "Acta A and more"),
+    }
+    # bibtexparser 2 keeps the first definition and reports the second as a failed block.
+    library = bibtexparser.parse_string(text)
+    assert [entry.fields_dict["journal"].value for entry in library.entries[1:]] == ["Acta A", "Acta A"]
+    assert [type(block).__name__ for block in library.failed_blocks] == ["DuplicateBlockKeyBlock"]
+
+
+def test_a_macro_defined_by_itself_reads_as_in_bibtex() -> None:
+    text = '@string{a = "x"}\n@string{a = a # "y"}\n@string{b = b}\n@misc{k, title = a # { } # b}\n'
+    assert read_bibtex(text)[0].fields["title"] == "xy b"
+
+
 # -- malformed files -----------------------------------------------------------------------------
 
 
@@ -263,7 +336,7 @@ def test_an_entry_whose_key_is_unreadable_is_named_by_its_position() -> None:
 TEXT = st.text(st.characters(blacklist_categories=("Cc",)), min_size=1, max_size=30).filter(
     lambda s: well_formed(s).strip()
 )
-URL = st.from_regex(r"https://[a-z]{1,8}\.org/[A-Za-z0-9_~%#&.-]{0,20}", fullmatch=True)
+URL = st.from_regex(r"https://[a-z]{1,8}\.org/[A-Za-z0-9_~%#&$^.?=-]{0,20}", fullmatch=True)
 RECORD = st.fixed_dictionaries(
     {
         "unique_id": st.uuids().map(str),
@@ -274,7 +347,7 @@ RECORD = st.fixed_dictionaries(
         "publication_venue_name_unified": TEXT,
         "publication_publisher": TEXT,
         "publication_venue_biblio_volume": st.text("0123456789", min_size=1, max_size=3),
-        "doi": st.from_regex(r"10\.[0-9]{4,5}/[A-Za-z0-9._;()/:~-]{1,20}", fullmatch=True),
+        "doi": st.from_regex(r"10\.[0-9]{4,5}/[A-Za-z0-9._;()/:~%#&$^<>-]{1,20}", fullmatch=True),
         "locations": st.lists(st.fixed_dictionaries({"landing_page_url": URL}), max_size=1),
     }
 )
@@ -284,7 +357,13 @@ RECORD = st.fixed_dictionaries(
 @given(st.lists(RECORD, min_size=1, max_size=3))
 def test_records_written_by_to_bibtex_read_back_equal(records: list[dict[str, object]]) -> None:
     written = works(records)
-    entries = read_bibtex(to_bibtex(records))
+    text = to_bibtex(records)
+    entries = read_bibtex(text)
+    library = bibtexparser.parse_string(text)  # verbatim fields as written: DOIs and URLs exact
+    assert not library.failed_blocks
+    for work, theirs in zip(written, library.entries, strict=True):
+        fields = theirs.fields_dict
+        assert (fields["doi"].value, fields["url"].value if "url" in fields else None) == (work.doi, work.url)
     assert [entry.key for entry in entries] == [work.key for work in written]
     for work, entry in zip(written, entries, strict=True):
         assert entry.fields.get("title") == work.title
@@ -296,3 +375,12 @@ def test_records_written_by_to_bibtex_read_back_equal(records: list[dict[str, ob
         assert entry.fields.get("doi") == work.doi
         assert entry.doi == (work.doi.lower() if work.doi else None)
         assert entry.fields.get("url") == work.url
+
+
+def test_what_a_verbatim_field_cannot_hold_is_percent_encoded() -> None:
+    record = {"unique_id": "1", "title": "T", "doi": "10.1000/{a}\\b c}", "landing_page_url": "https://h.org/{x} y\\"}
+    record["locations"] = [{"landing_page_url": record.pop("landing_page_url")}]
+    text = to_bibtex([record])
+    assert "  doi = {10.1000/%7Ba%7D%5Cb%20c%7D},\n  url = {https://h.org/%7Bx%7D%20y%5C}\n" in text
+    (entry,) = read_bibtex(text)
+    assert (entry.fields["doi"], entry.fields["url"]) == ("10.1000/%7Ba%7D%5Cb%20c%7D", "https://h.org/%7Bx%7D%20y%5C")

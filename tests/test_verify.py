@@ -6,16 +6,20 @@ log, the corrected BibTeX, and bad input refused before any request."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
 from collections import Counter
 
+import bibtexparser
 import pytest
+from pybtex.database import parse_string as pybtex_parse
 
 import paperlens
 from paperlens._bibtex import read_bibtex
 from paperlens._ids import normalize_doi
 from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
+from paperlens.types import MetadataRecord
 from paperlens.verification import Verification
 
 from fixtures import sandbox_client
@@ -365,6 +369,39 @@ def test_bibtex_with_macros_escapes_and_crossref(sandbox, records, verify):
     checked = verify(text)
     cited = next(i for i in checked if i.key == "cited")
     assert (cited.status, cited.record.unique_id) == ("verified", a.unique_id)
+
+
+def test_bibtex_in_parentheses_with_a_macro_defined_again(sandbox, records, verify):
+    a, b = records[24:26]
+    first, second = (r.publication_venue_name_unified for r in (a, b))
+    text = (
+        f'@string(ven = "{first}")\n'
+        + bib_entry("one", a).replace("@article{one,", "@article(one,").replace(f"{{{first}}}", "ven")[:-2]
+        + "\n)\n"
+        + f'@string(ven = "{second}")\n'
+        + bib_entry("two", b).replace(f"{{{second}}}", "ven")
+    )
+    checked = verify(text)
+    assert [(i.key, i.status, i.record.unique_id) for i in checked] == [
+        ("one", "verified", a.unique_id),
+        ("two", "verified", b.unique_id),
+    ]
+    assert [i.given.venue for i in checked] == [first, second]
+
+
+def test_to_bibtex_writes_a_doi_and_a_url_as_they_are(records, verify):
+    checked = verify([apa(records[26])])
+    doi, url = "10.1000/a_b%c#d~e&f$g^h", "https://example.org/a_b%20c#d~e&f"
+    wire = {**checked[0].record.to_dict(), "doi": doi, "locations": [{"landing_page_url": url}]}
+    item = dataclasses.replace(checked[0], record=MetadataRecord._from_wire(wire))
+    text = Verification(items=[item]).to_bibtex()
+    assert f"  doi = {{{doi}}},\n  url = {{{url}}}\n" in text
+    (entry,) = read_bibtex(text)
+    (theirs,) = bibtexparser.parse_string(text).entries
+    assert (entry.fields["doi"], entry.fields["url"]) == (doi, url)
+    assert (theirs.fields_dict["doi"].value, theirs.fields_dict["url"].value) == (doi, url)
+    (as_bibtex_reads,) = pybtex_parse(text, "bibtex").entries.values()  # pybtex reads as BibTeX does
+    assert (as_bibtex_reads.fields["doi"], as_bibtex_reads.fields["url"]) == (doi, url)
 
 
 def test_malformed_bibtex_is_refused_naming_the_entry_and_line_before_any_request(sandbox, verify):

@@ -8,9 +8,14 @@ What the files of reference managers hold is read: Zotero and Better BibTeX (``d
 
 Choices:
 
-- ``@comment`` and ``@preamble`` blocks are skipped; ``@string`` macros may be defined
-  anywhere in the file and their names ignore case (as in BibTeX); a macro that is not
-  defined and not a month (``journal = Nature``) reads as its own name, not as an error.
+- ``@comment`` and ``@preamble`` blocks are skipped; an entry may be written in parentheses,
+  ``@article(key, ...)``, as BibTeX allows.
+- ``@string`` macros are read in file order, as BibTeX reads them: an entry takes the
+  definition in force where it stands, so a macro defined again holds in its new value for
+  the entries after it (bibtexparser 2 keeps the first and reports the second as a failed
+  block); a macro used before any definition takes its first one. Names ignore case (as in
+  BibTeX); a macro that is not defined and not a month (``journal = Nature``) reads as its
+  own name, not as an error.
 - ``month = dec`` reads as ``"December"``.
 - ``and others`` is not a name: it sets ``et_al`` (``editors_et_al`` for editors).
 - ``crossref``: the entry takes each field it lacks from the entry named (BibTeX's rule),

@@ -104,6 +104,11 @@ _LATEX = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]")
+#: What a verbatim field (``doi``, ``url``) cannot hold as itself: a brace (BibTeX counts them,
+#: escaped or not), a backslash (biblatex and readers take ``\_`` for an escape) and whitespace
+#: (BibTeX collapses it). A URI holds none of them unencoded (RFC 3986), so they are written
+#: percent-encoded: the same URL.
+_NOT_VERBATIM = re.compile(r"[{}\\\s]")
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)")
 _PAGE_RANGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)\s*[-\u2010-\u2015]+\s*([^-\u2010-\u2015\s]+)\s*$")
 
@@ -456,6 +461,12 @@ def latex_escape(text: str) -> str:
     return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], text)
 
 
+def _verbatim(text: str) -> str:
+    """``text`` for a field that biber and biblatex keep verbatim (``doi``, ``url``): as it is,
+    ``_ % # ~ & $ ^`` included, but for :data:`_NOT_VERBATIM`'s characters, percent-encoded."""
+    return _NOT_VERBATIM.sub(lambda m: "".join(f"%{byte:02X}" for byte in m.group().encode()), text)
+
+
 def _tex_text(text: str) -> str:
     """``text`` escaped (:func:`latex_escape`) for a field that TeX typesets: ``--``, ``''`` and
     ````` `` ````` split by ``{}`` so that they are not read as a dash or a curly quote."""
@@ -493,8 +504,8 @@ def _bibtex_entry(work: Work) -> str:
         ("publisher", _braced(work.publisher and _tex_text(work.publisher))),
         ("isbn", _braced(work.isbn and latex_escape(work.isbn))),
         ("issn", _braced(work.issn and latex_escape(work.issn))),
-        ("doi", _braced(work.doi and latex_escape(work.doi))),
-        ("url", _braced(work.url and latex_escape(work.url))),
+        ("doi", _braced(work.doi and _verbatim(work.doi))),
+        ("url", _braced(work.url and _verbatim(work.url))),
     ]
     body = ",\n".join(f"  {name} = {value}" for name, value in fields if value)
     return f"@{kind.bibtex}{{{work.key},\n{body}\n}}" if body else f"@{kind.bibtex}{{{work.key},\n}}"

@@ -28,7 +28,10 @@ One citation key per record, shared by the three formats (BibTeX key, RIS ``ID``
 appended to later clashing keys, so the same records in the same order always get the same
 keys. The entry type follows the record's ``type`` and, for types the mapping does not know,
 its venue type (see :data:`KINDS`). Values keep their Unicode (CJK, emoji); BibTeX escapes
-LaTeX's special characters (``{ } % & $ # _ ~ ^ \\``) and braces literal (one-word) names.
+LaTeX's special characters (``{ } % & $ # _ ~ ^ \\``) and braces literal (one-word) names,
+but ``doi`` and ``url``, which biber and biblatex keep verbatim, are written as they are
+(``10.1000/a_b%``), a brace, backslash or whitespace in them percent-encoded (``%7B``: the
+same URL; a URI cannot hold them as such).
 A string holding an unpaired surrogate (``"\\ud83d"`` alone, as ``json.loads`` may give) is
 written with U+FFFD in its place in the three formats and in the CLI's tables, CSV and
 Markdown text, while the CLI's JSON and JSONL keep its ``\\ud83d`` escape, which reads back

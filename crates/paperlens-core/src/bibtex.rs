@@ -6,7 +6,13 @@
 //!
 //! - `@comment{...}` and `@preamble{...}` blocks are blanked out first (the crate takes a
 //!   comment to its first `}` and a preamble only in quotes);
-//! - macro names are case-insensitive, as in BibTeX; an undefined one is kept as its name
+//! - an entry written in parentheses (`@article(key, ...)`, `@string(...)`), which the crate
+//!   refuses, is read as the same entry in braces;
+//! - macros are expanded as BibTeX does, in file order: a value takes the definition in force
+//!   where it stands (a later `@string` of the same name overrides it for what follows; the
+//!   crate would keep the first), a definition sees only those before it (so that
+//!   `@string{a = a}` cannot loop), and a use before any definition takes the first one.
+//!   Names are case-insensitive, as in BibTeX; an undefined one is kept as its name
 //!   (`journal = Nature` means "Nature" to whoever wrote it) rather than failing the file;
 //! - duplicate keys are compared without case, as BibTeX does, and both lines are named;
 //! - `crossref` follows BibTeX's rule (the child takes every field it lacks from its
@@ -24,7 +30,7 @@
 
 use std::collections::HashMap;
 
-use biblatex::{Bibliography, ChunksExt, ParseErrorKind, Person, RawBibliography, RawChunk, Token};
+use biblatex::{Bibliography, ChunksExt, Field, ParseErrorKind, Person, RawBibliography, RawChunk, Spanned, Token};
 
 /// One entry, its values as plain Unicode text.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +76,7 @@ const HIDDEN_CROSSREF: &str = "paperlens-crossref";
 /// lines count from after it).
 pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-    let blanked = braced_quotes(blank_comments(src))?;
+    let blanked = braced_quotes(braced_entries(blank_comments(src)))?;
     let first = RawBibliography::parse(&blanked)
         .map_err(|error| locate_syntax_error(&blanked, error.span.start, &error.kind))?;
     let stand_ins = StandIns::absent_from(src);
@@ -80,7 +86,10 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
     let lines = Lines::new(src);
     check_duplicate_keys(src, &masked, &raw, &lines)?;
-    normalize_macros(&mut raw);
+    expand_macros(&mut raw).map_err(|position| {
+        let rule = format!("its macros expand to more than {MAX_EXPANDED_PARTS} parts");
+        entry_error(src, &masked, entry_at(&masked, position), &rule)
+    })?;
     let mut layout = Vec::with_capacity(raw.entries.len());
     for entry in &mut raw.entries {
         for pair in &mut entry.v.fields {
@@ -92,12 +101,8 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
         let verbatim: HashMap<String, String> = entry.v.fields.iter().filter_map(verbatim_source).collect();
         layout.push((entry.span.clone(), entry.v.kind.v.to_ascii_lowercase(), order, verbatim));
     }
-    let bibliography = Bibliography::from_raw(raw).map_err(|error| {
-        let starts = entry_starts(&masked);
-        let start =
-            starts.iter().rev().find(|&&start| start <= error.span.start).or(starts.first()).copied().unwrap_or(0);
-        entry_error(src, &masked, start, &describe(&error.kind))
-    })?;
+    let bibliography = Bibliography::from_raw(raw)
+        .map_err(|error| entry_error(src, &masked, entry_at(&masked, error.span.start), &describe(&error.kind)))?;
     let mut entries: Vec<BibEntry> = bibliography
         .iter()
         .zip(layout)
@@ -195,6 +200,71 @@ fn comment_block_end(bytes: &[u8], at: usize) -> Option<usize> {
     Some(bytes.len())
 }
 
+/// `text` with the parentheses that delimit an entry (`@article(key, ...)`, `@string(...)`:
+/// BibTeX's other form, which the crate refuses) turned into braces, one byte for one so that
+/// offsets and lines hold. The closing one is found as the crate reads a value (braces nest,
+/// a backslash escapes the next character, quotes end at their first `"` outside braces), so
+/// a parenthesis inside a value is left alone; an entry without one is left to fail.
+fn braced_entries(text: String) -> String {
+    let mut bytes = text.into_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'%' => at += bytes[at..].iter().position(|&c| c == b'\n').unwrap_or(bytes.len() - at),
+            b'@' => {
+                let word = bytes[at + 1..].iter().take_while(|&&c| is_identifier(c)).count();
+                let open =
+                    at + 1 + word + bytes[at + 1 + word..].iter().take_while(|c| c.is_ascii_whitespace()).count();
+                at = match bytes.get(open) {
+                    Some(b'(') if word > 0 => match closing_delimiter(&bytes, open, b')') {
+                        Some(close) => {
+                            (bytes[open], bytes[close]) = (b'{', b'}');
+                            close
+                        }
+                        None => open,
+                    },
+                    Some(b'{') => closing_delimiter(&bytes, open, b'}').unwrap_or(open),
+                    _ => at,
+                };
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    String::from_utf8(bytes).expect("ASCII for ASCII keeps UTF-8")
+}
+
+/// The `close` (`)` or `}`) that ends the entry opened at `open`: the first one outside the
+/// values' braces and quotes and the `%` comments between fields.
+fn closing_delimiter(bytes: &[u8], open: usize, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = open + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            c if c == close && depth == 0 => return Some(at),
+            b'{' => depth += 1,
+            b'}' => depth = depth.checked_sub(1)?,
+            b'"' if depth == 0 => at = closing_quote(bytes, at)?,
+            // A comment after a key or a field (`title = {x}, % note`), as the crate reads it;
+            // not a `%` in a key (`@misc(50%, ...)`).
+            b'%' if depth == 0 && (bytes[at - 1].is_ascii_whitespace() || bytes[at - 1] == b',') => {
+                at += bytes[at..].iter().position(|&c| c == b'\n')?;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// A byte of an entry type's name (`@InProceedings`), as the crate reads it.
+fn is_identifier(c: u8) -> bool {
+    !matches!(c, b'@' | b'{' | b'}' | b'"' | b'#' | b'\'' | b'(' | b')' | b',' | b'=' | b'%' | b'\\' | b'~')
+        && !c.is_ascii_control()
+        && !c.is_ascii_whitespace()
+}
+
 /// `text` with the quotes around each quoted value turned into braces (the same value to
 /// BibTeX): the crate ends a quoted value at its first `"`, even one in braces (`"a {"}b"`),
 /// and silently drops the rest of the entry. Read again until no quoted value is left, as
@@ -243,28 +313,57 @@ fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// Macro references and definitions under one spelling (BibTeX's names ignore case), and
-/// each undefined reference that is not a month kept as its own text.
-fn normalize_macros(raw: &mut RawBibliography<'_>) {
-    let mut spelling: HashMap<String, &str> = HashMap::new();
-    for pair in &raw.abbreviations {
-        spelling.entry(pair.key.v.to_lowercase()).or_insert(pair.key.v);
+/// How many parts (quoted or braced pieces, numbers) all macro uses may add to a file:
+/// far more than real files need, few enough to refuse a chain of definitions that each
+/// double the previous one before it fills the memory.
+const MAX_EXPANDED_PARTS: usize = 1 << 21;
+
+/// Each macro use replaced by the value of the definition in force where it stands (the
+/// last one before it; a use before any definition takes the first one), the definitions
+/// themselves expanded when they are read, seeing only those before them, as BibTeX does.
+/// Names ignore case; an undefined name that is not a month is kept as its own text, a month
+/// is left to the crate. Err: the offset of the value whose expansion went over
+/// [`MAX_EXPANDED_PARTS`].
+fn expand_macros(raw: &mut RawBibliography<'_>) -> Result<(), usize> {
+    let mut budget = MAX_EXPANDED_PARTS;
+    let mut defined = Definitions::new();
+    for pair in std::mem::take(&mut raw.abbreviations) {
+        let value = expand(&pair.value.v, &defined, false, &mut budget).ok_or(pair.key.span.start)?;
+        defined.entry(pair.key.v.to_lowercase()).or_default().push((pair.key.span.start, value));
     }
-    for pair in &mut raw.abbreviations {
-        pair.key.v = spelling[&pair.key.v.to_lowercase()];
+    for pair in raw.entries.iter_mut().flat_map(|entry| entry.v.fields.iter_mut()) {
+        pair.value.v = expand(&pair.value.v, &defined, true, &mut budget).ok_or(pair.value.span.start)?;
     }
-    let fields = raw.abbreviations.iter_mut().chain(raw.entries.iter_mut().flat_map(|entry| entry.v.fields.iter_mut()));
-    for pair in fields {
-        for chunk in &mut pair.value.v {
-            if let RawChunk::Abbreviation(name) = chunk.v {
-                chunk.v = match spelling.get(&name.to_lowercase()) {
-                    Some(defined) => RawChunk::Abbreviation(defined),
-                    None if is_month(name) => RawChunk::Abbreviation(name),
-                    None => RawChunk::Normal(name),
-                };
+    Ok(())
+}
+
+/// The `@string` definitions of each name (in lower case), in file order: the offset of the
+/// name defined, and the value with its own macro uses expanded.
+type Definitions<'s> = HashMap<String, Vec<(usize, Field<'s>)>>;
+
+/// `value` with its macro uses expanded from `defined` (see [`expand_macros`]); a use before
+/// every definition of its name takes the first one when `forward`. None when the parts
+/// added exceed `budget`.
+fn expand<'s>(value: &Field<'s>, defined: &Definitions<'s>, forward: bool, budget: &mut usize) -> Option<Field<'s>> {
+    let mut out = Vec::with_capacity(value.len());
+    for chunk in value {
+        let RawChunk::Abbreviation(name) = chunk.v else {
+            out.push(chunk.clone());
+            continue;
+        };
+        let definitions = defined.get(&name.to_lowercase()).map_or(&[][..], Vec::as_slice);
+        let before = definitions.partition_point(|(at, _)| *at < chunk.span.start);
+        let in_force = before.checked_sub(1).map(|n| &definitions[n]);
+        match in_force.or_else(|| definitions.first().filter(|_| forward)) {
+            Some((_, definition)) => {
+                *budget = budget.checked_sub(definition.len())?;
+                out.extend(definition.iter().cloned());
             }
+            None if is_month(name) => out.push(chunk.clone()),
+            None => out.push(Spanned::new(RawChunk::Normal(name), chunk.span.clone())),
         }
     }
+    Some(out)
 }
 
 fn is_month(name: &str) -> bool {
@@ -301,8 +400,15 @@ fn locate_syntax_error(masked: &str, position: usize, kind: &ParseErrorKind) -> 
             return entry_error(masked, masked, start, &rule);
         }
     }
-    let start = starts.iter().rev().find(|&&start| start <= position).or(starts.first()).copied().unwrap_or(0);
-    entry_error(masked, masked, start, &format!("{} near line {}", describe(kind), line_of(masked, position)))
+    let rule = format!("{} near line {}", describe(kind), line_of(masked, position));
+    entry_error(masked, masked, entry_at(masked, position), &rule)
+}
+
+/// The offset of the `@` of the entry that holds `position` (the first entry's when none
+/// starts before it).
+fn entry_at(masked: &str, position: usize) -> usize {
+    let starts = entry_starts(masked);
+    starts.iter().rev().find(|&&start| start <= position).or(starts.first()).copied().unwrap_or(0)
 }
 
 /// Offsets of the `@` of each line that starts with one (comments already blanked).
@@ -356,6 +462,9 @@ fn describe(kind: &ParseErrorKind) -> String {
             "a comma is missing (after the key or between two fields)".to_string()
         }
         ParseErrorKind::Expected(Token::Equals) => "a field name is not followed by '='".to_string(),
+        ParseErrorKind::Expected(Token::OpeningBrace) => {
+            "the entry's type is not followed by '{' or by a '(' that a ')' closes".to_string()
+        }
         ParseErrorKind::Unexpected(Token::ClosingBrace) => "a closing brace has no opening one".to_string(),
         other => other.to_string(),
     }
@@ -661,5 +770,70 @@ mod tests {
     fn verbatim_fields_keep_their_characters() {
         let entries = read_bibtex("@misc{a, url = {https://h/~u/a\\_b--c\\textasciitilde{}d}}").unwrap();
         assert_eq!(entries[0].field("url"), Some("https://h/~u/a_b--c~d"));
+    }
+
+    #[test]
+    fn entries_in_parentheses_read_as_in_braces_with_parentheses_in_their_values_kept() {
+        let text = "@string(j = \"Acta (B)\")\n@Article(p1, % (p1\n  title = {A (b) c) d}, % a ) b\n  \
+                    note = \"e ) f\",\n  journal = j # \" (x)\"\n)\n@misc{b2, title = {g (h}}\n  \
+                    @book ( p3 , title = \"{)}\" )\n@misc(50%, note = {x})";
+        let entries = read_bibtex(text).unwrap();
+        let values: Vec<_> = entries.iter().map(|e| (e.key.as_str(), e.line, e.fields.clone())).collect();
+        let fields = |pairs: &[(&str, &str)]| pairs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+        assert_eq!(
+            values,
+            vec![
+                ("p1", 2, fields(&[("title", "A (b) c) d"), ("note", "e ) f"), ("journal", "Acta (B) (x)")])),
+                ("b2", 7, fields(&[("title", "g (h")])),
+                ("p3", 8, fields(&[("title", ")")])),
+                ("50%", 9, fields(&[("note", "x")])),
+            ]
+        );
+        assert_eq!(entries[0].raw, text[text.find("@Article").unwrap()..text.find("\n)\n").unwrap() + 2]);
+        assert_eq!(entries[2].raw, "@book ( p3 , title = \"{)}\" )");
+    }
+
+    #[test]
+    fn an_error_in_an_entry_in_parentheses_is_located_on_its_own_line() {
+        let missing_comma = error_of("@misc(a, title={x})\n@article(b\n title = {y})\n@misc(c, title={z})\n");
+        assert_eq!((missing_comma.key, missing_comma.ordinal, missing_comma.line), (None, 2, 2));
+        let unclosed = error_of("@misc(a, title={x})\n\n@article(b, title = {y (z}\n@misc(c, title={z})\n");
+        assert_eq!((unclosed.key.as_deref(), unclosed.ordinal, unclosed.line), (Some("b"), 2, 3));
+        let unclosed = error_of("@misc(a, title={x})\n@article(b, title = {y}\n");
+        assert_eq!((unclosed.key.as_deref(), unclosed.line), (Some("b"), 2));
+        assert!(unclosed.message.contains("a '(' that a ')' closes"), "{}", unclosed.message);
+        let duplicate = error_of("@misc(a, title={x})\n@misc(A, title={y})");
+        assert_eq!((duplicate.key.as_deref(), duplicate.line), (Some("A"), 2));
+    }
+
+    #[test]
+    fn a_macro_defined_again_holds_for_the_entries_after_it() {
+        let text = "@misc{early, journal = j}\n@string{j = \"A\"}\n@misc{first, journal = j # { } # k}\n\
+                    @string{k = j # \"+\"}\n@STRING(J = \"B\")\n@misc{second, journal = j # { } # k, month = J}\n";
+        let journals: Vec<_> =
+            read_bibtex(text).unwrap().iter().map(|e| (e.key.clone(), e.fields[0].1.clone())).collect();
+        // `k` was defined while `j` was "A"; `first` uses it before it is defined (its first
+        // definition, as undefined uses are kept readable rather than empty).
+        let expected = [("early", "A"), ("first", "A A+"), ("second", "B A+")];
+        assert_eq!(journals, expected.map(|(key, value)| (key.to_string(), value.to_string())));
+    }
+
+    #[test]
+    fn a_macro_defined_by_itself_or_in_a_cycle_does_not_loop() {
+        // A definition sees only those before it: `a` in `a` is undefined, so is `c` in `b`.
+        let text = "@string{a = a # \"x\"}\n@string{b = c}\n@string{c = b}\n@misc{k, title = a # b # c}";
+        assert_eq!(read_bibtex(text).unwrap()[0].field("title"), Some("axcc"));
+    }
+
+    #[test]
+    fn macros_that_double_each_other_are_refused_before_they_fill_the_memory() {
+        let mut text = "@string{m0 = \"x\"}\n".to_string();
+        for n in 1..40 {
+            text.push_str(&format!("@string{{m{n} = m{p} # m{p}}}\n", p = n - 1));
+        }
+        text.push_str("@misc{k, title = m39}\n");
+        let error = error_of(&text);
+        assert_eq!((error.key.as_deref(), error.line), (Some("@string"), 22));
+        assert!(error.message.contains("expand to more than"), "{}", error.message);
     }
 }
