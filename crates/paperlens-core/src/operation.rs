@@ -33,26 +33,51 @@ pub trait Rules {
 /// (their operation builds the query string). Both refuse unknown names. `=> send(path)`
 /// also makes it an [`Operation`] whose request is `send(path, &self)`.
 ///
-/// ```ignore
-/// request! {
-///     /// `POST /paper-schema/materials`: ...
-///     body Materials => post(format!("{BASE}/materials")) {
+/// ```
+/// use paperlens_core::contract::{self as c, lists};
+/// use paperlens_core::operation::Operation;
+/// use paperlens_core::validate::rule::{items, one_of};
+/// use paperlens_core::ApiRequest;
+///
+/// fn post(path: &str, body: &impl serde::Serialize) -> ApiRequest {
+///     ApiRequest::post_json(path, body, None)
+/// }
+///
+/// paperlens_core::request! {
+///     /// `POST /paper-schema/materials`: a goal-oriented bundle for known papers.
+///     body Materials => post("/paper-schema/materials") {
 ///         schema_ids: Vec<String> [items(lists::MATERIALS_PAPERS)],
 ///         goal: Option<String> [one_of(&c::GOALS)],
 ///         include_relation_context: Option<bool>,
 ///     }
 /// }
+///
+/// let materials: Materials = serde_json::from_str(r#"{"schema_ids": ["s1"], "goal": "survey"}"#)?;
+/// materials.validate()?;
+/// let request = materials.request();
+/// assert_eq!(request.path, "/paper-schema/materials");
+/// // The absent `include_relation_context` is left out of the body.
+/// assert_eq!(request.body.as_deref(), Some(&br#"{"schema_ids":["s1"],"goal":"survey"}"#[..]));
+///
+/// let unknown = serde_json::from_str::<Materials>(r#"{"schema_ids": ["s1"], "goals": "survey"}"#);
+/// assert!(unknown.unwrap_err().to_string().starts_with("unknown field `goals`"));
+/// let empty: Materials = serde_json::from_str(r#"{"schema_ids": [], "goal": "survey"}"#)?;
+/// assert_eq!(empty.validate().unwrap_err().to_string(), "schema_ids: must have 1 to 20 items, has 0 (got [])");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+// Exported (as `paperlens_core::request!`) so that the example above runs as a doctest; the
+// crate's own modules import it from here.
+#[macro_export]
 macro_rules! request {
     ($(#[$meta:meta])* body $name:ident $(=> $send:ident($path:expr))? { $($fields:tt)* }) => {
-        request!(@declare [
+        $crate::request!(@declare [
             $(#[$meta])*
             #[serde_with::skip_serializing_none]
             #[derive(Debug, serde::Deserialize, serde::Serialize)]
         ] $name $(=> $send($path))? { $($fields)* });
     };
     ($(#[$meta:meta])* query $name:ident $(=> $send:ident($path:expr))? { $($fields:tt)* }) => {
-        request!(@declare [$(#[$meta])* #[derive(Debug, serde::Deserialize)]] $name $(=> $send($path))? { $($fields)* });
+        $crate::request!(@declare [$(#[$meta])* #[derive(Debug, serde::Deserialize)]] $name $(=> $send($path))? { $($fields)* });
     };
     (@declare [$($attr:tt)*] $name:ident $(=> $send:ident($path:expr))? {
         $($(#[$field_meta:meta])* $field:ident: $ty:ty $([$($rule:ident($($arg:expr),*)),+])?),* $(,)?

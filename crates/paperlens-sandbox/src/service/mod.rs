@@ -57,6 +57,21 @@ pub struct ServiceRequest {
     pub request_id: String,
 }
 
+impl ServiceRequest {
+    /// A `POST` of a JSON body without query parameters, handed to [`Service::handle`] past
+    /// the HTTP shell (the reports in examples/ measure the service alone).
+    pub fn post(path: &str, body: &serde_json::Value, access: Access) -> ServiceRequest {
+        ServiceRequest {
+            method: "POST".into(),
+            path: path.into(),
+            query: Vec::new(),
+            body: Bytes::from(body.to_string()),
+            access,
+            request_id: "local".into(),
+        }
+    }
+}
+
 /// The answer: status, extra headers (Content-Type included) and body bytes.
 #[derive(Debug, Clone)]
 pub struct ServiceResponse {

@@ -263,3 +263,33 @@ pub fn aggregate(papers: &[Paper], authors: &mut [Author], sources: &mut [Source
         author.h_index = counts.iter().enumerate().take_while(|(i, &c)| c as usize > *i).count() as u32;
     }
 }
+
+/// Shares of the citation edges that stay within the citing paper's topic, and within the
+/// topic or its neighbours: how topical the graph is (tests and examples/citation_graph_report.rs).
+pub fn topical_shares(papers: &[Paper]) -> (f64, f64) {
+    let (mut edges, mut own, mut near) = (0usize, 0usize, 0usize);
+    for p in papers {
+        let topic = p.topics[0].topic;
+        for &r in &p.references {
+            let cited = papers[r as usize].topics[0].topic;
+            edges += 1;
+            own += usize::from(cited == topic);
+            near += usize::from(cited == topic || NEIGHBOURS[topic as usize].contains(&cited));
+        }
+    }
+    (own as f64 / edges as f64, near as f64 / edges as f64)
+}
+
+/// Citation counts, most cited first.
+pub fn citation_counts(papers: &[Paper]) -> Vec<u32> {
+    let mut counts: Vec<u32> = papers.iter().map(Paper::citation_count).collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    counts
+}
+
+/// Share of all citations that the top `fraction` of papers collect, from [`citation_counts`].
+pub fn top_share(counts: &[u32], fraction: f64) -> f64 {
+    let top = ((counts.len() as f64 * fraction).ceil() as usize).max(1);
+    let total: u64 = counts.iter().map(|&c| c as u64).sum();
+    counts[..top].iter().map(|&c| c as u64).sum::<u64>() as f64 / total as f64
+}

@@ -1,43 +1,13 @@
 //! The generated citation graph: topical, skewed, and the same through every door.
 
 use std::collections::HashSet;
-use std::time::Instant;
 
 use serde_json::json;
 
 use super::*;
+use crate::service::corpus::graph::{citation_counts, top_share, topical_shares};
 use crate::service::corpus::topics::NEIGHBOURS;
-use crate::service::corpus::{graph, Corpus, Paper};
-
-/// Shares of corpus citation edges within the citing paper's topic, and within the topic
-/// or its neighbours.
-fn topical_shares(papers: &[Paper]) -> (f64, f64) {
-    let (mut edges, mut own, mut near) = (0usize, 0usize, 0usize);
-    for p in papers {
-        let topic = p.topics[0].topic;
-        for &r in &p.references {
-            let cited = papers[r as usize].topics[0].topic;
-            edges += 1;
-            own += usize::from(cited == topic);
-            near += usize::from(cited == topic || NEIGHBOURS[topic as usize].contains(&cited));
-        }
-    }
-    (own as f64 / edges as f64, near as f64 / edges as f64)
-}
-
-/// Citation counts, most cited first.
-fn counts(papers: &[Paper]) -> Vec<u32> {
-    let mut counts: Vec<u32> = papers.iter().map(Paper::citation_count).collect();
-    counts.sort_unstable_by(|a, b| b.cmp(a));
-    counts
-}
-
-/// Share of all citations that the top `fraction` of papers collect.
-fn top_share(counts: &[u32], fraction: f64) -> f64 {
-    let top = ((counts.len() as f64 * fraction).ceil() as usize).max(1);
-    let total: u64 = counts.iter().map(|&c| c as u64).sum();
-    counts[..top].iter().map(|&c| c as u64).sum::<u64>() as f64 / total as f64
-}
+use crate::service::corpus::Corpus;
 
 #[test]
 fn neighbours_are_symmetric_and_name_other_topics() {
@@ -85,11 +55,11 @@ fn most_references_stay_within_the_topic_and_its_neighbours() {
 #[test]
 fn citation_counts_are_skewed() {
     let corpus = Corpus::generate(3_000, SEED);
-    let counts = counts(&corpus.papers);
+    let counts = citation_counts(&corpus.papers);
     let median = counts[counts.len() / 2];
     assert!(counts[0] >= 10 * median.max(1), "max {} median {median}", counts[0]);
     // The top 1% collect several times their share, the top 10% a quarter or more (more in
-    // larger corpora: 21% and 44% of 100,000 papers, see `citation_graph_report`).
+    // larger corpora: 21% and 44% of 100,000 papers, see examples/citation_graph_report.rs).
     let (top1, top10) = (top_share(&counts, 0.01), top_share(&counts, 0.10));
     assert!((0.04..0.35).contains(&top1), "top 1% share {top1}");
     assert!((0.25..0.75).contains(&top10), "top 10% share {top10}");
@@ -137,38 +107,5 @@ fn relations_counts_and_records_agree() {
             );
             assert_eq!(record["results"][0]["citation_count"], total);
         }
-    }
-}
-
-/// Generation time and the graph's shape at 100,000 papers, for release builds:
-/// `cargo test --release -p paperlens-sandbox citation_graph_report -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn citation_graph_report() {
-    for papers in [3_000, 100_000] {
-        let started = Instant::now();
-        let corpus = Corpus::generate(papers, 0);
-        let elapsed = started.elapsed();
-        // The citation graph alone, linked again from scratch.
-        let mut unlinked = corpus.papers.clone();
-        for p in unlinked.iter_mut() {
-            (p.references, p.cited_by, p.related) = (Vec::new(), Vec::new(), Vec::new());
-        }
-        let started = Instant::now();
-        graph::link(0, &mut unlinked);
-        let linking = started.elapsed();
-        let (own, near) = topical_shares(&corpus.papers);
-        let counts = counts(&corpus.papers);
-        let uncited = counts.iter().filter(|&&c| c == 0).count() as f64 / counts.len() as f64;
-        println!(
-            "{papers} papers: generated in {elapsed:?} (citation graph {linking:?}); own topic {own:.3}, topic or neighbours {near:.3}; \
-             citations max {} p99 {} p90 {} median {}; top 1% {:.3}, top 10% {:.3}; uncited {uncited:.3}",
-            counts[0],
-            counts[counts.len() / 100],
-            counts[counts.len() / 10],
-            counts[counts.len() / 2],
-            top_share(&counts, 0.01),
-            top_share(&counts, 0.10),
-        );
     }
 }
