@@ -5,6 +5,7 @@ compared with the requests the sandbox then serves to the real harvest."""
 from __future__ import annotations
 
 import collections
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -272,3 +273,51 @@ def test_dry_run_reads_the_sample_texts_asked_for(
     assert main([*argv, "--sample-texts", "5"]) == 2
     assert "--sample-texts: only with --dry-run and --texts" in capsys.readouterr().err
     assert os.listdir(tmp_path) == []
+
+
+def test_an_estimate_reads_every_answer_the_contract_allows(httpserver: Any, tmp_path: Path) -> None:
+    """Hand-made answers: total_count and text_length as digit strings, records whose doc_id is
+    absent, null or empty, extras, a text the token may not read (403) and one whose length is
+    not said; the estimate counts what the harvest of them then sends."""
+    from werkzeug import Response
+
+    records: list[dict[str, Any]] = [
+        {"unique_id": "W1", "doc_id": "d1", "x_extra": {"any": [1]}},
+        {"unique_id": "W2"},
+        {"unique_id": "W3", "doc_id": None},
+        {"unique_id": "W4", "doc_id": ""},
+        {"unique_id": "W5", "doc_id": "d5", "title": None},
+        {"unique_id": "W6", "doc_id": "d6"},
+    ]
+    texts = {"d1": "![a](figures/W1/fig1.png) ![b](figures/W1/fig2.png)", "d6": "![c](figures/W6/fig1.png)"}
+    httpserver.expect_request("/meta-search", method="POST").respond_with_json(
+        {"results": records, "total_count": "6", "odd": True}
+    )
+
+    def content(request: Any) -> Response:
+        doc_id = request.args["doc_id"]
+        if doc_id == "d5":
+            body = {"code": "FORBIDDEN", "message": "no permission", "request_id": "r-403"}
+            return Response(json.dumps(body), status=403, content_type="application/json")
+        text = texts[doc_id]
+        answer: dict[str, Any] = {"text": text, "more": False, "extra": "kept"}
+        if doc_id == "d1":
+            answer["text_length"] = str(len(text))
+        return Response(json.dumps(answer), content_type="application/json")
+
+    httpserver.expect_request("/content").respond_with_handler(content)
+    httpserver.expect_request("/resource").respond_with_data(b"\x89PNG", content_type="image/png")
+    client = paperlens.Client(api_token="t", base_url=httpserver.url_for(""), rate_limits=None, max_retries=0)
+    estimate = client.estimate_harvest(None, texts=True, figures=True, sample_texts=200)
+    estimated_requests = len(httpserver.log)
+    result = harvest_corpus(client, tmp_path / "corpus", texts=True, figures=True)
+    sent = collections.Counter(request.path for request, _ in httpserver.log[estimated_requests:])
+    assert (result.records, result.texts, result.figures) == (6, 2, 3)
+    assert {op.path: op.requests for op in estimate.operations} == sent
+    assert (estimate.records, estimate.total_count, estimate.texts, estimate.sample_texts) == (6, 6, 3, 3)
+    assert estimate.figures == 3  # two in d1, none in the refused d5, one in d6
+    assert [(op.path, op.requests, op.estimated) for op in estimate.operations] == [
+        ("/meta-search", 1, False),
+        ("/content", 3, False),
+        ("/resource", 3, False),
+    ]
