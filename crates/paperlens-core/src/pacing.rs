@@ -3,9 +3,9 @@
 //!
 //! - each quota resource (meta-search, paper-schema) keeps to its requests per minute,
 //!   counting a request from its answer, learning a lower limit from 429s, and pausing on a
-//!   429 until the advised time ([`window`]); optionally shared with other processes
-//!   through a file or a Redis server ([`shared`]);
-//! - each operation without a documented quota slows down adaptively on 429s ([`adaptive`]);
+//!   429 until the advised time (`window`); optionally shared with other processes
+//!   through a file or a Redis server (`shared`);
+//! - each operation without a documented quota slows down adaptively on 429s (`adaptive`);
 //! - at most `max_concurrency` requests of the client are in flight at once.
 
 mod adaptive;

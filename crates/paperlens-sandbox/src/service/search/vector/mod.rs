@@ -19,8 +19,8 @@ const BLOCK: usize = 512;
 /// [`embed`] stays well below (its vectors have norms of at most about 135).
 const MAX_NORM_SQUARED: i32 = i16::MAX as i32;
 
-/// Quantised vectors in blocks of [`BLOCK`], each block stored dimension-major: a block
-/// holds one column of [`BLOCK`] bytes per dimension.
+/// Quantised vectors in blocks of `BLOCK`, each block stored dimension-major: a block
+/// holds one column of `BLOCK` bytes per dimension.
 ///
 /// Query vectors are sparse (a short question hashes into a few dozen of the
 /// [`DIMENSIONS`] slots), so a scan only reads the columns of the query's non-zero
@@ -28,7 +28,7 @@ const MAX_NORM_SQUARED: i32 = i16::MAX as i32;
 /// the full vectors one by one, at a fraction of the cost.
 ///
 /// A column stores each value plus 128 (a byte from 1 to 255), and pairs the vectors
-/// of each group of 64 (see [`byte_of`]): a multiply-add of unsigned by signed bytes
+/// of each group of 64 (see `byte_of`): a multiply-add of unsigned by signed bytes
 /// then weighs 32 vectors of one dimension per instruction, without widening them
 /// first, and the offset comes off the sums once at the end.
 #[derive(Default)]
