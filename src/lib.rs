@@ -32,6 +32,8 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// Response bodies are large, short-lived buffers filled on tokio threads; glibc's
 /// per-thread arenas hand their pages back and fault them in again on every call, which
-/// mimalloc does not (about 15% of the CPU of a 200-record page).
+/// mimalloc does not (about 15% of the CPU of a 200-record page). The 2.x line (Cargo.toml's
+/// `v2` feature): mimalloc 3.x faults in its thread set-up on a tokio worker once the thread
+/// that first loaded the module has ended (tests/test_host_patterns.py, benches/RESULTS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -1,7 +1,8 @@
 //! The sandbox answers each operation only with status codes the contract lists for it:
 //! the OpenAPI document declares no others, and the cases that used to answer unlisted
 //! codes (404 on `/content` and `/resource`, 413 for an oversized body) now answer listed
-//! ones. One exception, [`UNLISTED_BUT_TYPED`]: a `/meta-catalog` flag that is not a boolean.
+//! ones. One exception, [`UNLISTED_BUT_TYPED`]: a `/meta-catalog` flag that is not a boolean, or
+//! a collection that is not one of the three.
 
 use std::collections::BTreeSet;
 
@@ -22,8 +23,9 @@ const OPEN_PLATFORM: [(&str, &str, &[u16]); 6] = [
 ];
 
 /// The statuses the sandbox answers although the spec's list leaves them out: the spec types
-/// `/meta-catalog`'s two flags boolean (`true` or `false`), so any other value is refused with
-/// the 400 every other operation gives a value of the wrong type, not read as a guess.
+/// `/meta-catalog`'s two flags boolean (`true` or `false`) and its `collection` one of `papers`,
+/// `authors`, `sources`, so any other value is refused with the 400 every other operation gives a
+/// value of the wrong type, not read as a guess.
 const UNLISTED_BUT_TYPED: [(&str, &str, u16); 1] = [("get", "/meta-catalog", 400)];
 
 /// paper-schema-api.md lists one table for all 18 operations (plus 200).
@@ -107,11 +109,17 @@ async fn the_cases_that_answered_unlisted_codes_answer_listed_ones() {
     assert_eq!((unknown_file.status, unknown_file.json()["code"].clone()), (400, "INVALID_REQUEST".into()));
     assert_eq!(unknown_file.json()["details"]["parameter"], "file_name");
 
-    let catalog = send(&sandbox, "GET", "/meta-catalog?collection=venues", &auth, b"").await;
-    assert_listed(&catalog, "get", "/meta-catalog");
-    assert_eq!(catalog.status, 200);
-    let unknown_collection = send(&sandbox, "GET", "/meta-catalog?collection=venues", &auth, b"").await.json();
-    assert_eq!(unknown_collection["fields"], serde_json::json!([]));
+    for collection in ["venues", "AAA", "Papers"] {
+        let catalog = send(&sandbox, "GET", &format!("/meta-catalog?collection={collection}"), &auth, b"").await;
+        assert_listed(&catalog, "get", "/meta-catalog");
+        assert_eq!((catalog.status, catalog.json()["code"].clone()), (400, "INVALID_REQUEST".into()), "{collection}");
+        assert_eq!(catalog.json()["details"]["parameter"], "collection");
+    }
+    for collection in ["papers", "authors", "sources"] {
+        let catalog = send(&sandbox, "GET", &format!("/meta-catalog?collection={collection}"), &auth, b"").await;
+        assert_eq!(catalog.status, 200, "{collection}");
+        assert!(!catalog.json()["fields"].as_array().unwrap().is_empty(), "{collection}");
+    }
 
     let oversized = vec![b' '; 8 * 1024 * 1024 + 1];
     let too_large = send(&sandbox, "POST", "/meta-search", &auth, &oversized).await;

@@ -28,8 +28,9 @@ pub struct CatalogCache {
     answers: Mutex<HashMap<CatalogKey, Bytes>>,
 }
 
-/// A flag other than `true`/`false` is a 400 (the contract types both as boolean, though it
-/// lists no 400 for this operation); an unknown collection has no fields.
+/// A flag other than `true`/`false`, or a collection other than the contract's three, is a
+/// 400 naming the parameter (the contract types the flags as boolean and lists the three
+/// collections, though it lists no 400 for this operation).
 pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResponse> {
     let samples = query_bool(&request.query, "include_sample_values", STANDARD)?.unwrap_or(false);
     let stats = query_bool(&request.query, "include_field_stats", STANDARD)?.unwrap_or(false);
@@ -37,9 +38,9 @@ pub fn handle(service: &Service, request: &ServiceRequest) -> Result<ServiceResp
         "papers" | "" => Papers::NAME,
         "authors" => Authors::NAME,
         "sources" => Sources::NAME,
-        _ => {
-            let empty = json!({ "fields": [], "default_fields": [], "filter_operators": FILTER_OPERATOR_NAMES });
-            return Ok(json_response(200, empty.to_string().into_bytes()));
+        other => {
+            let message = format!("'collection' must be one of papers, authors, sources (got '{other}')");
+            return Err(STANDARD.invalid_param("collection", message));
         }
     };
     let key = (collection, request.access == Access::Full, samples, stats);
