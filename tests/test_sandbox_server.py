@@ -238,18 +238,15 @@ def test_a_content_latency_keeps_the_answers(sandbox: Sandbox) -> None:
 
 
 def test_cases_without_a_listed_code_answer_listed_ones(sandbox: Sandbox) -> None:
-    # /content and /resource list no 404; /meta-catalog answers an unknown collection with 200.
+    # /content and /resource list no 404; /meta-catalog lists no 400, but its flags and collection are typed.
     unknown_doc = call(sandbox, "/content?doc_id=feedbeef", token=sandbox.token)
     assert (unknown_doc.status, unknown_doc.json()["code"]) == (400, "INVALID_REQUEST")
     assert unknown_doc.json()["details"] == {"parameter": "doc_id"}
     unknown_file = call(sandbox, "/resource?file_name=figures/W0/fig1.png", token=sandbox.token)
     assert (unknown_file.status, unknown_file.json()["details"]) == (400, {"parameter": "file_name"})
-    unknown_collection = call(sandbox, "/meta-catalog?collection=venues", token=sandbox.token)
-    assert unknown_collection.status == 200
-    assert (unknown_collection.json()["fields"], unknown_collection.json()["default_fields"]) == ([], [])
-    # Its flags are the contract's booleans: anything but true or false is a 400 naming it.
-    for flag in ("include_field_stats", "include_sample_values"):
-        refused = call(sandbox, f"/meta-catalog?{flag}=null", token=sandbox.token)
+    # Its flags are the contract's booleans and its collection one of three: anything else is a 400 naming it.
+    for flag, value in [("include_field_stats", "null"), ("include_sample_values", "yes"), ("collection", "AAA")]:
+        refused = call(sandbox, f"/meta-catalog?{flag}={value}", token=sandbox.token)
         assert (refused.status, refused.json()["code"], refused.json()["details"]) == (
             400,
             "INVALID_REQUEST",
