@@ -73,7 +73,12 @@ async def test_following_every_continuation_sends_no_request_again(
         assert [(r["unique_id"], r["title"]) for r in shown] == [(r.unique_id, r.title) for r in records]
 
         for tool, arguments, key, expected in [
-            ("search_papers", {"query": "memory consolidation", "top_k": 30}, None, [(h.doc_id, h.chunk) for h in hits]),
+            (
+                "search_papers",
+                {"query": "memory consolidation", "top_k": 30},
+                None,
+                [(h.doc_id, h.chunk) for h in hits],
+            ),
             ("get_papers", {"ids": ids}, None, None),
             ("verify_citations", {"references": references}, None, [(v["status"], v["unique_id"]) for v in verdicts]),
         ]:
