@@ -432,7 +432,8 @@ def _count_summary(total: int | None) -> str:
 
 def _counts(page: Any) -> dict[str, Any]:
     """The total and the facets of a ``meta_search`` page."""
-    return compact({"total_count": page.total_count, "facets": [facet.to_dict() for facet in page.facets]})
+    counts: dict[str, Any] = compact({"total_count": page.total_count, "facets": [f.to_dict() for f in page.facets]})
+    return counts
 
 
 def get_papers(max_chars: int, ids: list[str], by: Annotated[str, _LOOKUP_BY] | None = None) -> Plan[Listing]:

@@ -108,8 +108,9 @@ def server(
     )
 
 
-def _positive(name: str, value: Any, kind: type | tuple[type, ...]) -> None:
-    if isinstance(value, bool) or not isinstance(value, kind) or not 0 < value < float("inf"):
+def _positive(name: str, value: object, kind: type | tuple[type, ...]) -> None:
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if not isinstance(value, kind) or number is None or not 0 < number < float("inf"):
         raise ValidationError(f"{name}: expected a positive number, got {value!r}", param=name, rule="positive")
 
 
