@@ -40,6 +40,7 @@ __all__ = [
     "error_text",
     "fit",
     "masked",
+    "neutralised",
     "render",
     "sanitized",
     "to_json",
