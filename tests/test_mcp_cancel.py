@@ -1,13 +1,17 @@
-"""A cancelled tool call stops its work: against a loopback service that holds ``/content``
-until its client goes away, a ``read_paper`` call cancelled by the MCP client closes its
-connection (the service sees it go), is not retried (the service is asked once), and gives
-back its place in the client's pacing (a client with one request in flight answers the next
-call)."""
+"""A cancelled or abandoned tool call stops its work: against a loopback service that holds
+``/content`` until its client goes away, a ``read_paper`` call cancelled by the MCP client, or
+whose HTTP client went away without a word, closes its connection (the service sees it go),
+is not retried (the service is asked once), and gives back its place in the client's pacing
+(a client with one request in flight answers the next call)."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import re
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +20,7 @@ from typing import NamedTuple
 import anyio
 import pytest
 from mcp import Client as MCPClient
-from test_mcp import connect, data_of
+from test_mcp import connect, data_of, environment
 
 import paperlens
 import paperlens.mcp
@@ -128,3 +132,43 @@ async def test_a_cancelled_call_gives_back_its_place_in_the_pacing(service: Hold
             assert await anyio.to_thread.run_sync(service.abandoned.wait, 30)
     assert hits == [HIT]
     assert service.paths == ["/content", "/agentic-search"]
+
+
+def rpc(connection: http.client.HTTPConnection, message: dict[str, object], session: str | None = None) -> str | None:
+    """Sends ``message`` to ``/mcp`` on ``connection``; the session id the answer names."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if session is not None:
+        headers |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+    connection.request("POST", "/mcp", json.dumps(message), headers)
+    if message.get("method") == "tools/call":
+        return None
+    answer = connection.getresponse()
+    answer.read()
+    return answer.getheader("mcp-session-id")
+
+
+async def test_a_call_whose_http_client_went_away_is_cancelled(service: HoldingService) -> None:
+    command = [sys.executable, "-m", "paperlens", "mcp", "--transport", "http", "--port", "0"]
+    process = subprocess.Popen(
+        command, env=environment(Endpoint(service.token, service.base_url)), stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        port = int(re.search(r":(\d+)/mcp", await anyio.to_thread.run_sync(process.stderr.readline)).group(1))  # type: ignore[union-attr]
+        control = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        session = rpc(control, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        rpc(control, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        leaving = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        call = {"name": "read_paper", "arguments": {"doc_id": "d1"}}
+        rpc(leaving, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}, session)
+        with anyio.fail_after(30):
+            while not service.paths:  # the request reached the service
+                await anyio.sleep(0.05)
+        leaving.close()  # gone, without notifications/cancelled
+        assert await anyio.to_thread.run_sync(service.abandoned.wait, 30)
+        control.close()
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert service.paths == ["/content"]

@@ -8,8 +8,8 @@ schemas exactly), on the SDK's low-level ``Server``: every failure is a tool res
 ``isError`` that a model can read (a validation error names the parameter and the rule, a
 429 says when to retry), never a protocol error or a dead server. Calls run concurrently as
 coroutines of an ``AsyncClient`` (for a ``Client``, one over its connections, pacing and
-cache), so a call the client cancels, or abandons by going away, cancels its request and
-gives back its place in the pacing. Each session (connection) keeps the answers it computed
+cache), so a call the client cancels, or abandons by going away (over HTTP, its connection
+closed), cancels its request and gives back its place in the pacing. Each session (connection) keeps the answers it computed
 (:class:`~paperlens._agent_memory.Memory`): continuing a list sends no request. The token is
 masked in everything the server sends (the tools' runs mask it, for every integration alike).
 
@@ -24,13 +24,13 @@ import base64
 import hmac
 import ipaddress
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from paperlens._agent_memory import DEFAULT_MAX_BYTES, DEFAULT_TTL, Memory
-from paperlens._agent_output import ImagePart, Part
-from paperlens._agent_tools import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, AgentTool, failed, select_tools
+from paperlens._agent_output import ImagePart, Part, TextPart
+from paperlens._agent_tools import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, AgentTool, Answer, failed, select_tools
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
 from paperlens.errors import ValidationError
@@ -45,6 +45,8 @@ __all__ = ["http_app", "server"]
 _MEMORY = "paperlens_memory"
 #: The streamable HTTP sessions whose memories are kept, the most recently used.
 _HTTP_SESSIONS = 16
+#: Seconds between checks that the HTTP client of a running call is still there.
+_DISCONNECT_POLL = 0.2
 
 _INSTRUCTIONS = (
     "Tools over the paperlens scholarly literature service. Start with search_papers (a question in "
@@ -166,7 +168,8 @@ class _Calls:
             )
             answer = failed(unknown, self._client)
         else:
-            answer = await tool.arun(self._client, params.arguments, self._max_chars, self._memory(ctx))
+            work = tool.arun(self._client, params.arguments, self._max_chars, self._memory(ctx))
+            answer = await _unless_gone(ctx.request, work)
         return CallToolResult(content=[self._content(part) for part in answer.parts], is_error=answer.is_error)
 
     def _content(self, part: Part) -> Any:
@@ -177,6 +180,33 @@ class _Calls:
                 type="image", data=base64.b64encode(part.data).decode("ascii"), mime_type=part.mime_type
             )
         return TextContent(type="text", text=part.text)
+
+
+async def _unless_gone(request: Any, work: Awaitable[Answer]) -> Answer:
+    """``work``'s answer; over HTTP, cancelled (its request with it) when the client that
+    asked goes away without cancelling (the SDK keeps a stateful session's calls running)."""
+    import anyio
+
+    disconnected = getattr(request, "is_disconnected", None)
+    if disconnected is None:
+        return await work
+    answers: list[Answer] = []
+    async with anyio.create_task_group() as group:
+
+        async def run() -> None:
+            answers.append(await work)
+            group.cancel_scope.cancel()
+
+        async def watch() -> None:
+            while not await disconnected():
+                await anyio.sleep(_DISCONNECT_POLL)
+            group.cancel_scope.cancel()
+
+        group.start_soon(run)
+        group.start_soon(watch)
+    if not answers:  # nobody is left to read it
+        return Answer([TextPart("Cancelled: the client went away.")], is_error=True)
+    return answers[0]
 
 
 _LOOPBACK_NAMES = ("localhost",)
