@@ -160,8 +160,13 @@ def continue_with(arguments: Mapping[str, Any]) -> str:
 def render(summary: str, payload: Any) -> str:
     """One text part: the summary line (ours: any line break or lookalike in it escaped), the
     untrusted-content note, the payload's JSON."""
-    line = neutralised(well_formed(summary)).replace("\n", "\\n").replace("\r", "\\r")
-    return f"{line}\n{UNTRUSTED_NOTE}\n<untrusted-data>\n{to_json(payload)}\n</untrusted-data>"
+    return f"{_line(summary)}\n{UNTRUSTED_NOTE}\n<untrusted-data>\n{to_json(payload)}\n</untrusted-data>"
+
+
+def _line(text: str) -> str:
+    """``text`` as one line of ours: what could break it or forge a tag escaped (it may echo
+    a model's arguments)."""
+    return neutralised(well_formed(text)).replace("\n", "\\n").replace("\r", "\\r")
 
 
 def fit(
@@ -257,7 +262,7 @@ def error_text(error: BaseException) -> str:
     """The text of a failed call's answer (:func:`describe_error`): the line, and the data
     below it in the untrusted block."""
     line, said = describe_error(error)
-    return well_formed(line) if said is None else render(line, compact(said))
+    return _line(line) if said is None else render(line, compact(said))
 
 
 def masked(text: str, secret: str | None) -> str:

@@ -182,8 +182,9 @@ class _Turn:
                 after = Target(tool, self.target.arguments, {**self.target.internal, **listing.following}, 0)
             else:
                 after = None
-            token = None if after is None else self.memory.token(after)
-            if after is not None and token is not None:
+            token = None
+            if after is not None:
+                token = self.memory.token(after)
                 offered[token] = after
             summary = _continue(listing.summary, n, len(rest), None if token is None else {CONTINUATION: token})
             return summary, {**listing.envelope, listing.rows_key: kept} if listing.rows_key else kept
