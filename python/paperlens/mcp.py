@@ -9,9 +9,10 @@ schemas exactly), on the SDK's low-level ``Server``: every failure is a tool res
 429 says when to retry), never a protocol error or a dead server. Calls run concurrently as
 coroutines of an ``AsyncClient`` (for a ``Client``, one over its connections, pacing and
 cache), so a call the client cancels, or abandons by going away (over HTTP, its connection
-closed), cancels its request and gives back its place in the pacing. Each session (connection) keeps the answers it computed
-(:class:`~paperlens._agent_memory.Memory`): continuing a list sends no request. The token is
-masked in everything the server sends (the tools' runs mask it, for every integration alike).
+closed), cancels its request and gives back its place in the pacing. Each session
+(connection) keeps the answers it computed (:class:`~paperlens._agent_memory.Memory`):
+continuing a list sends no request. The token is masked in everything the server sends (the
+tools' runs mask it, for every integration alike).
 
 ``paperlens mcp`` serves one over stdio or streamable HTTP (see ``docs/guides/agents.md``);
 :func:`http_app` is its HTTP application, with the Host/Origin checks of the SDK always on and
