@@ -8,6 +8,7 @@ import contextlib
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -193,3 +194,29 @@ async def test_the_token_is_masked_in_every_answer_and_error_even_where_the_serv
     for name, arguments, _fails, pieces in TOKEN_CALLS:
         for answer in (made[name].invoke(arguments), await made[name].ainvoke(arguments)):
             assert TOKEN not in answer and all(piece in answer for piece in pieces), (name, answer)
+
+
+async def test_continuations_come_from_the_tools_shared_memory_sync_and_async(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    references = [f"{r.title}. {r.publication_published_year}." for r in client.meta_search("memory").results[:8]]
+    expected = [(r["status"], r["unique_id"]) for r in client.verify_citations(references).rows()]
+
+    def verify() -> Any:  # the tool of a new set of tools (a new memory)
+        return {t.name: t for t in tools(client, max_chars=1000)}["verify_citations"]
+
+    async def call(invoke: Any, arguments: dict[str, Any]) -> tuple[list[Any], dict[str, Any] | None]:
+        answer = invoke(arguments)
+        answer = await answer if inspect.isawaitable(answer) else answer
+        after = re.search(r"these: (\{.*\})$", answer.splitlines()[0])
+        return payload(answer), json.loads(after.group(1)) if after else None
+
+    for invoke in (verify().invoke, verify().ainvoke):
+        sandbox.clear_requests()
+        rows, after = await call(invoke, {"references": references})
+        asked = len(sandbox.requests())
+        assert asked and after is not None  # cut by max_chars
+        while after is not None:
+            more, after = await call(invoke, {"references": references, **after})
+            rows += more
+        assert len(sandbox.requests()) == asked
+        assert [(row["status"], row.get("unique_id")) for row in rows] == expected

@@ -206,7 +206,7 @@ async def test_lookups_relations_evidence_and_figures(
     ids = [record.unique_id for record in page.results]
     async with connect(transport, sandbox, tmp_path, "--max-chars", "1200") as (session, _):
         found = await every_row(session, "get_papers", {"ids": [*ids, "W0"], "by": "unique_id"})
-        assert [(row["id"], row["record"] and row["record"]["title"]) for row in found] == [
+        assert [(row["id"], row.get("record", {}).get("title")) for row in found] == [
             *[(record.unique_id, record.title) for record in page.results],
             ("W0", None),
         ]
@@ -229,7 +229,9 @@ async def test_lookups_relations_evidence_and_figures(
         )
 
         markers = [p.marker for e in all_evidence for p in e.provenance][:3]
-        segments = await every_row(session, "resolve_provenance", {"schema_id": schema_id, "marker_nums": markers})
+        segments = await every_row(
+            session, "resolve_provenance", {"schema_id": schema_id, "marker_nums": markers}, "segments"
+        )
         resolved = direct.schema.resolve_provenance(schema_id=schema_id, marker_nums=markers)
         assert [s["text"] for s in segments] == [s.text for s in resolved.segments]
 

@@ -130,7 +130,17 @@ async def test_the_embedding_api_serves_an_async_client(sandbox: Sandbox) -> Non
 
 @pytest.mark.parametrize(
     ("options", "param"),
-    [({"tools": "nope"}, "tools"), ({"tools": ["search_papers", "x"]}, "tools"), ({"max_chars": 10}, "max_chars")],
+    [
+        ({"tools": "nope"}, "tools"),
+        ({"tools": ["search_papers", "x"]}, "tools"),
+        ({"max_chars": 10}, "max_chars"),
+        ({"memory_bytes": 0}, "memory_bytes"),
+        ({"memory_bytes": True}, "memory_bytes"),
+        ({"memory_bytes": 1.5}, "memory_bytes"),
+        ({"memory_ttl": math.nan}, "memory_ttl"),
+        ({"memory_ttl": math.inf}, "memory_ttl"),
+        ({"memory_ttl": "60"}, "memory_ttl"),
+    ],
 )
 def test_server_settings_are_checked(sandbox: Sandbox, options: dict[str, Any], param: str) -> None:
     with (

@@ -87,6 +87,10 @@ class Signature:
             self.summary, (*self.parameters, Parameter(name, annotation, False, default, description, schema))
         )
 
+    def without(self, *names: str) -> Signature:
+        """This signature without the parameters ``names``."""
+        return Signature(self.summary, tuple(p for p in self.parameters if p.name not in names))
+
     def bind(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """``arguments`` (JSON values) as keyword arguments of the function: checked against the
         schema, JSON arrays turned into tuples where a tuple is expected; a null or absent

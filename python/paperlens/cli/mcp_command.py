@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 from typing import Any
 
 from paperlens._agent_tools import DEFAULT_MAX_CHARS
-from paperlens.cli.exit_codes import EXIT_OK
+from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.session import Session
+
+#: The environment variable holding the bearer token of ``--transport http`` (its own, not the
+#: API token), read when ``--auth-token`` is not given.
+TOKEN_VARIABLE = "PAPERLENS_MCP_TOKEN"
+#: The fewest characters of that token.
+TOKEN_MIN_CHARS = 16
 
 DESCRIPTION = (
     "Serve paperlens tools to an agent over the Model Context Protocol: stdio by default (a host such as "
     "Claude Desktop, Claude Code, Cursor or VS Code starts this command), or streamable HTTP at "
     "http://HOST:PORT/mcp with --transport http. The service is the environment's (PAPERLENS_API_TOKEN, "
-    "PAPERLENS_BASE_URL), or a fresh local sandbox when neither is set. Needs the mcp extra."
+    "PAPERLENS_BASE_URL), or a fresh local sandbox when neither is set. Needs the mcp extra. Over HTTP it "
+    "listens on loopback; another address needs --allow-remote and a bearer token of the server's own "
+    f"(--auth-token, or {TOKEN_VARIABLE} in the environment), which clients send as Authorization: Bearer."
 )
 
 
@@ -24,6 +33,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or http")
     parser.add_argument("--host", default="127.0.0.1", help="http: the address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="http: the port (default 8000; 0: any free port)")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="http: allow a --host that is not a loopback address (needs a bearer token)",
+    )
+    parser.add_argument(
+        "--auth-token",
+        default=None,
+        help=f"http: the bearer token clients must send (at least {TOKEN_MIN_CHARS} characters; default: "
+        f"${TOKEN_VARIABLE}); prefer the variable, an argument shows in process lists",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="http: another name or address clients reach the server by (the Host header; repeatable)",
+    )
     parser.add_argument(
         "--tools",
         default="default",
@@ -43,13 +70,35 @@ def run(args: argparse.Namespace) -> int:
 
     from paperlens.mcp import server
 
+    token = _http_token(args) if args.transport == "http" else None
     with Session() as client:
+        if token is not None and token == client._core.api_token():
+            raise UsageError("auth_token: must be the server's own token, not the paperlens API token")
         app = server(client, tools=args.tools, max_chars=args.max_chars)
         if args.transport == "stdio":
             anyio.run(_serve_stdio, app)
         else:
-            anyio.run(_serve_http, app, args.host, args.port)
+            anyio.run(_serve_http, app, args, token)
     return EXIT_OK
+
+
+def _http_token(args: argparse.Namespace) -> str | None:
+    """The bearer token the HTTP server requires (None: none), after checking that a host
+    beyond loopback is allowed and has one."""
+    from paperlens.mcp import is_loopback
+
+    token = args.auth_token if args.auth_token is not None else os.environ.get(TOKEN_VARIABLE) or None
+    if not is_loopback(args.host):
+        if not args.allow_remote:
+            raise UsageError(
+                f"host: {args.host} is not a loopback address; anyone who reaches it could spend your token "
+                f"and quota: pass --allow-remote with a bearer token (--auth-token or {TOKEN_VARIABLE})"
+            )
+        if token is None:
+            raise UsageError(f"auth_token: --allow-remote needs a bearer token: --auth-token or {TOKEN_VARIABLE}")
+    if token is not None and len(token) < TOKEN_MIN_CHARS:
+        raise UsageError(f"auth_token: expected at least {TOKEN_MIN_CHARS} characters, got {len(token)}")
+    return token
 
 
 async def _serve_stdio(app: Any) -> None:
@@ -59,11 +108,18 @@ async def _serve_stdio(app: Any) -> None:
         await app.run(read, write, app.create_initialization_options())
 
 
-async def _serve_http(app: Any, host: str, port: int) -> None:
+async def _serve_http(app: Any, args: argparse.Namespace, token: str | None) -> None:
     import uvicorn
 
-    listener = socket.create_server((host, port))  # bound here, so --port 0 can say which port it got
+    from paperlens.mcp import http_app
+
+    host = args.host
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.create_server((host, args.port), family=family)  # bound here: --port 0 says its port
     bound = listener.getsockname()[1]
-    config = uvicorn.Config(app.streamable_http_app(host=host), log_level="warning")
-    print(f"paperlens mcp: serving streamable HTTP at http://{host}:{bound}/mcp", file=sys.stderr, flush=True)
+    asgi = http_app(app, host=host, auth_token=token, allowed_hosts=args.allowed_host)
+    config = uvicorn.Config(asgi, log_level="warning")
+    shown = f"[{host}]" if ":" in host else host
+    guarded = "; clients send Authorization: Bearer <its token>" if token is not None else ""
+    print(f"paperlens mcp: serving streamable HTTP at http://{shown}:{bound}/mcp{guarded}", file=sys.stderr, flush=True)
     await uvicorn.Server(config).serve(sockets=[listener])

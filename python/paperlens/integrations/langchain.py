@@ -27,6 +27,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool, ToolException
 from pydantic import PrivateAttr
 
+from paperlens._agent_memory import Memory
 from paperlens._agent_output import ImagePart, TextPart
 from paperlens._agent_tools import DEFAULT_MAX_CHARS, AgentTool, Answer, default_tools
 from paperlens.client import AsyncClient, Client
@@ -102,20 +103,24 @@ def tools(client: Client | AsyncClient | None = None, *, max_chars: int = DEFAUL
     the agent reads what went wrong and what to do. As in MCP, the client's token is masked
     (``***``) in every answer and error, even one whose text from the service holds it.
 
+    The tools of one call share a memory of the answers they computed, as an MCP session
+    does: a list answer cut by ``max_chars`` says to call again with a ``continuation`` token,
+    served from that memory with no request (kept for 30 minutes and 64 MiB, oldest first).
+
     Args:
         client: as for :class:`PaperlensRetriever`.
         max_chars: the most characters of a tool's text, from 1000.
     """
-    clients = Clients(client)
-    return [_structured(tool, clients, max_chars) for tool in default_tools()]
+    clients, memory = Clients(client), Memory()
+    return [_structured(tool, clients, max_chars, memory) for tool in default_tools()]
 
 
-def _structured(tool: AgentTool, clients: Clients, max_chars: int) -> StructuredTool:
+def _structured(tool: AgentTool, clients: Clients, max_chars: int, memory: Memory) -> StructuredTool:
     def run(**arguments: Any) -> Any:
-        return _content(tool.run(clients.sync, arguments, max_chars))
+        return _content(tool.run(clients.sync, arguments, max_chars, memory))
 
     async def arun(**arguments: Any) -> Any:
-        return _content(await tool.arun(clients.asynchronous, arguments, max_chars))
+        return _content(await tool.arun(clients.asynchronous, arguments, max_chars, memory))
 
     return StructuredTool.from_function(
         func=run,
