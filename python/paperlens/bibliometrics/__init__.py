@@ -64,8 +64,9 @@ from typing import TYPE_CHECKING, Any
 from paperlens import _checks as checks
 from paperlens.bibliometrics._complete import ReferenceEstimate, complete_plan, estimate_documents
 from paperlens.bibliometrics._counting import co_links, incidence, modules
-from paperlens.bibliometrics._network import FORMATS, WeightedNetwork
+from paperlens.bibliometrics._network import WeightedNetwork
 from paperlens.bibliometrics._sources import Documents, author_key, field_values, read_documents, term_key
+from paperlens.bibliometrics._writers import FORMATS
 
 if TYPE_CHECKING:
     from paperlens.client import Client
@@ -124,9 +125,7 @@ def co_citation(
     works: dict[str, int] = {}
     groups = [[works.setdefault(w, len(works)) for w in documents.cited(i)] for i in range(len(documents.ids))]
     matrix = incidence(groups, len(works))
-    return _network(
-        "co-citation", documents, list(works), matrix, min_weight, documents.ids, "citations", requests
-    )
+    return _network("co-citation", documents, list(works), matrix, min_weight, documents.ids, "citations", requests)
 
 
 def bibliographic_coupling(
@@ -328,7 +327,7 @@ def _prepared(
     documents = read_documents(source)
     requests: list[str] = []
     if complete:
-        requests = _run_sync(client, complete_plan(documents, checkpoint))
+        requests = _run_sync(client, complete_plan(documents, checkpoint=checkpoint))
     return documents, requests
 
 
@@ -393,6 +392,8 @@ def _item_network(
                 labels.append(label)
             group[items[key]] = None
         groups.append(list(group))
-    network = _network(kind, documents, list(items), incidence(groups, len(items)), min_weight, documents.ids, count_name)
+    network = _network(
+        kind, documents, list(items), incidence(groups, len(items)), min_weight, documents.ids, count_name
+    )
     network.labels = labels
     return network

@@ -20,10 +20,10 @@ import html
 import logging
 import math
 import os
-from typing import Any
 
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._operation import Plan
+from paperlens._output_guard import guarded_plan
 from paperlens.bibliometrics._sources import Documents, _integer
 from paperlens.errors import NotFoundError
 from paperlens.estimate import OperationEstimate, _duration, _operation
@@ -80,10 +80,16 @@ def estimate_documents(documents: Documents, rates: dict[str, int] | None = None
     return ReferenceEstimate(len(documents.rows), counted, operation)
 
 
-def complete_plan(documents: Documents, checkpoint: str | os.PathLike[str] | None) -> Plan[list[str]]:
+@guarded_plan("checkpoint")
+def complete_plan(documents: Documents, *, checkpoint: str | os.PathLike[str] | None) -> Plan[list[str]]:
     """Replaces each document's reference list by its whole ``REFERENCES`` relation list (the
     relation items' ids; their titles and DOIs learned); returns the request ids of the
-    pages. A document the service does not know (404) keeps its record's list."""
+    pages. A document the service does not know (404) keeps its record's list.
+
+    Raises:
+        OutputInUseError: another run is writing ``checkpoint``.
+        HarvestWriteError: ``checkpoint`` cannot be written (call again to resume).
+        ValidationError: ``checkpoint`` records another call's pages."""
     from paperlens.snowball import _Growth, _Journal, _now, _relation_plan
 
     _LOG.info("%s", estimate_documents(documents))

@@ -76,7 +76,9 @@ def co_links(matrix: Any, min_weight: int) -> Links:
     keys = source * members + target  # sorted: the links in (source, target) order
     groups = _groups_of(matrix, keys, members)
     strongest = np.lexsort((target, source, -weight))
-    return Links(source[strongest], target[strongest], weight[strongest].astype(np.int64), [groups[i] for i in strongest])
+    return Links(
+        source[strongest], target[strongest], weight[strongest].astype(np.int64), [groups[i] for i in strongest]
+    )
 
 
 def _groups_of(matrix: Any, keys: Any, members: int) -> list[Any]:
@@ -106,7 +108,8 @@ def _groups_of(matrix: Any, keys: Any, members: int) -> list[Any]:
     links, groups = np.concatenate(found_links), np.concatenate(found_groups)
     order = np.argsort(links, kind="stable")  # groups stay in order within a link
     links, groups = links[order], groups[order]
-    return np.split(groups, np.searchsorted(links, np.arange(1, len(keys))))
+    parts: list[Any] = np.split(groups, np.searchsorted(links, np.arange(1, len(keys))))
+    return parts
 
 
 def _pairs(indptr: Any, indices: Any, start: int, stop: int) -> tuple[Any, Any, Any]:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from paperlens.bibliometrics._counting import modules
+from paperlens.bibliometrics._writers import write
 
-__all__ = ["FORMATS", "WeightedNetwork"]
-
-#: The formats of :meth:`WeightedNetwork.write`.
-FORMATS = ("vosviewer", "vosviewer-json", "pajek", "gexf", "graphml", "csv")
+__all__ = ["WeightedNetwork"]
 _PICTURE_NODES = 60  # the strongest nodes drawn by _repr_html_
 _PICTURE_LABELS = 12  # of which this many are labelled
 _TABLE_ROWS = 20
@@ -63,6 +62,10 @@ class WeightedNetwork:
     _clustered: Any = None
 
     # -- tables ----------------------------------------------------------------------------------
+
+    def _link_rows(self) -> Iterator[tuple[int, int, int]]:
+        """``(source, target, weight)`` of each link (node indexes), strongest first."""
+        return zip(self.source.tolist(), self.target.tolist(), self.weight.tolist(), strict=True)
 
     def _degrees(self) -> tuple[Any, Any]:
         np, _sparse = modules()
@@ -133,7 +136,7 @@ class WeightedNetwork:
         for key, label, count in zip(self.ids, self.labels, self.counts.tolist(), strict=True):
             graph.add_node(key, label=label, **{self.count_name: count})
         ids = self.ids
-        for s, t, w, groups in zip(self.source.tolist(), self.target.tolist(), self.weight.tolist(), self.groups):
+        for (s, t, w), groups in zip(self._link_rows(), self.groups, strict=True):
             graph.add_edge(ids[s], ids[t], weight=w, records=self.group_ids[groups].tolist())
         return graph
 
@@ -169,7 +172,7 @@ class WeightedNetwork:
         summed = sparse.coo_matrix((self.weight, (low, high)), shape=(n, n)).tocsr().tocoo()  # sums a->b and b->a
         graph = nx.Graph()
         graph.add_nodes_from(range(n))
-        graph.add_weighted_edges_from(zip(summed.row.tolist(), summed.col.tolist(), summed.data.tolist()))
+        graph.add_weighted_edges_from(zip(summed.row.tolist(), summed.col.tolist(), summed.data.tolist(), strict=True))
         communities = nx.community.louvain_communities(graph, weight="weight", resolution=resolution, seed=seed)
         ranked = sorted((sorted(c) for c in communities), key=lambda members: (-len(members), members[0]))
         numbers = [0] * n
@@ -221,8 +224,6 @@ class WeightedNetwork:
             ImportError: networkx (pandas for ``csv``) is not installed, for the formats that
                 need it.
         """
-        from paperlens.bibliometrics._writers import write
-
         return write(self, Path(path), format)
 
     def __len__(self) -> int:
@@ -263,7 +264,7 @@ class WeightedNetwork:
         wanted = set(shown)
         graph = nx.Graph()
         graph.add_nodes_from(shown)
-        for s, t, w in zip(self.source.tolist(), self.target.tolist(), self.weight.tolist()):
+        for s, t, w in self._link_rows():
             if s in wanted and t in wanted:
                 graph.add_edge(s, t, weight=w)
         if graph.number_of_nodes() == 0:
@@ -296,7 +297,9 @@ def _svg(figure: Any, nx: Any, graph: Any, numbers: list[int], labels: list[str]
         ax.plot(*position[node], marker="o", markersize=4 + 10 * (strength[node] / top) ** 0.5, color=colour)
     for node in labelled:
         text = labels[node] if len(labels[node]) <= 28 else labels[node][:27] + "…"
-        ax.annotate(text, position[node], fontsize=7, ha="center", va="bottom", xytext=(0, 5), textcoords="offset points")
+        ax.annotate(
+            text, position[node], fontsize=7, ha="center", va="bottom", xytext=(0, 5), textcoords="offset points"
+        )
     ax.margins(0.12)
     out = io.StringIO()
     with warnings.catch_warnings(), matplotlib.rc_context({"svg.fonttype": "none"}):

@@ -24,8 +24,7 @@ __all__ = ["Documents", "author_key", "read_documents", "term_key"]
 
 _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
 _SOURCE_RULE = (
-    "must be a harvest output (a path or URL), a HarvestResult, records, a paginator, a DataFrame "
-    "or a CitationNetwork"
+    "must be a harvest output (a path or URL), a HarvestResult, records, a paginator, a DataFrame or a CitationNetwork"
 )
 
 

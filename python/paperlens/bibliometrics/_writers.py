@@ -24,15 +24,15 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from paperlens import _checks as checks
 from paperlens._store import replace_atomically
 
-if TYPE_CHECKING:
-    from paperlens.bibliometrics._network import WeightedNetwork
+__all__ = ["FORMATS", "VOSVIEWER_CLUSTERS", "write"]
 
-__all__ = ["VOSVIEWER_CLUSTERS", "write"]
+#: The formats of :meth:`WeightedNetwork.write <paperlens.bibliometrics.WeightedNetwork.write>`.
+FORMATS = ("vosviewer", "vosviewer-json", "pajek", "gexf", "graphml", "csv")
 
 #: The clusters VOSviewer takes (1 to 1000).
 VOSVIEWER_CLUSTERS = 1000
@@ -46,9 +46,12 @@ _KIND_TITLES = {
 }
 
 
-def write(network: WeightedNetwork, path: Path, format: str | None) -> Path:
-    from paperlens.bibliometrics._network import FORMATS
+# The network is a WeightedNetwork (typed Any: its module imports this one).
+WeightedNetwork = Any
 
+
+def write(network: WeightedNetwork, path: Path, format: str | None) -> Path:
+    """Writes ``network`` to ``path`` in ``format`` (see ``WeightedNetwork.write``)."""
     if format is None:
         format = _SUFFIXES.get(path.suffix.lower())
         if format is None:
@@ -60,16 +63,19 @@ def write(network: WeightedNetwork, path: Path, format: str | None) -> Path:
         return _folder(path, {"nodes.csv": _nodes_csv, "edges.csv": _edges_csv}, network)
     fill = {"vosviewer-json": _json_file, "pajek": _pajek_file, "gexf": _gexf_file, "graphml": _graphml_file}[format]
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = fill(network)
-    replace_atomically(path, lambda file: file.write(data), prefix=f".{path.name}.")
+    _replace(path, fill(network))
     return path
+
+
+def _replace(path: Path, data: bytes) -> None:
+    replace_atomically(path, lambda file: file.write(data), prefix=f".{path.name}.")
 
 
 def _folder(path: Path, files: dict[str, Callable[[Any], bytes]], network: WeightedNetwork) -> Path:
     contents = {name: fill(network) for name, fill in files.items()}  # everything made before a byte is written
     if path.is_dir():
         for name, data in contents.items():
-            replace_atomically(path / name, lambda file, data=data: file.write(data), prefix=f".{name}.")
+            _replace(path / name, data)
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
@@ -121,7 +127,7 @@ def _map_file(network: WeightedNetwork) -> bytes:
 
 
 def _network_file(network: WeightedNetwork) -> bytes:
-    rows = zip(network.source.tolist(), network.target.tolist(), network.weight.tolist())
+    rows = network._link_rows()
     return "".join(f"{s + 1}\t{t + 1}\t{w}\n" for s, t, w in rows).encode()
 
 
@@ -138,10 +144,7 @@ def _json_file(network: WeightedNetwork) -> bytes:
         }
         for i, (key, label) in enumerate(zip(network.ids, network.labels, strict=True))
     ]
-    links = [
-        {"source_id": s + 1, "target_id": t + 1, "strength": w}
-        for s, t, w in zip(network.source.tolist(), network.target.tolist(), network.weight.tolist())
-    ]
+    links = [{"source_id": s + 1, "target_id": t + 1, "strength": w} for s, t, w in network._link_rows()]
     strongest: dict[int, int] = {}
     for i, cluster in enumerate(clusters):
         best = strongest.get(cluster)
@@ -169,7 +172,7 @@ def _pajek_file(network: WeightedNetwork) -> bytes:
     lines = [f"*Vertices {len(network.ids)}"]
     lines += [f"{i + 1} {_pajek_name(key)}" for i, key in enumerate(network.ids)]
     lines.append("*Arcs" if network.directed else "*Edges")
-    rows = zip(network.source.tolist(), network.target.tolist(), network.weight.tolist())
+    rows = network._link_rows()
     lines += [f"{s + 1} {t + 1} {w}" for s, t, w in rows]
     return ("\r\n".join(lines) + "\r\n").encode()
 
