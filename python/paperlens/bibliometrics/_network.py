@@ -38,10 +38,13 @@ class WeightedNetwork:
             (``"citations"``, ``"references"``, ``"documents"`` or ``"occurrences"``).
 
     >>> from paperlens.bibliometrics import co_citation
-    >>> network = co_citation("harvests/coral-reef", min_weight=2)
-    >>> network.edges.head(1)[["source", "target", "weight"]]
-                source       target  weight
-    0  W4000001234  W4000005678       7
+    >>> network = co_citation(client.iter_meta_search("coral reef"), min_weight=3)
+    >>> network
+    WeightedNetwork(co-citation, 1576 nodes, 946 edges, min_weight=3, truncated)
+    >>> network.edges[["source", "target", "weight"]].head(2)
+            source       target  weight
+    0  W4000004752  W4000005019      15
+    1  W4000004752  W4000005985      15
     """
 
     kind: str
@@ -156,7 +159,14 @@ class WeightedNetwork:
         Raises:
             ImportError: networkx or pandas is not installed.
 
-        >>> co_citation("harvests/coral-reef", min_weight=2).clusters().groupby("cluster").size().head(3)
+        >>> from paperlens.bibliometrics import co_citation
+        >>> network = co_citation(client.iter_meta_search("coral reef"), min_weight=3)
+        >>> network.clusters().groupby("cluster").size().head(3)  # nodes per cluster, largest first
+        cluster
+        1    66
+        2    51
+        3    32
+        dtype: int64
         """
         pd = _pandas()
         numbers = self._cluster_numbers(resolution, seed)
