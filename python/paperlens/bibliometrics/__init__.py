@@ -218,7 +218,7 @@ def direct_citation(
         source=source_index,
         target=target_index,
         weight=np.ones(len(kept), dtype=np.int64),
-        groups=[np.array([s], dtype=np.int64) for s in source_index.tolist()],
+        groups=source_index,
         group_ids=np.array(documents.ids, dtype=object),
         **_reference_facts(documents, requests),
     )

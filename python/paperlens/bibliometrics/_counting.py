@@ -3,7 +3,7 @@ pair.
 
 An incidence matrix has one row per *group* (a document, or for bibliographic coupling a cited
 work) and one column per *member* (a cited work, an author, a term, a document), 1 where the
-member is in the group. Two members are linked as often as groups hold both: the off-diagonal
+member is in the group. Two members are linked as often as groups hold both: the upper triangle
 of ``A.T @ A``, a sparse product whose memory grows with the links, not with the pairs
 counted. The groups behind each kept link (the ``records`` of an edge) are found by listing
 the member pairs of the groups with numpy, a bounded chunk of groups at a time, and keeping
@@ -40,13 +40,14 @@ class Links:
     Attributes:
         source, target: member indexes (``source < target`` for undirected links).
         weight: how many groups make each link.
-        groups: for each link, the indexes of the groups that make it, in group order.
+        groups: the indexes of the groups that make each link, link after link (the first
+            ``weight[0]`` are the first link's, and so on), in group order within a link.
     """
 
     source: Any
     target: Any
     weight: Any
-    groups: list[Any]
+    groups: Any
 
 
 def incidence(groups: list[list[int]], members: int) -> Any:
@@ -68,25 +69,27 @@ def co_links(matrix: Any, min_weight: int) -> Links:
     (rows) share, with those groups."""
     np, sparse = modules()
     members = matrix.shape[1]
-    product = sparse.triu(matrix.T @ matrix, k=1).tocoo()
-    kept = product.data >= min_weight
-    source, target, weight = product.row[kept].astype(np.int64), product.col[kept].astype(np.int64), product.data[kept]
-    order = np.lexsort((target, source))
-    source, target, weight = source[order], target[order], weight[order]
-    keys = source * members + target  # sorted: the links in (source, target) order
-    groups = _groups_of(matrix, keys, members)
-    strongest = np.lexsort((target, source, -weight))
-    return Links(
-        source[strongest], target[strongest], weight[strongest].astype(np.int64), [groups[i] for i in strongest]
-    )
+    product = (matrix.T @ matrix).tocsr()
+    product.sort_indices()  # then its entries, row after row, are in (source, target) order
+    rows = np.repeat(np.arange(members, dtype=np.int64), np.diff(product.indptr))
+    columns = product.indices.astype(np.int64)
+    kept = (columns > rows) & (product.data >= min_weight)
+    source, target, weight = rows[kept], columns[kept], product.data[kept].astype(np.int64)
+    keys = source * members + target  # sorted
+    strongest = np.argsort(-weight, kind="stable")  # ties stay in (source, target) order
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[strongest] = np.arange(len(keys))
+    links, groups = _groups_of(matrix, keys, members)
+    by_rank = np.argsort(rank[links], kind="stable")  # groups stay in order within a link
+    return Links(source[strongest], target[strongest], weight[strongest], groups[by_rank])
 
 
-def _groups_of(matrix: Any, keys: Any, members: int) -> list[Any]:
-    """For each link (``keys``: sorted ``source * members + target``), the groups holding both
-    its members."""
+def _groups_of(matrix: Any, keys: Any, members: int) -> tuple[Any, Any]:
+    """The groups holding both members of each link (``keys``: sorted ``source * members +
+    target``): ``(link, group)`` pairs as two arrays, in group order."""
     np, _sparse = modules()
     if len(keys) == 0:
-        return []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     indptr, indices = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
     lengths = np.diff(indptr)
     pairs = lengths * (lengths - 1) // 2
@@ -105,11 +108,7 @@ def _groups_of(matrix: Any, keys: Any, members: int) -> list[Any]:
         found_links.append(position[hit])
         found_groups.append(group[hit])
         start = stop
-    links, groups = np.concatenate(found_links), np.concatenate(found_groups)
-    order = np.argsort(links, kind="stable")  # groups stay in order within a link
-    links, groups = links[order], groups[order]
-    parts: list[Any] = np.split(groups, np.searchsorted(links, np.arange(1, len(keys))))
-    return parts
+    return np.concatenate(found_links), np.concatenate(found_groups)
 
 
 def _pairs(indptr: Any, indices: Any, start: int, stop: int) -> tuple[Any, Any, Any]:

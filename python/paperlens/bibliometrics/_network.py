@@ -36,6 +36,10 @@ class WeightedNetwork:
             came from (``complete=True``; a page replayed from a checkpoint counts).
         count_name: the node column counting the documents behind each node
             (``"citations"``, ``"references"``, ``"documents"`` or ``"occurrences"``).
+        ids, labels, counts: the nodes, in order (:attr:`nodes` is their frame).
+        source, target, weight, groups, group_ids: the links as numpy arrays, strongest first
+            (:attr:`edges` is their frame): node indexes, weights, and the indexes into
+            ``group_ids`` of the records of each link, link after link.
 
     >>> from paperlens.bibliometrics import co_citation
     >>> network = co_citation(client.iter_meta_search("coral reef"), min_weight=3)
@@ -57,7 +61,7 @@ class WeightedNetwork:
     source: Any
     target: Any
     weight: Any
-    groups: list[Any]
+    groups: Any
     group_ids: Any
     truncated: bool = False
     short_lists: list[str] = field(default_factory=list)
@@ -65,6 +69,12 @@ class WeightedNetwork:
     _clustered: Any = None
 
     # -- tables ----------------------------------------------------------------------------------
+
+    def _records(self) -> list[list[str]]:
+        """Each link's records (``groups`` holds them link after link, ``weight`` of each)."""
+        names = self.group_ids[self.groups].tolist() if len(self.groups) else []
+        ends = self.weight.cumsum().tolist()
+        return [names[end - w : end] for end, w in zip(ends, self.weight.tolist(), strict=True)]
 
     def _link_rows(self) -> Iterator[tuple[int, int, int]]:
         """``(source, target, weight)`` of each link (node indexes), strongest first."""
@@ -117,7 +127,7 @@ class WeightedNetwork:
                 "source": ids[self.source] if len(self.source) else [],
                 "target": ids[self.target] if len(self.target) else [],
                 "weight": self.weight,
-                "records": [self.group_ids[groups].tolist() for groups in self.groups],
+                "records": self._records(),
             },
             columns=["source", "target", "weight", "records"],
         )
@@ -139,8 +149,8 @@ class WeightedNetwork:
         for key, label, count in zip(self.ids, self.labels, self.counts.tolist(), strict=True):
             graph.add_node(key, label=label, **{self.count_name: count})
         ids = self.ids
-        for (s, t, w), groups in zip(self._link_rows(), self.groups, strict=True):
-            graph.add_edge(ids[s], ids[t], weight=w, records=self.group_ids[groups].tolist())
+        for (s, t, w), records in zip(self._link_rows(), self._records(), strict=True):
+            graph.add_edge(ids[s], ids[t], weight=w, records=records)
         return graph
 
     def clusters(self, *, resolution: float = 1.0, seed: int = 0) -> Any:

@@ -22,6 +22,7 @@ from paperlens._lazy import is_data_frame
 
 __all__ = ["Documents", "author_key", "read_documents", "term_key"]
 
+_UNSEEN = "\x00unseen"
 _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
 _SOURCE_RULE = (
     "must be a harvest output (a path or URL), a HarvestResult, records, a paginator, a DataFrame or a CitationNetwork"
@@ -47,6 +48,7 @@ class Documents:
     references: list[list[Any] | None]
     titles: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    _keys: dict[str, str | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for key, row in zip(self.ids, self.rows, strict=True):
@@ -58,17 +60,25 @@ class Documents:
             self.titles[key] = " ".join(title.split())
         if isinstance(doi, str) and doi.strip():
             self.aliases.setdefault(normalize_doi(doi), key)
+            self._keys.clear()
 
     def work_key(self, reference: Any) -> str | None:
         """The identity of a cited work: its ``unique_id``, or its DOI (normalised) when no
         record or relation item of the source gives the ``unique_id`` of that DOI."""
-        if not isinstance(reference, str) or not reference.strip():
+        if not isinstance(reference, str):
             return None
+        known = self._keys.get(reference, _UNSEEN)  # works are cited many times: each named once
+        if known is not _UNSEEN:
+            return known
         text = reference.strip()
-        if strip_doi(text) != text or text.startswith("10."):
-            doi = normalize_doi(text)
-            return self.aliases.get(doi, doi)
-        return text
+        key: str | None = text or None
+        # Every DOI form strip_doi knows starts with "10." (bare) or holds "doi" (doi:, doi.org/).
+        bare = text.startswith("10.")
+        if bare or ("doi" in text[:24].lower() and strip_doi(text) != text):
+            doi = text.lower() if bare else normalize_doi(text)
+            key = self.aliases.get(doi, doi)
+        self._keys[reference] = key
+        return key
 
     def cited(self, position: int) -> list[str]:
         """The distinct works document ``position`` cites, in its list's order."""
