@@ -309,6 +309,18 @@ def test_a_snowball_network_is_a_source(client):
     assert edge_map(co_citation(network)) == expected_co_citation(cited, 1)
 
 
+def test_complete_asks_only_for_the_papers_of_a_snowball(sandbox, client):
+    seed = client.meta_search(QUERY, page_size=1).results[0].unique_id
+    network = client.snowball([seed], direction="references", depth=1, max_per_paper=40)
+    papers = [row["id"] for row in network.node_rows() if row["id_type"] == "unique_id"]
+    assert 1 < len(papers) < len(network)  # works outside the service are leaves named by DOIs
+    estimate = estimate_references(network)
+    sandbox.clear_requests()
+    complete = co_citation(network, client=client, complete=True)
+    assert [(r[0], r[2]) for r in relation_requests(sandbox)] == [(key, 1) for key in papers]
+    assert estimate.requests == estimate.documents == len(papers) == len(complete.requests)
+
+
 @pytest.mark.parametrize(
     ("call", "param"),
     [

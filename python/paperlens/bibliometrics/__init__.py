@@ -297,7 +297,8 @@ def estimate_references(source: Any, *, client: Client | None = None) -> Referen
 
     >>> from paperlens.bibliometrics import estimate_references
     >>> print(estimate_references(client.iter_meta_search("coral bleaching", limit=100)))
-    Reference lists of 97 documents: 97 requests to /meta-paper-relations (97 reference_count known); time: network-bound (no quota stated)
+    Reference lists of 97 documents: 97 requests to /meta-paper-relations (97 reference_count known);
+    time: network-bound (no quota stated)
     """
     rates = client._core.pacing_rates() if client is not None else None
     return estimate_documents(read_documents(source), rates)

@@ -67,17 +67,29 @@ class ReferenceEstimate:
         return f"<div><strong>ReferenceEstimate</strong> · {html.escape(str(self))}</div>"
 
 
+def asked(documents: Documents) -> list[str]:
+    """The documents whose lists are asked for: papers of the service (a snowball's node named
+    by a DOI is not: ``/meta-paper-relations`` takes a ``unique_id``)."""
+    return [
+        key
+        for key, row in zip(documents.ids, documents.rows, strict=True)
+        if str(row.get("id_type") or "unique_id").lower() == "unique_id"
+    ]
+
+
 def estimate_documents(documents: Documents, rates: dict[str, int] | None = None) -> ReferenceEstimate:
     """The estimate for ``documents`` (no request)."""
     requests, counted = 0, 0
-    for row in documents.rows:
+    wanted = set(asked(documents))
+    rows = [row for key, row in zip(documents.ids, documents.rows, strict=True) if key in wanted]
+    for row in rows:
         count = _integer(row.get("reference_count"))
         if count is not None:
             counted += 1
         requests += max(1, math.ceil((count or 0) / PAGE_SIZE_MAX))
-    estimated = counted < len(documents.rows)
+    estimated = counted < len(rows)
     operation = _operation("paper_relations", "/meta-paper-relations", requests, None, rates or {}, estimated)
-    return ReferenceEstimate(len(documents.rows), counted, operation)
+    return ReferenceEstimate(len(rows), counted, operation)
 
 
 @guarded_plan("checkpoint")
@@ -99,7 +111,7 @@ def complete_plan(documents: Documents, *, checkpoint: str | os.PathLike[str] | 
         growth.nodes[key] = {"depth": 0, "item": {"id": key, "id_type": "unique_id"}}
     known = set()
     try:
-        for key in documents.ids:
+        for key in asked(documents):
             try:
                 yield from _relation_plan(key, "REFERENCES", None, growth, journal)
             except NotFoundError:

@@ -67,7 +67,7 @@ def incidence(groups: list[list[int]], members: int) -> Any:
 def co_links(matrix: Any, min_weight: int) -> Links:
     """The links of the members (columns) of ``matrix`` that at least ``min_weight`` groups
     (rows) share, with those groups."""
-    np, sparse = modules()
+    np, _sparse = modules()
     members = matrix.shape[1]
     product = (matrix.T @ matrix).tocsr()
     product.sort_indices()  # then its entries, row after row, are in (source, target) order
