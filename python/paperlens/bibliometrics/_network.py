@@ -66,7 +66,7 @@ class WeightedNetwork:
     truncated: bool = False
     short_lists: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
-    _clustered: Any = None
+    _clustered: tuple[int, ...] | None = field(default=None, init=False, repr=False)
 
     # -- tables ----------------------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ class Documents:
     references: list[list[Any] | None]
     titles: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
-    _keys: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _keys: dict[str, str | None] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for key, row in zip(self.ids, self.rows, strict=True):
