@@ -33,6 +33,10 @@ def test_import_leaves_the_workflows_asyncio_and_the_result_types_for_later() ->
         "paperlens.matching",
         "paperlens.snowball",
         "paperlens.estimate",
+        "paperlens.bibliometrics",
+        "numpy",
+        "scipy",
+        "pandas",
         "paperlens.integrations",
         "langchain_core",
         "llama_index",
@@ -76,6 +80,7 @@ def test_the_first_read_of_a_method_defines_its_result_type() -> None:
 def test_each_public_submodule_is_an_attribute_of_paperlens_on_first_read() -> None:
     # A member each that only that module defines, read through the package alone.
     members = {
+        "bibliometrics": "WeightedNetwork",
         "cache": "ResponseCache",
         "client": "Client",
         "deduplication": "normalize_title",

@@ -123,6 +123,7 @@ _LAZY = {
 #: like a function above (``dedupe`` lives in ``deduplication``), so none can hide one.
 _SUBMODULES = frozenset(
     {
+        "bibliometrics",
         "cache",
         "client",
         "deduplication",

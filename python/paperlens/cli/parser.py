@@ -12,6 +12,9 @@ from paperlens.cli import commands
 from paperlens.cli.bibliography_commands import add_bibliography_commands
 from paperlens.cli.convert import csv_list, filter_arg, json_arg, rate_limit_arg, sort_arg
 from paperlens.cli.demo import run_demo
+from paperlens.cli.map_command import DESCRIPTION as MAP_DESCRIPTION
+from paperlens.cli.map_command import add_arguments as add_map_arguments
+from paperlens.cli.map_command import run as run_map
 from paperlens.cli.mcp_command import DESCRIPTION as MCP_DESCRIPTION
 from paperlens.cli.mcp_command import add_arguments as add_mcp_arguments
 from paperlens.cli.mcp_command import run as run_mcp
@@ -46,6 +49,7 @@ examples:
   paperlens verify refs.bib              is every entry a real work, as cited? (exit 7 when not)
   paperlens harvest "quantum error correction" --out qec/ --format parquet
   paperlens snowball W4000000000 W4000000001 --depth 2 --max-per-paper 100 --out network/ --graphml
+  paperlens map co-citation qec/ --min-weight 2 -o qec-map/    VOSviewer map.txt and network.txt
   paperlens schema search "diffusion models" --size 5
   paperlens schema citation-graph SCHEMA_ID --depth 2 --format json
   paperlens sandbox --port 8765          serve a sandbox until Ctrl-C
@@ -144,6 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
             run_snowball,
             parents=[],
             description=SNOWBALL_DESCRIPTION,
+        )
+    )
+    add_map_arguments(
+        command(
+            "map",
+            "a bibliometric network of a harvest, for VOSviewer, Gephi or Pajek",
+            run_map,
+            parents=[],
+            description=MAP_DESCRIPTION,
         )
     )
     add_schema_commands(subparsers, output)
