@@ -77,9 +77,11 @@ def sync_clients(server: SandboxProcess, path: str) -> dict[str, Callable[[str, 
     return clients
 
 
-async def async_throughput(server: SandboxProcess, path: str, body: dict) -> tuple[dict[str, float], dict[str, float]]:
-    """Calls per second of each client at IN_FLIGHT concurrent calls, and the server's CPU
-    seconds per call during each run."""
+async def async_throughput(
+    server: SandboxProcess, path: str, body: dict, only: tuple[str, ...] = ()
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Calls per second of each client (or of those named in ``only``) at IN_FLIGHT concurrent
+    calls, and the server's CPU seconds per call during each run."""
     results, server_cpu = {}, {}
     client = paperlens.AsyncClient(api_token=server.token, base_url=server.base_url, rate_limits=None)
     method = {"/meta-search": client.meta_search, "/agentic-search": client.agentic_search}[path]
@@ -105,6 +107,8 @@ async def async_throughput(server: SandboxProcess, path: str, body: dict) -> tup
                 ("aiohttp + orjson", with_aiohttp),
                 ("httpx + orjson", with_httpx),
             ]:
+                if only and name not in only:
+                    continue
                 before = server.cpu_seconds()
                 results[name], calls = await rate(call)
                 server_cpu[name] = (server.cpu_seconds() - before) / calls
