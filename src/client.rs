@@ -335,7 +335,14 @@ impl NativeClient {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Operation> {
         let file_name: String = params.get_item("file_name")?.map(|f| f.extract()).transpose()?.unwrap_or_default();
-        Ok(Operation::Download { request: self.prepare("resource", params)?, file_name, dest, progress })
+        // Not a parameter of the request: whether the download may replace a file at `dest`.
+        let overwrite: bool = params.get_item("overwrite")?.map(|o| o.extract()).transpose()?.unwrap_or(false);
+        let request = params.copy()?;
+        if request.contains("overwrite")? {
+            request.del_item("overwrite")?;
+        }
+        let request = self.prepare("resource", &request)?;
+        Ok(Operation::Download { request, file_name, dest, progress, overwrite })
     }
 
     fn prepare(&self, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {

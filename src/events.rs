@@ -77,6 +77,7 @@ impl PythonLog {
             Event::Paced { wait, .. } => ("paced", wait.as_secs_f64()),
             Event::CacheHit { .. } => ("cache_hit", 0.0),
             Event::CacheDamaged { .. } => ("cache_damaged", 0.0),
+            Event::CacheRefused { .. } => ("cache_refused", 0.0),
         };
         let callbacks: Vec<Py<PyAny>> = {
             let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
@@ -100,7 +101,7 @@ impl EventSink for PythonLog {
             }
             Event::Paced { wait, .. } if *wait > LONG_WAIT => WARNING,
             Event::Paced { .. } => INFO,
-            Event::Retry { .. } => WARNING,
+            Event::Retry { .. } | Event::CacheRefused { .. } => WARNING,
         };
         let listening = self.listening.load(Ordering::Acquire);
         let logged = level >= self.lowest_enabled.load(Ordering::Relaxed);
@@ -141,6 +142,9 @@ fn message(event: &Event) -> String {
         ),
         Event::CacheDamaged { method, path, entry, reason } => {
             format!("{method} {path}: the response cache entry {entry} is damaged ({reason}); deleted, fetching again")
+        }
+        Event::CacheRefused { dir, reason } => {
+            format!("the response cache {dir} is not used: {reason}; every call goes to the service")
         }
     }
 }

@@ -20,7 +20,7 @@ pub enum Operation {
     Bytes(ApiRequest),
     /// A resource streamed to `dest` atomically; `progress`, if given, is called
     /// `(bytes_written, content_length_or_None)` as the body arrives.
-    Download { request: ApiRequest, file_name: String, dest: PathBuf, progress: Option<Py<PyAny>> },
+    Download { request: ApiRequest, file_name: String, dest: PathBuf, progress: Option<Py<PyAny>>, overwrite: bool },
 }
 
 /// What an operation gives Python: `(object, request_id)` for JSON,
@@ -39,9 +39,9 @@ impl Operation {
                 Answer::Json(JsonAnswer::new(rows, transport.execute(&request).await?))
             }
             Operation::Bytes(request) => Answer::Bytes(BytesAnswer(transport.execute(&request).await?)),
-            Operation::Download { request, file_name, dest, progress } => {
+            Operation::Download { request, file_name, dest, progress, overwrite } => {
                 let progress = progress.map(python_progress);
-                let (path, request_id) = download(transport, request, file_name, dest, progress).await?;
+                let (path, request_id) = download(transport, request, file_name, dest, progress, overwrite).await?;
                 Answer::Download(path, request_id)
             }
         })
@@ -145,6 +145,7 @@ async fn download(
     file_name: String,
     dest: PathBuf,
     progress: Option<Arc<DownloadProgress>>,
+    overwrite: bool,
 ) -> Result<(PathBuf, String), Error> {
     let dir = if dest.is_dir() { dest.clone() } else { dest.parent().map(PathBuf::from).unwrap_or_default() };
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
@@ -165,8 +166,14 @@ async fn download(
     } else {
         dest
     };
-    file.persist(&target).map_err(|e| Error::Io {
-        message: format!("could not move the download into {}: {}", target.display(), e.error),
+    // Without `overwrite`, the rename refuses a file (or link) already there, atomically.
+    let moved = if overwrite { file.persist(&target) } else { file.persist_noclobber(&target) };
+    moved.map_err(|e| Error::Io {
+        message: if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+            format!("{} exists: pass overwrite=True to replace it", target.display())
+        } else {
+            format!("could not move the download into {}: {}", target.display(), e.error)
+        },
         request_id: response.request_id.clone(),
         errno: e.error.raw_os_error(),
     })?;

@@ -11,12 +11,18 @@ standard library's own parameter splitter is not used: it takes the ``\\"`` that
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["disposition_filename", "safe_filename"]
 
 #: Path separators, and characters no file name may hold on some system of the users.
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"|?*]')
 _MAX_BYTES = 255
+#: Unicode categories dropped from names: format characters (bidi controls, zero-width ones)
+#: and the line and paragraph separators.
+_INVISIBLE = frozenset({"Cf", "Zl", "Zp"})
+#: The device names Windows reserves, with or without an extension (superscript digits too).
+_RESERVED = re.compile(r"(?i)(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?")
 #: A quoted string (RFC 9110, 5.6.4), its closing quote optional; or an unquoted value up to ``;``.
 _VALUE = re.compile(r'"((?:[^"\\]|\\.)*)"?|([^;]*)', re.S)
 _QUOTED_PAIR = re.compile(r"\\(.)", re.S)
@@ -72,13 +78,20 @@ def _mime_quoted(value: str) -> str:
 
 
 def safe_filename(name: str) -> str | None:
-    """The last path component of ``name``, without characters unsafe in a file name; ``None``
-    when nothing usable is left (empty, ``.`` or ``..``)."""
+    """The last path component of ``name``, made safe to write: without characters unsafe in a
+    file name, without format characters (bidi overrides such as U+202E, which make
+    ``invoice\u202egnp.exe`` show as ``invoiceexe.png``; zero-width ones) and line separators,
+    without leading dots (no hidden file such as ``.bashrc``) nor the trailing dots and spaces
+    Windows drops, a Windows reserved device name (``CON``, ``NUL.txt``, ``COM1``...) prefixed
+    with ``_``; at most 255 bytes. ``None`` when nothing usable is left."""
     base = re.split(r"[/\\]", name)[-1]
-    base = _UNSAFE.sub("_", base).strip()
-    if base in ("", ".", ".."):
+    base = "".join(c for c in base if unicodedata.category(c) not in _INVISIBLE)
+    base = _UNSAFE.sub("_", base).strip().lstrip(".").rstrip(". ")
+    if not base:
         return None
-    while len(base.encode()) > _MAX_BYTES:
+    if _RESERVED.fullmatch(base):
+        base = "_" + base
+    while len(base.encode("utf-8", "surrogatepass")) > _MAX_BYTES:
         base = base[:-1]
     return base
 

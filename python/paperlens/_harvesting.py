@@ -23,6 +23,19 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class SkippedFigure:
+    """A figure a text links to that :func:`harvest_corpus` cannot write into the document's
+    folder (so never fetches): the harvest goes on without it."""
+
+    doc_id: str
+    name: str
+    """The name the text links to, as written there."""
+    why: str
+    """Why it cannot be written: ``holds a NUL byte``, ``would leave the document's folder``,
+    ``clashes with the file figures/a``..."""
+
+
+@dataclass(frozen=True)
 class HarvestResult:
     """What a :func:`harvest` or :func:`harvest_corpus` call left on disk."""
 
@@ -46,6 +59,9 @@ class HarvestResult:
     """:func:`harvest_corpus`: records written without a text (no usable ``doc_id``, or 403/404)."""
     not_found: tuple[str, ...] = ()
     """:func:`harvest_corpus` of ``ids``: the ids no record matched, in input order."""
+    skipped_figures: tuple[SkippedFigure, ...] = ()
+    """:func:`harvest_corpus` with ``figures=True``: the figures that cannot be written (also
+    in the manifest's ``skipped_figures`` and the records' ``missing_figures``), in order."""
     url: str | None = None
     """The ``out`` given when it was an fsspec URL (``s3://bucket/prefix``); ``out``,
     ``checkpoint`` and ``manifest`` are then the paths in that store (``bucket/prefix``)."""

@@ -4,11 +4,20 @@ Every output of :func:`~paperlens.harvest.harvest`, :func:`~paperlens.harvest.ha
 and a snowball ``checkpoint`` is locked for the whole run: an operating-system lock
 (``flock``) on ``<out>.lock`` beside it, a file that records the holder's pid and host. The
 system releases the lock when the process ends, however it ends (a ``kill -9`` included), so a
-lock file left behind never blocks the next run; a run that ends normally removes it. A second
-run into the same output while the first holds it fails at once with
-:class:`~paperlens.harvest.OutputInUseError`, before it reads or writes anything.
-An output at an fsspec URL (``s3://...``) is locked on this machine only (a lock file in its
-temporary folder, named by the URL's hash): an object store has no lock, so one writer per URL
+lock file left behind never blocks the next run; a run that ends normally removes it. Workers
+forked during a run never hold the lock (its descriptor is closed in a forked child), and a lock
+still held for a holder of this host that is dead is taken over. A second run into the same
+output while the first holds it fails at once with :class:`~paperlens.harvest.OutputInUseError`,
+before it reads or writes anything. One output has one lock whatever names it: the lock is
+named after the resolved path, so a path, a path through a symbolic link and its ``file://`` URL
+exclude each other.
+
+The lock file is opened without following links and must be a plain file of this user's
+with one link: a planted symbolic link (``out.jsonl.lock -> victim``) is refused with a
+:class:`~paperlens.harvest.HarvestError` and its target left untouched. An output at an fsspec
+URL (``s3://...``) is locked on this machine only, by a file named by the URL's hash in
+``<temp>/paperlens-locks-<uid>``: a folder of this user's with mode 0700, refused when it is
+not (another user may have made it first). An object store has no lock, so one writer per URL
 across machines is the user's to ensure.
 
 An ``OSError`` of a run (a full disk, a read-only folder, a permission refused) becomes a
@@ -23,19 +32,23 @@ the same call resumes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
+import getpass
 import hashlib
 import json
 import os
 import socket
+import stat
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
-from paperlens._store import is_url
+from paperlens._store import is_url, location
 from paperlens.errors import PaperlensError, QuotaExhaustedError
 
 __all__ = [
@@ -46,6 +59,7 @@ __all__ = [
     "OutputLock",
     "guarded",
     "guarded_plan",
+    "lock_folder",
     "lock_path",
     "resumable",
     "write_error",
@@ -54,6 +68,7 @@ __all__ = [
 RESUME = "run the same call again to resume: it continues from the last checkpoint"
 F = TypeVar("F", bound=Callable[..., Any])
 _HOLDER_READS = 50  # a holder writes its pid right after it locks: a reader may see the file empty
+_ATTEMPTS = 20  # lock files replaced under us (released, taken over) before giving up
 
 
 # The errors of harvests (re-exported by paperlens.harvest, where they are documented).
@@ -94,97 +109,236 @@ class HarvestWriteError(HarvestError, OSError):
 
 
 def lock_path(out: str | os.PathLike[str]) -> Path:
-    """Where the lock of ``out`` lives: ``<out>.lock``; for an fsspec URL, a file of this
-    machine's temporary folder named by the URL's hash (an object store has no lock: this one
-    keeps a second run of this machine out; one run per URL across machines is the user's
-    to ensure)."""
-    if is_url(out):
+    """Where the lock of ``out`` lives: ``<out>.lock`` beside the output, named after its
+    resolved path (a path, its resolved form and its ``file://`` URL share one lock); for
+    another fsspec URL, a file named by the URL's hash in this user's private lock folder
+    (see :func:`lock_folder`). An object store has no lock: this one keeps a second run of
+    this machine out; one run per URL across machines is the user's to ensure."""
+    local = _local_path(out)
+    if local is None:
         digest = hashlib.sha256(str(out).rstrip("/").encode()).hexdigest()[:32]
-        return Path(tempfile.gettempdir()) / "paperlens-locks" / f"{digest}.lock"
-    out = Path(out)
-    return out.with_name(out.name + ".lock")
+        return lock_folder() / f"{digest}.lock"
+    return local.with_name(local.name + ".lock")
+
+
+def lock_folder() -> Path:
+    """The folder of the locks of fsspec outputs: ``paperlens-locks-<uid>`` in the temporary
+    folder, private to this user (mode 0700, checked before each use)."""
+    user = os.geteuid() if hasattr(os, "geteuid") else getpass.getuser()
+    return Path(tempfile.gettempdir()) / f"paperlens-locks-{user}"
+
+
+def _local_path(out: str | os.PathLike[str]) -> Path | None:
+    """The resolved local path of ``out`` (a ``file://`` URL included); None for another URL."""
+    if is_url(out):
+        if out.partition("://")[0].lower() not in ("file", "local"):
+            return None
+        store, path = location(out)
+        if not store.local:
+            return None
+        out = Path(path)
+    return Path(os.path.realpath(out))
 
 
 class OutputLock:
-    """The lock of one output, held from :meth:`acquire` to :meth:`release`."""
+    """The lock of one output, held from :meth:`acquire` to :meth:`release`.
+
+    Its descriptor is never inherited: closed on ``exec`` (``O_CLOEXEC``) and in a forked
+    child (``os.register_at_fork``), so workers forked during a run cannot keep it held
+    after the run ends, however it ends."""
 
     def __init__(self, out: str | os.PathLike[str]) -> None:
         self.out: Path | str = out if is_url(out) else Path(out)
         self.path = lock_path(out)
-        self._file: IO[bytes] | None = None
+        self._private = _local_path(out) is None
+        self._fd: int | None = None
         self._made: list[Path] = []  # folders made for the lock: removed again if left empty
 
     def acquire(self) -> None:
-        """Takes the lock or raises :class:`~paperlens.harvest.OutputInUseError` at once."""
-        self._made = [p for p in reversed(self.path.parents) if not p.exists()][::-1]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        while True:
-            file = open(self.path, "a+b", buffering=0)  # noqa: SIM115 (kept open while the lock is held)
+        """Takes the lock or raises :class:`~paperlens.harvest.OutputInUseError` at once;
+        a :class:`~paperlens.harvest.HarvestError` when the lock file or its folder could be
+        another user's trap (a symbolic link, another owner, a folder others may write)."""
+        if self._private:
+            _private_folder(self.path.parent)
+        else:
+            self._made = [p for p in reversed(self.path.parents) if not p.exists()][::-1]
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(_ATTEMPTS):
+            fd = _open_lock(self.path, self.out)
             try:
-                if not _try_lock(file):
-                    raise _in_use(self.out, self.path, file)
-                # A holder releasing removes the file: locking a removed one would not exclude anybody.
-                if _same_file(file, self.path):
-                    break
+                if _try_lock(fd):
+                    # A holder releasing removes the file: locking a removed one would not exclude anybody.
+                    if _same_file(fd, self.path):
+                        break
+                else:
+                    holder = _holder(fd)
+                    if not (_dead_here(holder) and _same_file(fd, self.path)):
+                        raise _in_use(self.out, self.path, holder)
+                    # Held by a dead run's orphans (forked before they could not inherit it): a
+                    # new file of the same name is a new lock, which they do not hold.
+                    self.path.unlink()
             except BaseException:
-                file.close()
+                os.close(fd)
                 raise
-            file.close()
-        self._file = file
+            os.close(fd)
+        else:
+            raise _in_use(self.out, self.path, {})
+        self._fd = fd
+        _held.add(self)
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
+        data = json.dumps(holder).encode() + b"\n"
         with contextlib.suppress(OSError):  # who holds it is told when the disk has room for it
-            os.ftruncate(file.fileno(), 0)
-            os.write(file.fileno(), json.dumps(holder).encode() + b"\n")
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, data, 0) if hasattr(os, "pwrite") else os.write(fd, data)
 
     def release(self) -> None:
-        if self._file is None:
+        fd = self._fd
+        if fd is None:
             return
-        with contextlib.suppress(OSError):  # removed while locked, so nobody locks a stale inode
-            self.path.unlink()
-        self._file.close()
-        self._file = None
-        for folder in self._made:  # deepest first; a run that wrote nothing leaves nothing
+        if _same_file(fd, self.path):  # removed while locked, so nobody locks a stale inode
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        made = self._made
+        self._forget()
+        for folder in made:  # deepest first; a run that wrote nothing leaves nothing
             with contextlib.suppress(OSError):
                 folder.rmdir()
 
+    def _forget(self) -> None:
+        """Closes the descriptor without touching the file (a forked child's copy)."""
+        _held.discard(self)
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+        self._fd, self._made = None, []
 
-def _try_lock(file: IO[bytes]) -> bool:
+
+#: The locks this process holds, closed in a forked child (which never releases them).
+_held: weakref.WeakSet[OutputLock] = weakref.WeakSet()
+
+
+def _forget_in_child() -> None:
+    for lock in list(_held):
+        lock._forget()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+_OPEN_FLAGS = (
+    os.O_RDWR
+    | os.O_CREAT
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)  # a planted FIFO must not block the open
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _open_lock(path: Path, out: Path | str) -> int:
+    """The lock file's descriptor, refusing a file that is not a plain one of this user's."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS, 0o600)
+    except OSError as error:
+        if error.errno not in (errno.ELOOP, errno.EMLINK) and not path.is_symlink():
+            raise
+        fd = -1
+    why = "is a symbolic link" if fd < 0 or path.is_symlink() else _not_plain(os.fstat(fd))
+    if why is None:
+        return fd
+    if fd >= 0:
+        os.close(fd)
+    raise HarvestError(
+        f"the lock file {path} {why}: paperlens never writes through it (it could stand for any file); "
+        f"remove it once no run writes {out}, and look into who made it"
+    )
+
+
+def _not_plain(info: os.stat_result) -> str | None:
+    """Why a lock file may not be used, or None."""
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_nlink != 1:
+        return f"has {info.st_nlink} hard links"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return f"belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})"
+    return None
+
+
+def _private_folder(folder: Path) -> None:
+    """Makes ``folder`` (mode 0700), or checks that the one there is this user's alone."""
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    info = os.lstat(folder)
+    why = None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        why = "is not a folder" if not stat.S_ISLNK(info.st_mode) else "is a symbolic link"
+    elif hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        why = f"belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})"
+    elif hasattr(os, "geteuid") and info.st_mode & 0o077:
+        why = f"has mode {stat.S_IMODE(info.st_mode):04o}, not 0700 (others may write into it)"
+    if why is not None:
+        raise HarvestError(
+            f"the lock folder {folder} {why}: another user could plant links in it; remove it "
+            f"(paperlens makes it again, private) or set TMPDIR to a folder of your own"
+        )
+
+
+def _try_lock(fd: int) -> bool:
     if sys.platform == "win32":  # a byte far past the holder's record, which stays readable
         import msvcrt
 
-        file.seek(1 << 20)
+        os.lseek(fd, 1 << 20, os.SEEK_SET)
         try:
-            msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
         return True
     import fcntl
 
     try:
-        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
     return True
 
 
-def _same_file(file: IO[bytes], path: Path) -> bool:
+def _same_file(fd: int, path: Path) -> bool:
     try:
-        named = path.stat()
+        named = os.lstat(path)
     except FileNotFoundError:
         return False
-    opened = os.fstat(file.fileno())
+    opened = os.fstat(fd)
     return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
-def _in_use(out: Path | str, path: Path, file: IO[bytes]) -> Exception:
-    holder: dict[str, Any] = {}
+def _holder(fd: int) -> dict[str, Any]:
+    """The holder's record (``pid``, ``host``), ``{}`` when it cannot be read."""
     for _ in range(_HOLDER_READS):
-        file.seek(0)
+        os.lseek(fd, 0, os.SEEK_SET)
         with contextlib.suppress(ValueError):
-            holder = json.loads(file.read(4096) or b"{}")
-        if holder:
-            break
+            holder = json.loads(os.read(fd, 4096) or b"{}")
+            if isinstance(holder, dict) and holder:
+                return holder
         time.sleep(0.01)
+    return {}
+
+
+def _dead_here(holder: dict[str, Any]) -> bool:
+    """Whether the holder is a process of this host that no longer runs."""
+    pid = holder.get("pid")
+    if holder.get("host") != socket.gethostname() or not isinstance(pid, int) or pid <= 0 or sys.platform == "win32":
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process: alive
+        return False
+    return False
+
+
+def _in_use(out: Path | str, path: Path, holder: dict[str, Any]) -> Exception:
     pid, host = holder.get("pid", "?"), holder.get("host", "?")
     return OutputInUseError(
         f"{out} is being written by another run (pid {pid} on host {host}, which holds {path}); "

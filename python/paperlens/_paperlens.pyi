@@ -141,6 +141,8 @@ class NativeClient:
         dest: str | None = None,
         progress: Callable[[int, int | None], object] | None = None,
     ) -> None: ...
+    # A download's params: {"file_name": str, "overwrite": bool}; without overwrite, a file
+    # already at the target is a ResourceWriteError of errno EEXIST and is left as it was.
     def download(
         self, params: dict[str, Any], dest: str, progress: Callable[[int, int | None], object] | None = None
     ) -> tuple[Path, str]: ...

@@ -18,6 +18,11 @@ def whole_text(doc_id: str) -> Plan[tuple[str, tuple[str, ...]]]:
     offset, length = 0, 0
     while True:
         page = yield Call("content", (doc_id,), {"offset": offset, "limit": CONTENT_PAGE_MAX})
+        if not isinstance(page.text, str):
+            raise ResponseDecodeError(
+                f"/content of {doc_id} at offset {offset}: text is {type(page.text).__name__}, not a string",
+                request_id=page.request_id,
+            )
         if page.request_id:
             request_ids.append(page.request_id)
         pieces.append(page.text)

@@ -7,6 +7,7 @@ then builds the typed result.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
@@ -23,7 +24,7 @@ from paperlens._operation import AsyncCaller, Params, Plan, SyncCaller, operatio
 from paperlens._pagination import MetaSearchPaging, OffsetPaging, PageNumberPaging
 from paperlens._paperlens import NativeClient, __version__
 from paperlens._progress import Progress
-from paperlens.errors import PaperlensError, PartialResultWarning, ResponseDecodeError
+from paperlens.errors import PaperlensError, PartialResultWarning, ResourceWriteError, ResponseDecodeError
 from paperlens.filters import FacetSpec, FilterSpec, SortSpec, facets_to_wire, filters_to_wire, sort_to_wire
 
 # The result types, the cache and paths load on first use: ``import paperlens`` stays light.
@@ -103,11 +104,14 @@ def _resource_model(
     return t.Resource._from_wire(raw, request_id)
 
 
-def _destination(dest: str | os.PathLike[str]) -> str:
-    """``dest`` as a path; one ending in a separator names a folder, created if missing."""
+def _destination(dest: str | os.PathLike[str], overwrite: bool) -> str:
+    """``dest`` as a path; one ending in a separator names a folder, created if missing. A
+    file already at ``dest`` is a ``FileExistsError`` unless ``overwrite`` (before any request)."""
     path = os.fspath(dest)
     if path.endswith(("/", os.sep)):
         os.makedirs(path, exist_ok=True)
+    elif not overwrite and os.path.lexists(path) and not os.path.isdir(path):
+        raise FileExistsError(errno.EEXIST, f"{path} exists: pass overwrite=True to replace it", path)
     return path
 
 
@@ -279,12 +283,18 @@ class _ClientBase:
 
     @contextmanager
     def _download(
-        self, file_name: str, dest: str | os.PathLike[str], progress: bool
+        self, file_name: str, dest: str | os.PathLike[str], progress: bool, overwrite: bool
     ) -> Iterator[tuple[Params, str, Callable[[int, int | None], None] | None]]:
-        """The arguments of the core's download, with a progress bar closed afterwards."""
+        """The arguments of the core's download, with a progress bar closed afterwards; the
+        core's refusal to replace a file (``errno.EEXIST``) as a ``FileExistsError``."""
+        path = _destination(dest, overwrite)
         bar = self._download_bar(progress, file_name)
         try:
-            yield {"file_name": file_name}, _destination(dest), _bytes_callback(bar) if bar else None
+            yield {"file_name": file_name, "overwrite": overwrite}, path, _bytes_callback(bar) if bar else None
+        except ResourceWriteError as error:
+            if error.errno != errno.EEXIST:
+                raise
+            raise FileExistsError(errno.EEXIST, str(error)) from error
         finally:
             if bar is not None:
                 bar.close()
@@ -1039,21 +1049,32 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
         """
         return _resource_model(*_unpack(self._core.fetch({"file_name": file_name}), file_name))
 
-    def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
+    def download_resource(
+        self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False, overwrite: bool = False
+    ) -> Path:
         """Streams an attachment to disk (``GET /resource``).
 
         The bytes go to a temporary file renamed into place, so a failure leaves nothing behind.
+        An existing file is never replaced unless ``overwrite=True``.
 
         Args:
             file_name: the object's relative path, as named in a full text.
             dest: a file path, or a directory (existing, or ending in a separator) to put the
-                file in under the name the service gives (``Resource.filename``).
+                file in under the name the service gives (``Resource.filename``: its
+                ``Content-Disposition`` name without path, control or format characters such
+                as bidi overrides, without leading dots, a Windows reserved name such as
+                ``CON`` prefixed with ``_``).
             progress: show a tqdm bar of the bytes written, sized by ``Content-Length``.
+            overwrite: replace a file already there (symbolic links are replaced, never
+                followed).
 
         Returns:
             The path of the written file.
 
         Raises:
+            FileExistsError: a file is already there and ``overwrite`` is False: before any
+                request when ``dest`` names the file, else once the service has named it
+                (the download is then dropped, nothing written).
             ValidationError: an invalid ``file_name`` (nothing is sent).
             BadRequestError: no object has this name (400).
             ResourceWriteError: the file could not be written.
@@ -1061,7 +1082,7 @@ class Client(_ClientBase, _OpenPlatform, _Workflows, SyncCaller):
         Examples:
             >>> path = client.download_resource("figures/W4000004932/fig1.png", "figures/")
         """
-        with self._download(file_name, dest, progress) as args:
+        with self._download(file_name, dest, progress, overwrite) as args:
             path = self._core.download(*args)[0]
         from pathlib import Path
 
@@ -1126,7 +1147,9 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
 
         return _resource_model(*_unpack(await _bridge.fetch(self._core, {"file_name": file_name}), file_name))
 
-    async def download_resource(self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
+    async def download_resource(
+        self, file_name: str, dest: str | os.PathLike[str], *, progress: bool = False, overwrite: bool = False
+    ) -> Path:
         """Streams an attachment to disk: :meth:`Client.download_resource`, awaited.
 
         Examples:
@@ -1134,7 +1157,7 @@ class AsyncClient(_ClientBase, _OpenPlatform, _Workflows, AsyncCaller):
         """
         from paperlens import _bridge
 
-        with self._download(file_name, dest, progress) as args:
+        with self._download(file_name, dest, progress, overwrite) as args:
             path = (await _bridge.download(self._core, *args))[0]
         from pathlib import Path
 

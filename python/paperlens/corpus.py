@@ -17,8 +17,15 @@ record gains ``text_status`` (``"ok"``, ``"no_doc_id"``, ``"forbidden"`` for a 4
 ``"not_found"`` for a 404, ``"invalid_doc_id"`` for a ``doc_id`` that ``/content`` cannot be
 asked for) and ``text_path`` (relative to ``out``, or null), and with
 ``figures=True`` ``figure_paths`` (the files written, relative to ``out``) and
-``missing_figures`` (the figures the text names that the service refused or lacks). A record
-without a text is written all the same, never dropped.
+``missing_figures`` (the figures the text names that the service refused or lacks, or that
+cannot be written). A record without a text is written all the same, never dropped.
+
+A figure link that cannot be a file of the document's folder (a NUL byte, a part over 255
+bytes, a path leaving the folder, a name clashing with another figure's file or folder or
+with ``text.md``) is never fetched: it is listed with why in ``HarvestResult.skipped_figures``
+and the manifest's ``skipped_figures``, and the harvest goes on (a rerun skips it alike).
+A ``doc_id`` gets a folder of its own: percent-encoded, hashed to ``sha256-<hex>`` past 200
+characters, and a doc_id that is literally such a name escaped, so never another's folder.
 
 Resumable at any moment: a document is written into a temporary folder renamed into place
 once its text and figures are on disk, so it is complete or absent; each page of records is
@@ -49,12 +56,13 @@ from urllib.parse import quote
 
 from paperlens._checks import invalid
 from paperlens._contract import PAGE_SIZE_MAX
-from paperlens._corpus_rules import BY, TEXT_NAME, figure_names
+from paperlens._corpus_rules import BY, TEXT_NAME, figure_links, figure_names
 from paperlens._corpus_rules import checked_arguments as _checked
 from paperlens._executor import Executor, check_executor, client_bytes, in_order, run_plan
 from paperlens._harvesting import (
     HarvestResult,
     ParquetParts,
+    SkippedFigure,
     checkpoint_beside,
     load_checkpoint,
     recorder,
@@ -81,6 +89,8 @@ _VERSION = 2
 #: Documents an executor works on ahead of the one the driver writes next (memory: their texts
 #: and figures wait in the driver until their turn).
 _IN_FLIGHT = 32
+#: The prefix of a folder named by its doc_id's hash.
+_HASHED = "sha256-"
 
 
 @overload
@@ -163,7 +173,8 @@ def harvest_corpus(
 
     Returns:
         A :class:`~paperlens.harvest.HarvestResult`: counts of records, texts, figures and
-        records without a text, the ids not found, and where the manifest is.
+        records without a text, the ids not found, the figures that cannot be written
+        (``skipped_figures``), and where the manifest is.
 
     Raises:
         paperlens.ValidationError: a bad parameter (before any request), e.g. ``ids[3]``
@@ -206,12 +217,17 @@ def harvest_corpus(
 
 
 def folder_name(doc_id: str) -> str:
-    """A file-system-safe folder name for ``doc_id`` (a sha256 hex id is kept as it is)."""
+    """A file-system-safe folder name for ``doc_id``, one per doc_id: percent-encoded (a
+    sha256 hex id is kept as it is), a name over 200 characters hashed to ``sha256-<hex>``.
+    The escapes are of characters ``quote`` never escapes (``.`` and ``-``), so no doc_id,
+    not even one that is literally ``sha256-<hex>``, is given another's folder."""
     name = quote(doc_id, safe="")
     if name.startswith("."):
         name = "%2E" + name[1:]
+    elif name.startswith(_HASHED):
+        name = "sha256%2D" + name[len(_HASHED) :]
     if len(name) > 200:
-        name = "sha256-" + hashlib.sha256(doc_id.encode()).hexdigest()
+        name = _HASHED + hashlib.sha256(doc_id.encode("utf-8", "surrogatepass")).hexdigest()
     return name
 
 
@@ -329,6 +345,7 @@ def _harvest(
             "figures": 0,
             "missing_texts": 0,
             "not_found": [],
+            "skipped_figures": [],
             "total_count": None,
         }
         if limit == 0 or ids == []:
@@ -389,6 +406,9 @@ class _Harvest:
         self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
         #: The text columns of the pending page's documents written so far.
         self.rows: list[dict[str, Any]] = []
+        #: The figures of those documents that cannot be written (``SkippedFigure`` fields).
+        self.skipped: list[dict[str, str]] = []
+        state.setdefault("skipped_figures", [])  # a checkpoint of a version without them
 
     @property
     def done(self) -> bool:
@@ -450,6 +470,7 @@ class _Harvest:
         state, pending = self.state, self.state["pending"]
         self.record_request(pending["request_id"])
         rows = self.rows = []
+        self.skipped = []
         records = pending["records"]
         if self.executor is None:
             for record in records:
@@ -472,6 +493,8 @@ class _Harvest:
             state[name] += value
         self.rows = []
         state["not_found"].extend(pending["not_found"])
+        state["skipped_figures"].extend(self.skipped)
+        self.skipped = []
         state["next"], state["pending"] = pending["next"], None
         # The manifest goes first: a run killed between the two redoes this page from the
         # checkpoint without a request, and its request ids are not recorded twice.
@@ -514,11 +537,16 @@ class _Harvest:
             if status == "ok" and folder is not None:
                 store = self.output.store
                 text = store.read(folder / TEXT_NAME).decode("utf-8") if fetched is None else fetched.text
-                for name in figure_names(text):
+                names, unwritable = figure_links(text)
+                for name in names:
                     if name in fetched.figures if fetched is not None else store.is_file(folder / name):
                         row["figure_paths"].append(self.output.relative(folder / name))
                     else:
                         row["missing_figures"].append(name)
+                row["missing_figures"].extend(unwritable)
+                self.skipped.extend(
+                    {"doc_id": str(doc_id), "name": name, "why": why} for name, why in unwritable.items()
+                )
         return row
 
     def save_manifest(self) -> None:
@@ -532,6 +560,8 @@ class _Harvest:
         self.manifest.count("not_found", len(state["not_found"]))
         self.manifest.total(self.total_count)
         self.manifest.manifest["not_found"] = list(state["not_found"])
+        if self.figures:
+            self.manifest.manifest["skipped_figures"] = [*state["skipped_figures"], *self.skipped]
         self.manifest.save(finished=self.done)
 
     def result(self, resumed: bool) -> HarvestResult:
@@ -549,6 +579,7 @@ class _Harvest:
             figures=state["figures"],
             missing_texts=state["missing_texts"],
             not_found=tuple(state["not_found"]),
+            skipped_figures=tuple(SkippedFigure(**skipped) for skipped in state["skipped_figures"]),
             url=self.output.url,
         )
 

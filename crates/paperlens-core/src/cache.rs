@@ -5,12 +5,15 @@
 //! the token), the method, the path, the query and the body. It is one file,
 //! `<dir>/<2 hex>/<64 hex>.plc`, written to a temporary file in the same directory and
 //! renamed into place, so several processes may share a directory: a reader sees a whole
-//! entry or none. After its magic comes the SHA-256 of the rest (header and body): an entry
-//! damaged on disk (a byte
-//! changed, cut short, of another key) is never served but deleted, reported
+//! entry or none. After its magic comes an HMAC-SHA256 of the rest (header and body) under
+//! the user's secret ([`private::user_secret`]): an entry damaged on disk (a byte changed,
+//! cut short, of another key) or written by anybody without that secret (another user
+//! forging one from its file name) is never served but deleted, reported
 //! ([`Lookup::Damaged`]) and fetched again. An entry older than the TTL, or written by
 //! another version of the format, is a miss (replaced on the next successful answer).
-//! Caching is best effort: an unwritable directory never fails a call.
+//! The directory must be the user's and writable by nobody else (made with mode 0700 when
+//! missing): [`ResponseCache::open`] refuses another. Caching is best effort: an unwritable
+//! directory never fails a call.
 
 use std::fs;
 use std::io::{ErrorKind, Write};
@@ -18,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
+use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_DISPOSITION, CONTENT_TYPE};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -26,10 +30,16 @@ use tempfile::NamedTempFile;
 use crate::config::Secret;
 use crate::request::{ApiRequest, ApiResponse};
 
-/// The format's version: entries of another one are misses (PLC1 had no checksum).
-const MAGIC: &[u8; 5] = b"PLC2\n";
+mod private;
+use private::{hex, KEY_BYTES};
+
+/// The format's version: entries of another one are misses (PLC1 had no checksum, PLC2 a
+/// bare SHA-256 that anybody could compute).
+const MAGIC: &[u8; 5] = b"PLC3\n";
 const EXTENSION: &str = "plc";
 const TEMP_PREFIX: &str = ".tmp-";
+/// Why an entry whose HMAC does not verify is not served.
+const UNAUTHENTIC: &str = "fails its authentication (damaged, or not written with this user's cache key)";
 /// Answers larger than this are not stored.
 pub const MAX_ENTRY_BYTES: usize = 64 << 20;
 /// Temporary files older than this are debris of a crashed writer.
@@ -42,10 +52,6 @@ pub fn token_identity(token: &Secret) -> String {
     hash.update(b"paperlens-cache-token-identity-v1\0");
     hash.update(token.expose().as_bytes());
     hex(&hash.finalize()[..12])
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A cache key: which answer an entry holds.
@@ -100,18 +106,46 @@ pub struct Hit {
     pub age: Duration,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ResponseCache {
     dir: PathBuf,
     ttl: Option<Duration>,
     base_url: String,
     identity: String,
+    /// The key of the entries' HMAC.
+    secret: [u8; KEY_BYTES],
+}
+
+impl std::fmt::Debug for ResponseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseCache").field("dir", &self.dir).field("ttl", &self.ttl).finish_non_exhaustive()
+    }
 }
 
 impl ResponseCache {
-    /// A cache in `dir` for answers of `base_url` to `token`; `ttl` `None`: entries never expire.
-    pub fn new(dir: PathBuf, ttl: Option<Duration>, base_url: &str, token: &Secret) -> ResponseCache {
-        ResponseCache { dir, ttl, base_url: base_url.to_string(), identity: token_identity(token) }
+    /// A cache in `dir` for answers of `base_url` to `token`; `ttl` `None`: entries never
+    /// expire. `dir` is made (mode 0700) if missing; the error (naming the folder or the key
+    /// file, and why) refuses a directory of another user or one others may write, and a
+    /// missing or unsafe per-user secret.
+    pub fn open(dir: PathBuf, ttl: Option<Duration>, base_url: &str, token: &Secret) -> Result<ResponseCache, String> {
+        private::private_folder(&dir, 0o022)?;
+        Ok(ResponseCache::with_secret(dir, ttl, base_url, token, private::user_secret()?))
+    }
+
+    /// [`open`](Self::open) with the given secret and no check of `dir`.
+    pub fn with_secret(
+        dir: PathBuf,
+        ttl: Option<Duration>,
+        base_url: &str,
+        token: &Secret,
+        secret: [u8; KEY_BYTES],
+    ) -> ResponseCache {
+        ResponseCache { dir, ttl, base_url: base_url.to_string(), identity: token_identity(token), secret }
+    }
+
+    /// The authenticator of an entry's `rest` (its length-prefixed header and body).
+    fn mac(&self) -> Hmac<Sha256> {
+        Hmac::<Sha256>::new_from_slice(&self.secret).expect("HMAC takes a key of any length")
     }
 
     pub fn dir(&self) -> &Path {
@@ -157,7 +191,7 @@ impl ResponseCache {
         let Some(rest) = raw.strip_prefix(MAGIC) else {
             return Lookup::Miss;
         };
-        let (header, body) = match check(rest, key) {
+        let (header, body) = match self.check(rest, key) {
             Ok(entry) => entry,
             Err(reason) => {
                 let _ = fs::remove_file(&path);
@@ -211,7 +245,11 @@ impl ResponseCache {
     pub fn put(&self, key: &CacheKey, response: &ApiResponse, body: &[u8]) -> std::io::Result<()> {
         let path = self.path(key);
         let dir = path.parent().expect("an entry path has a parent");
-        fs::create_dir_all(dir)?;
+        let mut shard = fs::DirBuilder::new();
+        shard.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut shard, 0o700);
+        shard.create(dir)?;
         let header = Header {
             key: key.0.clone(),
             stored_at: unix_now(),
@@ -223,7 +261,7 @@ impl ResponseCache {
         };
         let header = serde_json::to_vec(&header).expect("a header serializes");
         let length = (header.len() as u32).to_le_bytes();
-        let digest = Sha256::new().chain_update(length).chain_update(&header).chain_update(body).finalize();
+        let digest = self.mac().chain_update(length).chain_update(&header).chain_update(body).finalize().into_bytes();
         let mut file = NamedTempFile::with_prefix_in(TEMP_PREFIX, dir)?;
         file.write_all(MAGIC)?;
         file.write_all(&digest)?;
@@ -270,6 +308,28 @@ impl ResponseCache {
         }
         Ok(removed)
     }
+
+    /// The header and body of an entry (after its magic), if it is whole, authentic and of `key`.
+    fn check<'a>(&self, rest: &'a [u8], key: &CacheKey) -> Result<(Header, &'a [u8]), &'static str> {
+        let (digest, rest) = rest.split_first_chunk::<32>().ok_or("cut short")?;
+        if self.mac().chain_update(rest).verify_slice(digest).is_err() {
+            return Err(UNAUTHENTIC);
+        }
+        let (len, rest) = rest.split_first_chunk::<4>().ok_or("cut short")?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if rest.len() < len {
+            return Err("cut short");
+        }
+        let (header, body) = rest.split_at(len);
+        let header: Header = serde_json::from_slice(header).map_err(|_| "unreadable header")?;
+        if header.key != key.0 {
+            return Err("the entry of another request");
+        }
+        if body.len() != header.body_len {
+            return Err("body of the wrong length");
+        }
+        Ok((header, body))
+    }
 }
 
 fn remove(path: &Path) -> std::io::Result<bool> {
@@ -285,28 +345,6 @@ fn is_stale(path: &Path) -> bool {
     modified.ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > STALE_TEMP)
 }
 
-/// The header and body of an entry (after its magic), if it is whole and of `key`.
-fn check<'a>(rest: &'a [u8], key: &CacheKey) -> Result<(Header, &'a [u8]), &'static str> {
-    let (digest, rest) = rest.split_first_chunk::<32>().ok_or("cut short")?;
-    if Sha256::digest(rest)[..] != digest[..] {
-        return Err("does not match its checksum");
-    }
-    let (len, rest) = rest.split_first_chunk::<4>().ok_or("cut short")?;
-    let len = u32::from_le_bytes(*len) as usize;
-    if rest.len() < len {
-        return Err("cut short");
-    }
-    let (header, body) = rest.split_at(len);
-    let header: Header = serde_json::from_slice(header).map_err(|_| "unreadable header")?;
-    if header.key != key.0 {
-        return Err("the entry of another request");
-    }
-    if body.len() != header.body_len {
-        return Err("body of the wrong length");
-    }
-    Ok((header, body))
-}
-
 fn unix_now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
@@ -317,7 +355,13 @@ mod tests {
     use reqwest::Method;
 
     fn cache(dir: &Path, ttl: Option<Duration>, token: &str) -> ResponseCache {
-        ResponseCache::new(dir.to_path_buf(), ttl, "http://127.0.0.1:1/", &Secret::new(token.into()))
+        ResponseCache::with_secret(
+            dir.to_path_buf(),
+            ttl,
+            "http://127.0.0.1:1/",
+            &Secret::new(token.into()),
+            [1; KEY_BYTES],
+        )
     }
 
     fn request(body: &str) -> ApiRequest {
@@ -417,11 +461,11 @@ mod tests {
             let mut changed = whole.clone();
             changed[at] = if changed[at] == byte { byte ^ 1 } else { byte };
             fs::write(&path, &changed).unwrap();
-            assert_eq!(damaged(cache.get(&key)), "does not match its checksum");
+            assert_eq!(damaged(cache.get(&key)), UNAUTHENTIC);
             assert!(!path.exists(), "a damaged entry is deleted");
         }
         fs::write(&path, &whole[..whole.len() - 3]).unwrap();
-        assert_eq!(damaged(cache.get(&key)), "does not match its checksum");
+        assert_eq!(damaged(cache.get(&key)), UNAUTHENTIC);
         fs::write(&path, &whole[..MAGIC.len() + 10]).unwrap();
         assert_eq!(damaged(cache.get(&key)), "cut short");
         // An entry of another key copied over this one's name is not served.
@@ -436,6 +480,28 @@ mod tests {
         assert!(matches!(cache.get(&key), Lookup::Miss));
         cache.put(&key, &response("{}"), body).unwrap();
         assert_eq!(&cache.get(&key).hit().unwrap().response.body[..], body);
+    }
+
+    #[test]
+    fn an_entry_forged_without_the_users_secret_is_never_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache(dir.path(), None, "tok");
+        let key = cache.key(&request("{}"));
+        cache.put(&key, &response("{}"), br#"{"results":["real"]}"#).unwrap();
+        let path = cache.path(&key);
+        // Another user knows the format and, from the file name, the key; not the secret.
+        let header = serde_json::json!({"key": key.as_str(), "stored_at": unix_now(), "status": 200,
+            "request_id": "forged", "content_type": "application/json", "content_disposition": null, "body_len": 21});
+        let header = serde_json::to_vec(&header).unwrap();
+        let rest = [&(header.len() as u32).to_le_bytes()[..], &header, br#"{"results":["forged"]}"#].concat();
+        let theirs = ResponseCache::with_secret(dir.path().into(), None, "x", &Secret::new("t".into()), [2; KEY_BYTES]);
+        for digest in
+            [Sha256::digest(&rest).to_vec(), theirs.mac().chain_update(&rest).finalize().into_bytes().to_vec()]
+        {
+            fs::write(&path, [&MAGIC[..], &digest, &rest].concat()).unwrap();
+            assert_eq!(damaged(cache.get(&key)), UNAUTHENTIC);
+            assert!(!path.exists());
+        }
     }
 
     #[test]
@@ -466,7 +532,9 @@ mod tests {
         assert!(dir.path().join("notes.txt").exists());
         assert_eq!(cache.clear().unwrap(), 0);
         assert_eq!(
-            ResponseCache::new(dir.path().join("absent"), None, "x", &Secret::new("t".into())).clear().unwrap(),
+            ResponseCache::with_secret(dir.path().join("absent"), None, "x", &Secret::new("t".into()), [1; KEY_BYTES])
+                .clear()
+                .unwrap(),
             0
         );
     }

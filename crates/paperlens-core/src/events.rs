@@ -22,6 +22,9 @@ pub enum Event {
     CacheHit { method: String, path: String, request_id: String, age: Duration },
     /// A cache entry failed its checks: it was deleted and the call is sent instead.
     CacheDamaged { method: String, path: String, entry: String, reason: &'static str },
+    /// The response cache is off for this client: its folder or the user's cache key is unsafe
+    /// or missing (`reason` names it and says why).
+    CacheRefused { dir: String, reason: String },
     /// Client-side pacing holds a request back to stay within a quota.
     Paced { quota: &'static str, per_minute: u32, wait: Duration, request_id: String },
 }

@@ -88,10 +88,15 @@ impl Transport {
     pub fn new(config: ClientConfig, events: Arc<dyn EventSink>) -> Result<Transport, Error> {
         let connections = ForkLocal::new(Connections::new(&config)?);
         let connections = Arc::new(SharedConnections { settings: config.clone(), of_this_process: connections });
-        let cache = config
-            .cache
-            .as_ref()
-            .map(|c| Arc::new(ResponseCache::new(c.dir.clone(), c.ttl, config.base_url.as_str(), &config.token)));
+        let cache = config.cache.as_ref().and_then(|c| {
+            match ResponseCache::open(c.dir.clone(), c.ttl, config.base_url.as_str(), &config.token) {
+                Ok(cache) => Some(Arc::new(cache)),
+                Err(reason) => {
+                    events.emit(Event::CacheRefused { dir: c.dir.display().to_string(), reason });
+                    None
+                }
+            }
+        });
         Ok(Transport { config: Arc::new(config), connections, events, cache })
     }
 
