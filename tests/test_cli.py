@@ -57,7 +57,14 @@ def test_read_and_download(env, capsys, tmp_path):
     figure = re.search(r"!\[[^\]]*\]\(([^)\s]+)\)", text).group(1)
     code, out, _ = run(capsys, "download", figure, "--out", str(tmp_path), "--format", "json", "--no-progress")
     saved = json.loads(out)
-    assert code == 0 and saved["bytes"] > 0 and (tmp_path / saved["path"].rsplit("/", 1)[-1]).exists()
+    path = tmp_path / saved["path"].rsplit("/", 1)[-1]
+    assert code == 0 and saved["bytes"] > 0 and path.exists()
+    # Run again: the file there is kept (an error naming it), unless --overwrite says to replace it.
+    path.write_bytes(b"mine")
+    code, _, err = run(capsys, "download", figure, "--out", str(path), "--no-progress")
+    assert code != 0 and str(path) in err and path.read_bytes() == b"mine"
+    code, out, _ = run(capsys, "download", figure, "--out", str(path), "--overwrite", "--format", "json")
+    assert code == 0 and path.stat().st_size == saved["bytes"]
 
 
 def test_catalog(env, capsys):

@@ -54,7 +54,9 @@ def read(args: argparse.Namespace) -> int:
 
 def download(args: argparse.Namespace) -> int:
     with Session() as client:
-        path = client.download_resource(args.file_name, args.out, progress=show_progress(args))
+        path = client.download_resource(
+            args.file_name, args.out, overwrite=args.overwrite, progress=show_progress(args)
+        )
         size = path.stat().st_size
         if args.format == "table":
             print(f"{path}  ({size} bytes)")

@@ -203,6 +203,7 @@ def _read(parser: argparse.ArgumentParser) -> None:
 def _download(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file_name", help="the resource name, as it appears in the text")
     parser.add_argument("--out", default=".", help="a file path, or a directory to put it in (default: .)")
+    parser.add_argument("--overwrite", action="store_true", help="replace a file already there (default: refuse)")
     add_progress_flag(parser)
 
 
