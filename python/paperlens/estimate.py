@@ -40,6 +40,13 @@ harvest sends:
   standard errors of the sample, which shrink as the sample nears all the texts). Exact when
   every text of a harvest that fits in the sample page was sampled.
 
+``update=out`` estimates bringing the harvest at ``out`` up to date (``harvest(...,
+update=True)``, ``paperlens update --dry-run``) from the call its manifest records: the update
+reads every metadata page of the search again (the contract has no date of indexing that would
+let it stop early), so its ``/meta-search`` requests are counted as for the harvest; the new
+records are ``total_count`` less the records the output holds (exact while the service only
+grows), their texts and figures estimated from the sample page's share as above.
+
 The time is the least the client's pacing allows for the requests bound by a quota
 (``/meta-search``, ``/paper-schema``), at the rate in force: the configured ``rate_limits``, or
 a lower rate the client learned from 429s of the gateway. The first N requests of a resource
@@ -52,14 +59,18 @@ service answers 429), so their time is that of the network and the service.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
 import math
+import os
 import statistics
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from paperlens._checks import count, invalid
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_DEPTH_CAP, PAGE_SIZE_MAX
 from paperlens._corpus_rules import checked_arguments, figure_names
+from paperlens._manifest import output_manifest
 from paperlens._operation import Call, Plan
 from paperlens._whole_text import whole_text
 from paperlens.errors import BadRequestError, NotFoundError, PermissionDeniedError, ValidationError
@@ -112,6 +123,8 @@ class Estimate:
         sample: the records of the sample page the estimate read.
         request_ids: the ids of the estimate's own requests.
         sample_texts: the texts the estimate read (their figures and lengths).
+        held: for ``update=out``, the records the output holds (``records`` is then the new
+            ones it will add); None otherwise.
     """
 
     records: int
@@ -124,6 +137,7 @@ class Estimate:
     sample: int
     request_ids: tuple[str, ...]
     sample_texts: int = 0
+    held: int | None = None
 
     @property
     def requests(self) -> int:
@@ -163,6 +177,8 @@ class Estimate:
 
     def _summary(self) -> str:
         parts = [f"{'at least ' if self.at_least else ''}{self.records:,} records"]
+        if self.held is not None:
+            parts = [f"update: ~{self.records:,} new records ({self.held:,} held, total_count {self.total_count})"]
         if self.texts is not None:
             parts.append(f"{self.texts:,} texts")
         if self.figures is not None:
@@ -214,10 +230,20 @@ def estimate_plan(
     page_size: int | None,
     sample_texts: int | None,
     rates: Callable[[], Mapping[str, int]],
+    update: str | os.PathLike[str] | None = None,
 ) -> Plan[Estimate]:
     """The estimate of ``client.estimate_harvest`` (arguments checked before any request);
     ``rates()`` gives the pacing's rates in force, read after the estimate's own requests (a
     429 they met counts)."""
+    held = None
+    if update is not None:
+        given: dict[str, Any] = {"query": query, "ids": ids, "by": by, "filters": filters, "texts": texts}
+        given["figures"] = figures
+        given.update(limit=limit, collection=collection, page_size=page_size)
+        recorded, held = recorded_call(update, given)
+        query, ids, by, filters = recorded["query"], recorded["ids"], recorded["by"], recorded["filters"]
+        texts, figures, limit = recorded["texts"], recorded["figures"], recorded["limit"]
+        collection, page_size = recorded["collection"], recorded["page_size"]
     wanted = checked_arguments(query, ids, by, texts, figures, limit)
     count("page_size", page_size, 1, maximum=PAGE_SIZE_MAX, optional=True)
     count("sample_texts", sample_texts, 0, maximum=PAGE_SIZE_MAX, optional=True)
@@ -254,10 +280,12 @@ def estimate_plan(
         at_least, pages, pages_estimated = False, max(1, needed * per_batch), batches > 1
     request_ids = [first.request_id]
     sampled = first.results[:records]
-    documents = [r.doc_id for r in sampled if isinstance(r.doc_id, str) and r.doc_id]
     counted = records <= len(first.results)
+    if held is not None:  # which records are new no page tells: the share of the whole sample
+        records, sampled, counted = max(0, records - held), first.results, records <= held
+    documents = [r.doc_id for r in sampled if isinstance(r.doc_id, str) and r.doc_id]
     share = len(documents) / len(sampled) if sampled else 1.0
-    text_count = (len(documents) if counted else round(share * records)) if texts else None
+    text_count = (len(documents) if counted and held is None else round(share * records)) if texts else None
     wanted_samples = (1 if figures else 0) if sample_texts is None else sample_texts
     samples = yield from _sample_texts(_spread(documents, wanted_samples), request_ids)
     return _estimate(
@@ -273,7 +301,49 @@ def estimate_plan(
         pages_estimated=pages_estimated,
         sample=len(first.results),
         request_ids=request_ids,
+        held=held,
     )
+
+
+def recorded_call(out: str | os.PathLike[str], given: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The arguments of the harvest whose output is ``out`` (as ``estimate_plan`` takes
+    them), from its manifest, and the records it holds. ``given``: the arguments of the
+    estimate, each left at its default or equal to the recorded one."""
+    manifest = output_manifest(out, request_ids=False)
+    if manifest is None or manifest.get("call") not in ("harvest", "harvest_corpus"):
+        raise invalid("update", "names no harvest output (no manifest of a harvest there or beside it)", str(out))
+    recorded = dict(manifest.get("parameters", {}))
+    arguments: dict[str, Any] = {"ids": None, "by": "unique_id", "texts": False, "figures": False}
+    arguments.update(collection=None, page_size=None)
+    arguments.update({name: recorded.get(name) for name in ("query", "filters", "limit")})
+    if manifest["call"] == "harvest":
+        arguments.update(collection=recorded.get("collection"), page_size=recorded.get("page_size"))
+    else:
+        arguments.update(texts=recorded.get("texts", True), figures=recorded.get("figures", False))
+        if recorded.get("ids") is not None:
+            arguments["by"] = recorded.get("by") or "unique_id"
+            arguments["ids"] = _recorded_ids(given.get("ids"), arguments["by"], recorded["ids"])
+    defaults = {"query": None, "ids": None, "by": "unique_id", "filters": None, "texts": False, "figures": False}
+    defaults.update(limit=None, collection=None, page_size=None)
+    for name, value in given.items():
+        if name == "ids" or value == defaults[name]:
+            continue
+        value = filters_to_wire(value) if name == "filters" else value
+        if value != arguments[name]:
+            shown = f"{arguments[name]!r} is what {out} records: an update repeats the harvest's call"
+            raise invalid(name, f"differs from the harvest's ({shown})", value)
+    return arguments, int(manifest.get("counts", {}).get("records", 0))
+
+
+def _recorded_ids(given: Iterable[str] | None, by: str, recorded: dict[str, Any]) -> list[str]:
+    """The ``ids`` of a harvest of ids, which its manifest records by their count and digest."""
+    if given is None:
+        raise invalid("ids", "needed: the harvest's ids (its manifest holds only their digest)")
+    wanted = checked_arguments(None, given, by, False, False, None) or []
+    digest = hashlib.sha256("\n".join(wanted).encode("utf-8")).hexdigest()
+    if digest != recorded.get("sha256"):
+        raise invalid("ids", f"are not the harvest's ({recorded.get('count')} ids of another digest)")
+    return wanted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,6 +394,7 @@ def _estimate(
     pages_estimated: bool = False,
     sample: int = 0,
     request_ids: list[str] | None = None,
+    held: int | None = None,
 ) -> Estimate:
     samples = samples or []
     operations = [_operation("meta_search", "/meta-search", pages, "meta-search", rates, pages_estimated)]
@@ -357,6 +428,7 @@ def _estimate(
         sample=sample,
         request_ids=tuple(request_ids or ()),
         sample_texts=len(samples),
+        held=held,
     )
 
 
