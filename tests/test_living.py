@@ -272,7 +272,7 @@ def test_the_update_command_writes_a_digest_of_exactly_the_new_records(growing, 
     growing.reveal()
     assert main(["update", str(review), str(corpus), "--dry-run"]) == 0
     printed = capsys.readouterr().out
-    assert printed.count("update: ~") == 2 and "meta_search (/meta-search)" in printed
+    assert printed.count("Harvest estimate: update: ") == 2 and "meta_search (/meta-search)" in printed
     expected = {
         "review": [r for r in searched(growing, query="model") if r["unique_id"] not in ids(review)],
         "corpus": [r for r in searched(growing, query="learning") if r["unique_id"] not in ids(corpus)],

@@ -17,6 +17,29 @@ from paperlens._manifest import ManifestError, ManifestRecorder, now
 from paperlens._output_guard import HarvestError
 from paperlens._records import to_json
 from paperlens._store import LOCAL, Store, replace_atomically
+from paperlens._stored import checkpoint_beside, part_index, pyarrow_modules, record_key
+
+__all__ = [  # the helpers of paperlens._stored are used through this module too
+    "ChangedParametersError",
+    "HarvestResult",
+    "JsonlWriter",
+    "ParquetParts",
+    "Writer",
+    "checkpoint_beside",
+    "encode_chunk",
+    "first_run",
+    "load_checkpoint",
+    "new_run",
+    "part_index",
+    "pyarrow_modules",
+    "record_key",
+    "recorder",
+    "shown_id",
+    "sync_entries",
+    "unheld",
+    "write_atomically",
+    "write_json_atomically",
+]
 
 if TYPE_CHECKING:
     from paperlens._records import RecordSchema
@@ -58,12 +81,6 @@ class HarvestResult:
     all new: :func:`~paperlens.harvest.read_records` gives them."""
 
 
-def checkpoint_beside(out: PurePath) -> PurePath:
-    """Where the checkpoint of a harvest into ``out`` (a path in any store) lives:
-    ``<out>.checkpoint.json``."""
-    return out.with_name(out.name + ".checkpoint.json")
-
-
 def recorder(
     directory: PurePath,
     call: str,
@@ -91,16 +108,6 @@ class ChangedParametersError(HarvestError, ValueError):
     def __init__(self, message: str, *, changed: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.changed = changed
-
-
-def record_key(record: dict[str, Any]) -> str:
-    """What tells two records apart for an update: the ``unique_id``; for a record without one,
-    its ``doc_id``, or else its whole JSON."""
-    for name in ("unique_id", "doc_id"):
-        value = record.get(name)
-        if isinstance(value, str) and value:
-            return f"{name}:{value}"
-    return "json:" + json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def unheld(records: list[dict[str, Any]], held: set[str]) -> list[dict[str, Any]]:
@@ -378,20 +385,3 @@ class ParquetParts(Writer):
 
     def write_chunk(self, index: int, records: list[dict[str, Any]], added: list[dict[str, Any]] | None = None) -> None:
         self.write_encoded(index, encode_chunk(self.schema, records, added))
-
-
-def part_index(name: str) -> int:
-    try:
-        return int(name.removeprefix("part-").removesuffix(".parquet"))
-    except ValueError:
-        return -1
-
-
-def pyarrow_modules() -> Any:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as e:
-        hint = 'pip install "paperlens[pandas]" (or use format="jsonl")'
-        raise ImportError(f'format="parquet" needs pyarrow: {hint}') from e
-    return pa, pq

@@ -45,7 +45,8 @@ update=True)``, ``paperlens update --dry-run``) from the call its manifest recor
 reads every metadata page of the search again (the contract has no date of indexing that would
 let it stop early), so its ``/meta-search`` requests are counted as for the harvest; the new
 records are ``total_count`` less the records the output holds (exact while the service only
-grows), their texts and figures estimated from the sample page's share as above.
+grows; counted, for a search that fits in the sample page, as the sample's records the output
+does not hold), their texts and figures from the new records of the sample as above.
 
 The time is the least the client's pacing allows for the requests bound by a quota
 (``/meta-search``, ``/paper-schema``), at the rate in force: the configured ``rate_limits``, or
@@ -72,6 +73,7 @@ from paperlens._contract import CONTENT_PAGE_MAX, PAGE_DEPTH_CAP, PAGE_SIZE_MAX
 from paperlens._corpus_rules import checked_arguments, figure_names
 from paperlens._manifest import output_manifest
 from paperlens._operation import Call, Plan
+from paperlens._stored import output_keys, record_key
 from paperlens._whole_text import whole_text
 from paperlens.errors import BadRequestError, NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
@@ -178,7 +180,10 @@ class Estimate:
     def _summary(self) -> str:
         parts = [f"{'at least ' if self.at_least else ''}{self.records:,} records"]
         if self.held is not None:
-            parts = [f"update: ~{self.records:,} new records ({self.held:,} held, total_count {self.total_count})"]
+            approx = "" if self.texts_counted else "~"
+            parts = [
+                f"update: {approx}{self.records:,} new records ({self.held:,} held, total_count {self.total_count})"
+            ]
         if self.texts is not None:
             parts.append(f"{self.texts:,} texts")
         if self.figures is not None:
@@ -235,7 +240,7 @@ def estimate_plan(
     """The estimate of ``client.estimate_harvest`` (arguments checked before any request);
     ``rates()`` gives the pacing's rates in force, read after the estimate's own requests (a
     429 they met counts)."""
-    held = None
+    held: set[str] | None = None
     if update is not None:
         given: dict[str, Any] = {"query": query, "ids": ids, "by": by, "filters": filters, "texts": texts}
         given["figures"] = figures
@@ -257,7 +262,9 @@ def estimate_plan(
     if wanted is None:
         sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts else 1
         search = {"collection": collection, "filters": wire_filters, "page_size": sample_size}
-        first = yield Call("meta_search", (query,), {**search, "fields": ["doc_id"] if texts else None})
+        # An update tells new records from held ones by unique_id, which a projection may leave out.
+        fields = (["doc_id", "unique_id"] if held is not None else ["doc_id"]) if texts else None
+        first = yield Call("meta_search", (query,), {**search, "fields": fields})
         total = first.total_count
         if total is None:  # not said: the records of the sample, or more when a cursor follows
             total = len(first.results) + (1 if first.next_cursor else 0)
@@ -281,11 +288,15 @@ def estimate_plan(
     request_ids = [first.request_id]
     sampled = first.results[:records]
     counted = records <= len(first.results)
-    if held is not None:  # which records are new no page tells: the share of the whole sample
-        records, sampled, counted = max(0, records - held), first.results, records <= held
+    if held is not None:
+        # The sample's new records tell which are new where the search fits in it; beyond, the
+        # new ones are those the service gained (total_count less those held), with their share.
+        fresh = [r for r in sampled if record_key(r.to_dict()) not in held]
+        records, counted = (len(fresh), True) if counted else (max(0, records - len(held)), False)
+        sampled = fresh if counted or fresh else first.results
     documents = [r.doc_id for r in sampled if isinstance(r.doc_id, str) and r.doc_id]
     share = len(documents) / len(sampled) if sampled else 1.0
-    text_count = (len(documents) if counted and held is None else round(share * records)) if texts else None
+    text_count = (len(documents) if counted else round(share * records)) if texts else None
     wanted_samples = (1 if figures else 0) if sample_texts is None else sample_texts
     samples = yield from _sample_texts(_spread(documents, wanted_samples), request_ids)
     return _estimate(
@@ -301,13 +312,13 @@ def estimate_plan(
         pages_estimated=pages_estimated,
         sample=len(first.results),
         request_ids=request_ids,
-        held=held,
+        held=None if held is None else len(held),
     )
 
 
-def recorded_call(out: str | os.PathLike[str], given: dict[str, Any]) -> tuple[dict[str, Any], int]:
+def recorded_call(out: str | os.PathLike[str], given: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
     """The arguments of the harvest whose output is ``out`` (as ``estimate_plan`` takes
-    them), from its manifest, and the records it holds. ``given``: the arguments of the
+    them), from its manifest, and the keys of the records it holds. ``given``: the arguments of the
     estimate, each left at its default or equal to the recorded one."""
     manifest = output_manifest(out, request_ids=False)
     if manifest is None or manifest.get("call") not in ("harvest", "harvest_corpus"):
@@ -332,7 +343,7 @@ def recorded_call(out: str | os.PathLike[str], given: dict[str, Any]) -> tuple[d
         if value != arguments[name]:
             shown = f"{arguments[name]!r} is what {out} records: an update repeats the harvest's call"
             raise invalid(name, f"differs from the harvest's ({shown})", value)
-    return arguments, int(manifest.get("counts", {}).get("records", 0))
+    return arguments, output_keys(out, manifest["call"], recorded.get("format") or "parquet")
 
 
 def _recorded_ids(given: Iterable[str] | None, by: str, recorded: dict[str, Any]) -> list[str]:
