@@ -46,7 +46,8 @@ reads every metadata page of the search again (the contract has no date of index
 let it stop early), so its ``/meta-search`` requests are counted as for the harvest; the new
 records are ``total_count`` less the records the output holds (exact while the service only
 grows; counted, for a search that fits in the sample page, as the sample's records the output
-does not hold), their texts and figures from the new records of the sample as above.
+does not hold; with a ``limit`` below ``total_count``, the share of new records in the sample
+page, which is rough), their texts and figures from the new records of the sample as above.
 
 The time is the least the client's pacing allows for the requests bound by a quota
 (``/meta-search``, ``/paper-schema``), at the rate in force: the configured ``rate_limits``, or
@@ -260,10 +261,13 @@ def estimate_plan(
     if limit == 0 or wanted == []:
         return _estimate(rates(), records=0, total=0, texts=0 if texts else None, figures=figures)
     if wanted is None:
-        sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts else 1
+        # An update samples a whole page (one request either way): its new records tell the rest.
+        sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts or held is not None else 1
         search = {"collection": collection, "filters": wire_filters, "page_size": sample_size}
         # An update tells new records from held ones by unique_id, which a projection may leave out.
-        fields = (["doc_id", "unique_id"] if held is not None else ["doc_id"]) if texts else None
+        fields = ["doc_id", "unique_id"] if held is not None else ["doc_id"] if texts else None
+        if collection not in (None, "papers"):  # authors and sources have no such fields
+            fields = None
         first = yield Call("meta_search", (query,), {**search, "fields": fields})
         total = first.total_count
         if total is None:  # not said: the records of the sample, or more when a cursor follows
@@ -292,7 +296,12 @@ def estimate_plan(
         # The sample's new records tell which are new where the search fits in it; beyond, the
         # new ones are those the service gained (total_count less those held), with their share.
         fresh = [r for r in sampled if record_key(r.to_dict()) not in held]
-        records, counted = (len(fresh), True) if counted else (max(0, records - len(held)), False)
+        if counted:
+            records = len(fresh)
+        elif limit is not None and limit < total:  # the first `limit` records: their share of new ones
+            records = round(records * len(fresh) / len(sampled)) if sampled else 0
+        else:
+            records = max(0, records - len(held))
         sampled = fresh if counted or fresh else first.results
     documents = [r.doc_id for r in sampled if isinstance(r.doc_id, str) and r.doc_id]
     share = len(documents) / len(sampled) if sampled else 1.0

@@ -238,7 +238,7 @@ class Sandbox:
             ...     before = client.meta_search(page_size=1).total_count
             ...     sandbox.reveal()
             ...     before, client.meta_search(page_size=1).total_count, sandbox.hidden
-            (150, 200, 0)
+            (155, 200, 0)
         """
         self._native.reveal()
 

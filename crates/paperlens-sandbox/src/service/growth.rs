@@ -64,3 +64,32 @@ impl Growth {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Growth;
+
+    #[test]
+    fn hides_about_the_share_until_revealed_by_a_call() {
+        let growth = Growth::new(10_000, 7, 0.2, None);
+        let hidden = growth.hidden_count();
+        assert!((1_800..=2_200).contains(&hidden), "{hidden}");
+        assert_eq!((0..10_000).filter(|&i| growth.hides(i)).count(), hidden);
+        assert_eq!(Growth::new(10_000, 7, 0.2, None).hidden, growth.hidden, "the same papers for a seed");
+        growth.reveal();
+        assert_eq!(growth.hidden_count(), 0);
+        assert!((0..10_000).all(|i| !growth.hides(i)));
+    }
+
+    #[test]
+    fn reveals_after_the_requests_named_and_hides_nothing_without_a_share() {
+        let growth = Growth::new(100, 1, 1.0, Some(2));
+        growth.count_request();
+        growth.count_request();
+        assert_eq!(growth.hidden_count(), 100, "the first two requests see the corpus before it grew");
+        growth.count_request();
+        assert_eq!(growth.hidden_count(), 0, "the third sees it grown");
+        let none = Growth::new(100, 1, 0.0, Some(0));
+        assert!((0..100).all(|i| !none.hides(i)));
+    }
+}
