@@ -325,3 +325,22 @@ def test_a_digest_in_markdown_and_html_lists_each_new_record(growing, tmp_path, 
         assert f"**{record['title']}**" in markdown
         assert "doi" not in record or f"doi:{record['doi']}" in markdown
         assert f"<strong>{html.escape(record['title'])}</strong>" in page
+
+
+def test_a_hostile_title_cannot_make_markup_of_its_own_in_a_digest():
+    from paperlens.cli.update_command import Update, render
+
+    record = {
+        "unique_id": "W1",
+        "title": "Click [here](javascript:alert(1)) <script>x</script>\n# heading",
+        "author": [{"name": "*Eve*"}],
+        "access_oa_url": "javascript:alert(1)",
+        "doi": "10.1/x",
+    }
+    digest = [Update("out", "q", 0, [record], corpus=False)]
+    markdown, page = render(digest, "md"), render(digest, "html")
+    assert r"Click \[here\](javascript:alert(1)) \<script\>x\</script\> # heading" in markdown
+    assert r"\*Eve\*" in markdown and "[read](<https://doi.org/10.1/x>)" in markdown
+    assert "<script>" not in page and "javascript:" not in page.split("Click")[0]
+    assert '<a href="https://doi.org/10.1/x">read</a>' in page
+    assert json.loads(render(digest, "json"))["outputs"][0]["records"][0]["read"] == "https://doi.org/10.1/x"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,6 +168,12 @@ def _citation(item: dict[str, Any]) -> tuple[str, str]:
     return ". ".join(str(part).rstrip(".") for part in details), item["read"] or ""
 
 
+def _md(text: Any) -> str:
+    """``text`` as Markdown shows it literally: one line, its markup characters escaped (a
+    record's title cannot make a link or a heading of its own)."""
+    return re.sub(r"([\\`*_\[\]<>])", r"\\\1", " ".join(str(text).split()))
+
+
 def _markdown(outputs: list[dict[str, Any]], new: int) -> str:
     if not new:
         return "nothing new\n"
@@ -174,14 +181,14 @@ def _markdown(outputs: list[dict[str, Any]], new: int) -> str:
     for output in outputs:
         if not output["new"]:
             continue
-        lines += [f"## {output['search']}: {output['new']} new", "", f"In `{output['out']}`.", ""]
+        lines += [f"## {_md(output['search'])}: {output['new']} new", "", f"In {_md(output['out'])}.", ""]
         for item in output["records"]:
             details, read = _citation(item)
-            title = (item["title"] or item["unique_id"] or "untitled").replace("\n", " ")
-            link = f" Read: `{read}`" if read else ""
+            title = _md(item["title"] or item["unique_id"] or "untitled")
+            link = f" Read: {_md(read)}" if read else ""
             if read.startswith(("https://", "http://")):
-                link = f" [read]({read})"
-            lines.append(f"- **{title}**. {details}.{link}")
+                link = f" [read](<{read.replace('>', '%3E').replace(' ', '%20')}>)"
+            lines.append(f"- **{title}**. {_md(details)}.{link}")
         lines.append("")
     return "\n".join(lines)
 
