@@ -95,7 +95,10 @@ def manifest_bytes(documents: int) -> tuple[int, int, int, float]:
 
 
 def manifest_growth() -> None:
-    print("| documents | bytes written | final size (manifest + side file) | written / final | version 1 wrote | time |")
+    print(
+        "| documents | bytes written | final size (manifest + side file) | written / final | version 1 wrote |", end=""
+    )
+    print(" time |")
     print("|---|---|---|---|---|---|")
     for documents in (10_000, 100_000):
         written, final, version_1, seconds = manifest_bytes(documents)
