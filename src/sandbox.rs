@@ -24,7 +24,7 @@ pub struct NativeSandbox {
 #[pymethods]
 impl NativeSandbox {
     #[new]
-    #[pyo3(signature = (papers, seed, rate_limits, rate_limit_kind, token, int64_as_string, host, port, content_latency=None))]
+    #[pyo3(signature = (papers, seed, rate_limits, rate_limit_kind, token, int64_as_string, host, port, content_latency=None, hidden_share=0.0, reveal_after=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -37,6 +37,8 @@ impl NativeSandbox {
         host: String,
         port: u16,
         content_latency: Option<f64>,
+        hidden_share: f64,
+        reveal_after: Option<u64>,
     ) -> PyResult<Self> {
         let rate_limit_kind: RateLimitKind = rate_limit_kind.parse().map_err(PyValueError::new_err)?;
         let content_latency = content_latency
@@ -56,6 +58,8 @@ impl NativeSandbox {
             rate_limit_kind,
             int64_as_string,
             content_latency,
+            hidden_share,
+            reveal_after,
         };
         let runtime = crate::runtime::runtime();
         let sandbox = py.detach(|| runtime.block_on(Sandbox::start(config))).map_err(|error| match error.kind() {
@@ -128,6 +132,15 @@ impl NativeSandbox {
 
     fn clear_requests(&self) -> PyResult<()> {
         self.with_running(|sandbox| sandbox.clear_requests())
+    }
+
+    fn reveal(&self) -> PyResult<()> {
+        self.with_running(|sandbox| sandbox.reveal())
+    }
+
+    #[getter]
+    fn hidden(&self) -> PyResult<usize> {
+        self.with_running(|sandbox| sandbox.hidden())
     }
 
     #[getter]

@@ -1,6 +1,6 @@
 """Reading record datasets back as a user would: whole directories of Parquet parts through
 pyarrow.dataset, DuckDB and polars, decoded by the documented schema of ``paperlens._records``
-(typed columns, six JSON-text columns, the extras in ``extra_json``)."""
+(typed columns, four struct columns, two JSON-text columns, the extras in ``extra_json``)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,10 @@ import polars as pl
 import pyarrow.dataset as pa_dataset
 import pyarrow.parquet as pq
 
-#: The contract's objects of undocumented shape, written as JSON text.
-JSON_COLUMNS = {
-    "locations",
-    "primary_topic",
-    "topics",
-    "citation_normalized_percentile",
-    "cited_by_percentile_year",
-    "citations",
-}
+#: The contract's objects of undocumented shape, written as JSON text (Parquet's JSON type).
+JSON_COLUMNS = {"locations", "citations"}
+#: The objects whose shape the contract documents, written as structs (a null field reads as absent).
+STRUCT_COLUMNS = {"primary_topic", "topics", "citation_normalized_percentile", "cited_by_percentile_year"}
 TEXT_COLUMNS = {"text_status", "text_path", "figure_paths", "missing_figures"}
 
 
@@ -51,12 +46,23 @@ def decoded(row: dict[str, Any], skip: set[str] = TEXT_COLUMNS) -> dict[str, Any
             continue
         if name in JSON_COLUMNS:
             value = json.loads(value)
+        elif name in STRUCT_COLUMNS:
+            value = _present(value)
         elif name == "author":
             value = [None if a is None else {k: v for k, v in a.items() if v is not None} for a in value]
         record[name] = value
     if row.get("extra_json") is not None:
         record.update(json.loads(row["extra_json"]))
     return record
+
+
+def _present(value: Any) -> Any:
+    """A struct cell as the value that arrived: its null fields left out, at every depth."""
+    if isinstance(value, dict):
+        return {key: _present(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_present(item) for item in value]
+    return value
 
 
 def dataset_rows(directory: Path) -> dict[str, list[dict[str, Any]]]:

@@ -49,7 +49,9 @@ def snapshot(out: Path) -> dict[str, Any]:
             data = json.loads(data)
             for volatile in ("started", "finished", "runs"):
                 data.pop(volatile)
-            data["request_ids"] = len(data["request_ids"])
+            data["run_entries"] = [{**entry, "started": None, "finished": None} for entry in data["run_entries"]]
+        elif name == "manifest.requests.jsonl":
+            data = len(data.splitlines())  # the request ids differ from run to run
         files[name] = data
     return files
 
@@ -156,8 +158,11 @@ def across_processes(files: dict[str, Any]) -> dict[str, Any]:
     """``files`` without what a run in another process records otherwise: the sandbox's corpus
     (known to the process running it), and the request ids (a killed run's manifest lacks
     those of the documents it wrote after its last save)."""
-    hidden = {"request_ids": None, "sandbox": None}
-    return {name: {**data, **hidden} if name == "manifest.json" else data for name, data in files.items()}
+    hidden = {"requests": None, "sandbox": None}
+    entries = {"run_entries": [{**e, "requests": None} for e in files["manifest.json"]["run_entries"]]}
+    shown = {name: {**data, **hidden, **entries} if name == "manifest.json" else data for name, data in files.items()}
+    shown["manifest.requests.jsonl"] = None
+    return shown
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -213,7 +218,9 @@ def files(folder: Path) -> dict[str, Any]:
                 data = json.loads(data)
                 for volatile in ("started", "finished", "runs"):
                     data.pop(volatile)
-                data["request_ids"] = len(data["request_ids"])
+                data["run_entries"] = [{**entry, "started": None, "finished": None} for entry in data["run_entries"]]
+            elif path.name.endswith(".requests.jsonl"):
+                data = len(data.splitlines())  # the request ids differ from run to run
             found[path.relative_to(folder).as_posix()] = data
     return found
 

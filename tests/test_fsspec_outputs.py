@@ -88,18 +88,24 @@ def local(sandbox, tmp_path_factory) -> Path:
 
 
 def local_files(out: Path) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    """The files of ``out`` but the side file of the manifest's request ids (they differ from
+    run to run; an object store holds them in segments)."""
+    files = (p for p in out.rglob("*") if p.is_file() and ".requests." not in p.name)
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in files}
 
 
 def remote_files(fs: Any, root: str) -> dict[str, bytes]:
     fs.invalidate_cache()
-    return {path[len(root) + 1 :]: fs.cat_file(path) for path in fs.find(root)}
+    return {path[len(root) + 1 :]: fs.cat_file(path) for path in fs.find(root) if ".requests." not in path}
 
 
 def without_times(manifest: bytes) -> dict[str, Any]:
     data = json.loads(manifest)
-    for volatile in ("started", "finished", "runs", "request_ids"):
+    for volatile in ("started", "finished", "runs", "requests"):
         data.pop(volatile)
+    data["run_entries"] = [
+        {**entry, "started": None, "finished": None, "requests": None} for entry in data["run_entries"]
+    ]
     return data
 
 

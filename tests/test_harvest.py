@@ -9,6 +9,7 @@ import pytest
 import paperlens
 from paperlens import harvest as harvest_module
 from paperlens._harvesting import checkpoint_beside
+from paperlens._manifest import read_manifest
 from paperlens.harvest import HarvestError, harvest, read_records
 
 from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
@@ -184,7 +185,7 @@ def test_the_manifest_sits_beside_the_output(sandbox, client, tmp_path, fmt):
     sandbox.clear_requests()
     result = harvest(client, out=out, format=fmt, fields=FIELDS, chunk_size=200, limit=450)
     assert result.manifest == harvest_module.manifest_path(out) == tmp_path / f"{out.name}.manifest.json"
-    manifest = json.loads(result.manifest.read_text())
+    manifest = read_manifest(tmp_path, result.manifest.name)  # its request ids from the side file
     assert manifest["call"] == "harvest" and manifest["runs"] == 1 and manifest["finished"]
     assert manifest["parameters"]["fields"] == FIELDS and manifest["parameters"]["limit"] == 450
     assert manifest["parameters"]["format"] == fmt and manifest["total_count"] == 600

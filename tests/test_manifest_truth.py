@@ -3,7 +3,6 @@ disk, a run with nothing to do is not a run, and a snowball's network remembers 
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from paperlens._manifest import read_manifest
 from paperlens.corpus import harvest_corpus
 from paperlens.errors import ServerError
 from paperlens.harvest import harvest, manifest_path, read_records
@@ -32,7 +32,10 @@ class Stop(Exception):
 
 
 def manifest(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The manifest at ``path``, its request ids read from the side file."""
+    read = read_manifest(path.parent, path.name)
+    assert read is not None
+    return read
 
 
 def parquet_rows(directory: Path) -> int:

@@ -13,10 +13,33 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
-from paperlens._manifest import ManifestError, ManifestRecorder
+from paperlens._manifest import ManifestError, ManifestRecorder, now
 from paperlens._output_guard import HarvestError
 from paperlens._records import to_json
 from paperlens._store import LOCAL, Store, replace_atomically
+from paperlens._stored import checkpoint_beside, part_index, pyarrow_modules, record_key
+
+__all__ = [  # the helpers of paperlens._stored are used through this module too
+    "ChangedParametersError",
+    "HarvestResult",
+    "JsonlWriter",
+    "ParquetParts",
+    "Writer",
+    "checkpoint_beside",
+    "encode_chunk",
+    "first_run",
+    "load_checkpoint",
+    "new_run",
+    "part_index",
+    "pyarrow_modules",
+    "record_key",
+    "recorder",
+    "shown_id",
+    "sync_entries",
+    "unheld",
+    "write_atomically",
+    "write_json_atomically",
+]
 
 if TYPE_CHECKING:
     from paperlens._records import RecordSchema
@@ -65,12 +88,13 @@ class HarvestResult:
     url: str | None = None
     """The ``out`` given when it was an fsspec URL (``s3://bucket/prefix``); ``out``,
     ``checkpoint`` and ``manifest`` are then the paths in that store (``bucket/prefix``)."""
-
-
-def checkpoint_beside(out: PurePath) -> PurePath:
-    """Where the checkpoint of a harvest into ``out`` (a path in any store) lives:
-    ``<out>.checkpoint.json``."""
-    return out.with_name(out.name + ".checkpoint.json")
+    added: int = 0
+    """Records the latest run entry wrote: the harvest's, or an update's new records (that of
+    this call, or of the one it resumed or found finished)."""
+    new_ids: tuple[str, ...] = ()
+    """An update (``update=True``): the ``unique_id`` of each record it added, in order (a
+    record without one by its ``doc_id``). Empty for the harvest itself, whose records are
+    all new: :func:`~paperlens.harvest.read_records` gives them."""
 
 
 def recorder(
@@ -85,7 +109,110 @@ def recorder(
     try:
         return ManifestRecorder(directory, call, parameters, client, name=name, store=store)
     except ManifestError as error:
+        if error.changed:
+            raise ChangedParametersError(str(error), changed=error.changed) from error
         raise HarvestError(str(error)) from error
+
+
+class ChangedParametersError(HarvestError, ValueError):
+    """The call's parameters differ from those its output's manifest records (an update must
+    repeat the original call): raised before any request, naming each difference.
+
+    Attributes:
+        changed: the names of the parameters that differ."""
+
+    def __init__(self, message: str, *, changed: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+
+def unheld(records: list[dict[str, Any]], held: set[str]) -> list[dict[str, Any]]:
+    """The records whose :func:`record_key` is not in ``held``, each added to it (a record met
+    twice in one search is taken once)."""
+    fresh = []
+    for record in records:
+        key = record_key(record)
+        if key not in held:
+            held.add(key)
+            fresh.append(record)
+    return fresh
+
+
+def shown_id(record: dict[str, Any]) -> str:
+    """The id :attr:`HarvestResult.new_ids` gives a record: its ``unique_id`` (or ``doc_id``)."""
+    for name in ("unique_id", "doc_id"):
+        value = record.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def new_run(kind: str, state: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint's record of a run entry that starts now (``kind``: ``"harvest"`` or
+    ``"update"``) on an output in ``state``; its ``read`` counts the search's records read."""
+    run = state.get("run")
+    index = 0 if run is None else int(run["index"]) + 1
+    return {
+        "index": index,
+        "kind": kind,
+        "chunks_from": int(state.get("chunks", 0)),
+        "bytes_from": int(state.get("bytes", 0)),
+        "records_from": int(state.get("records", 0)),
+        "read": 0,
+    }
+
+
+def first_run(manifest: ManifestRecorder, state: dict[str, Any]) -> dict[str, Any]:
+    """The run entry of a harvest whose checkpoint predates run entries: the harvest itself."""
+    return {
+        "index": 0,
+        "kind": "harvest",
+        "chunks_from": 0,
+        "bytes_from": 0,
+        "records_from": 0,
+        "read": int(state.get("records", 0)),
+    }
+
+
+def sync_entries(manifest: ManifestRecorder, state: dict[str, Any], finished: bool) -> None:
+    """Brings the manifest's ``run_entries`` in line with the checkpoint's current run (a
+    manifest a ``kill -9`` left behind lags it; the times are the manifest's alone: a
+    checkpoint holds none, so that a resumed run writes the same bytes as one never stopped)."""
+    run = state.get("run") or first_run(manifest, state)
+    entries: list[dict[str, Any]] = manifest.manifest.setdefault("run_entries", [])
+    if not entries and run["index"] > 0:
+        # An output of a paperlens before run entries: its harvest is the first.
+        first = _entry(first_run(manifest, state), state)
+        first.update(
+            started=manifest.manifest["started"],
+            finished=manifest.manifest.get("finished"),
+            chunks=[0, run["chunks_from"]],
+            added=run["records_from"],
+            requests=manifest.manifest.get("requests", 0),
+        )
+        if "bytes" in first:
+            first["bytes"] = [0, run["bytes_from"]]
+        entries.append(first)
+    while len(entries) <= run["index"]:
+        entries.append({"started": manifest.manifest["started"] if run["index"] == 0 else now(), "requests": 0})
+    entry = entries[run["index"]]
+    times = {"started": entry["started"], "finished": entry.get("finished") or (now() if finished else None)}
+    requests = entry.get("requests", 0)
+    entry.update(_entry(run, state), **times, requests=requests)
+
+
+def _entry(run: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "kind": run["kind"],
+        "started": None,
+        "finished": None,
+        "added": int(state.get("records", 0)) - run["records_from"],
+        "requests": 0,
+        "chunks": [run["chunks_from"], int(state.get("chunks", 0))],
+    }
+    if "bytes" in state:
+        entry["bytes"] = [run["bytes_from"], int(state["bytes"])]
+    return entry
 
 
 def load_checkpoint(
@@ -274,20 +401,3 @@ class ParquetParts(Writer):
 
     def write_chunk(self, index: int, records: list[dict[str, Any]], added: list[dict[str, Any]] | None = None) -> None:
         self.write_encoded(index, encode_chunk(self.schema, records, added))
-
-
-def part_index(name: str) -> int:
-    try:
-        return int(name.removeprefix("part-").removesuffix(".parquet"))
-    except ValueError:
-        return -1
-
-
-def pyarrow_modules() -> Any:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as e:
-        hint = 'pip install "paperlens[pandas]" (or use format="jsonl")'
-        raise ImportError(f'format="parquet" needs pyarrow: {hint}') from e
-    return pa, pq

@@ -8,15 +8,26 @@ nodes) writes ``id``, ``id_type`` and ``title``. Each is typed from the contract
 - ``string`` and ``date`` fields: strings (a date as the contract's ``yyyy-MM-dd`` text);
 - ``integer``: int64; ``float``: float64;
 - ``array of string``: a list of strings; ``author``: a list of structs ``name``, ``orcid``;
-- objects whose inner shape the contract does not show (``locations``, ``primary_topic``,
-  ``topics``, ``citation_normalized_percentile``, ``cited_by_percentile_year``,
-  ``citations``): their JSON text, so that no part grows its own struct.
+- objects whose shape the contract documents, as typed structs: ``citation_normalized_percentile``
+  (``value``, ``is_in_top_10_percent``, ``is_in_top_1_percent``), ``cited_by_percentile_year``
+  (``min``, ``max``), ``primary_topic`` and each entry of ``topics`` (``id``, ``display_name``,
+  ``score`` and the ``subfield``, ``field`` and ``domain`` of the topic, each an ``id`` and a
+  ``display_name``);
+- objects whose inner shape the contract does not show (``locations``, ``citations``): their
+  JSON text, in a column of Parquet's JSON logical type (DuckDB, Spark and polars read it as
+  JSON), so that no part grows its own struct.
 
 Nothing is dropped: every property the contract does not name, and every value whose type does
 not fit its column (a string where an integer belongs, an author with other keys...), goes
 under its own name into one JSON-text column, ``extra_json`` (null when there is none).
 A property sent as null is left out (a null cell); nulls inside values are kept, but for an
-author's ``name`` or ``orcid`` (a struct field: null reads as absent).
+author's ``name`` or ``orcid`` (a struct field: null reads as absent). A struct value fits its
+column only without nulls inside and without other keys (anything else goes to ``extra_json``
+whole), so it reads back as it arrived.
+
+Outputs of older versions (their objects and ``extra_json`` as plain strings) stay readable, and
+an update writes its parts in the schema of the output's parts: the layout in each part's
+metadata (:meth:`RecordSchema.of_arrow`) rebuilds it.
 Columns paperlens adds (the corpus's text columns, a node's ``depth``) are typed columns of
 their own; a wire property of the same name is an extra like any other.
 
@@ -83,6 +94,34 @@ DEFAULT_FIELDS: Final = (
 ALWAYS_RETURNED: Final = ("doc_id", "unique_id")
 
 STRING, INTEGER, FLOAT, STRINGS, AUTHORS, JSON = "string", "integer", "float", "strings", "authors", "json"
+#: JSON text in a column of Parquet's JSON logical type (``JSON``: plain strings, as older outputs).
+JSON_TEXT = "json_text"
+BOOLEAN = "boolean"
+#: The shapes the contract documents: (key, a scalar kind or a nested shape) pairs.
+Shape = tuple[tuple[str, Any], ...]
+_NAMED: Shape = (("id", STRING), ("display_name", STRING))
+_TOPIC: Shape = (
+    ("id", STRING),
+    ("display_name", STRING),
+    ("score", FLOAT),
+    ("subfield", _NAMED),
+    ("field", _NAMED),
+    ("domain", _NAMED),
+)
+#: Struct kinds: a struct of the shape, or (``topics``) a list of them.
+_STRUCTS: Final[dict[str, tuple[Shape, bool]]] = {
+    "percentile": ((("value", FLOAT), ("is_in_top_10_percent", BOOLEAN), ("is_in_top_1_percent", BOOLEAN)), False),
+    "percentile_range": ((("min", FLOAT), ("max", FLOAT)), False),
+    "topic": (_TOPIC, False),
+    "topics": (_TOPIC, True),
+}
+#: The struct kind of each documented object field.
+_STRUCT_FIELDS: Final = {
+    "citation_normalized_percentile": "percentile",
+    "cited_by_percentile_year": "percentile_range",
+    "primary_topic": "topic",
+    "topics": "topics",
+}
 _METADATA = b"paperlens.record_columns"
 _AUTHOR_KEYS: Final = {"name", "orcid"}
 #: The types a column's values may have (None aside), where types alone tell.
@@ -106,7 +145,7 @@ def _kind(name: str, annotation: Any) -> str:
         return {str: STRING, int: INTEGER, float: FLOAT}[inner]
     if typing.get_origin(inner) is list and typing.get_args(inner) == (str,):
         return STRINGS
-    return JSON
+    return _STRUCT_FIELDS.get(name, JSON_TEXT)
 
 
 def _model_kinds(model: type) -> dict[str, str]:
@@ -126,6 +165,28 @@ def _fits(kind: str, value: Any) -> bool:
         return kind_of is list and all(item is None or type(item) is str for item in value)
     if kind == AUTHORS:
         return kind_of is list and all(item is None or _is_author(item) for item in value)
+    if kind in _STRUCTS:
+        shape, many = _STRUCTS[kind]
+        if many:
+            return kind_of is list and all(_fits_shape(shape, item) for item in value)
+        return _fits_shape(shape, value)
+    return True
+
+
+def _fits_shape(shape: Shape, value: Any) -> bool:
+    """Whether ``value`` is an object of ``shape``: no other key, no null, each value typed."""
+    if type(value) is not dict:
+        return False
+    kinds = dict(shape)
+    for key, item in value.items():
+        kind = kinds.get(key)
+        if kind is None or item is None:
+            return False
+        if isinstance(kind, tuple):
+            if not _fits_shape(kind, item):
+                return False
+        elif not (type(item) is bool if kind == BOOLEAN else _fits(kind, item)):
+            return False
     return True
 
 
@@ -133,8 +194,10 @@ def all_fit(kind: str, values: list[Any]) -> bool:
     """Whether every value of a column fits, from the set of their types where it tells."""
     types = set(map(type, values))
     types.discard(type(None))
-    if kind == JSON:
+    if kind in (JSON, JSON_TEXT):
         return True
+    if kind in _STRUCTS:
+        return all(value is None or _fits(kind, value) for value in values)
     if not types <= _TYPES[kind]:
         return False
     if kind == STRING:
@@ -174,7 +237,30 @@ def _arrow_type(pa: Any, kind: str) -> Any:
         return pa.list_(pa.string())
     if kind == AUTHORS:
         return pa.list_(pa.struct([("name", pa.string()), ("orcid", pa.string())]))
+    if kind == BOOLEAN:
+        return pa.bool_()
+    if kind == JSON_TEXT:
+        return pa.json_(pa.string())
+    if kind in _STRUCTS:
+        shape, many = _STRUCTS[kind]
+        struct = _struct_type(pa, shape)
+        return pa.list_(struct) if many else struct
     return pa.string()
+
+
+def _struct_type(pa: Any, shape: Shape) -> Any:
+    return pa.struct(
+        [(key, _struct_type(pa, kind) if isinstance(kind, tuple) else _arrow_type(pa, kind)) for key, kind in shape]
+    )
+
+
+def _without_nulls(value: Any) -> Any:
+    """A struct cell as it arrived: its null fields (absent from the value) left out."""
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
 
 
 #: ``json.dumps`` with other than the default settings would build an encoder per call.
@@ -185,21 +271,37 @@ class RecordSchema:
     """The columns of one record dataset: the record's typed columns, then the ones paperlens
     adds, then :data:`EXTRA_COLUMN`."""
 
-    def __init__(self, record: Mapping[str, str], added: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, record: Mapping[str, str], added: Mapping[str, str] | None = None, extra_kind: str = JSON_TEXT
+    ) -> None:
         added = dict(added or {})
         clash = (set(record) & set(added)) | ({EXTRA_COLUMN} & (set(record) | set(added)))
         if clash:
             raise ValueError(f"column names used twice: {sorted(clash)}")
         self.record = dict(record)
         self.added = added
+        self.extra_kind = extra_kind
+
+    @classmethod
+    def of_arrow(cls, schema: Any) -> RecordSchema | None:
+        """The schema whose :meth:`arrow` is ``schema`` (a part's, read back), from the layout
+        in its metadata; None without one (parts of paperlens before one schema per output)."""
+        metadata = schema.metadata or {}
+        if _METADATA not in metadata:
+            return None
+        layout = json.loads(metadata[_METADATA])
+        # Older layouts name no kind for extra_json: a plain string column then.
+        return cls(layout["record"], layout.get("added"), layout.get("extra_kind", JSON))
 
     def arrow(self) -> Any:
         """The ``pyarrow.Schema``; its metadata names the record's columns and their kinds."""
         import pyarrow as pa
 
         columns = [pa.field(name, _arrow_type(pa, kind)) for name, kind in {**self.record, **self.added}.items()]
-        columns.append(pa.field(EXTRA_COLUMN, pa.string()))
-        layout = {"record": self.record, "added": self.added, "extra": EXTRA_COLUMN}
+        columns.append(pa.field(EXTRA_COLUMN, _arrow_type(pa, self.extra_kind)))
+        layout: dict[str, Any] = {"record": self.record, "added": self.added, "extra": EXTRA_COLUMN}
+        if self.extra_kind != JSON:
+            layout["extra_kind"] = self.extra_kind
         return pa.schema(columns, metadata={_METADATA: to_json(layout).encode()})
 
     def table(self, records: Sequence[dict[str, Any]], added: Sequence[Mapping[str, Any]] | None = None) -> Any:
@@ -218,7 +320,7 @@ class RecordSchema:
                     if value is not None and not _fits(kind, value):
                         extras[index][name] = value
                         values[index] = None
-            cells[name] = [None if v is None else to_json(v) for v in values] if kind == JSON else values
+            cells[name] = [None if v is None else to_json(v) for v in values] if kind in (JSON, JSON_TEXT) else values
         for index, record in enumerate(records):
             for name in record.keys() - kinds.keys():
                 if record[name] is not None:
@@ -271,10 +373,12 @@ def read_table_records(table: Any) -> list[dict[str, Any]]:
             value = row[name]
             if value is None:
                 continue
-            if kind == JSON:
+            if kind in (JSON, JSON_TEXT):
                 value = json.loads(value)
             elif kind == AUTHORS:
                 value = [None if a is None else {k: v for k, v in a.items() if v is not None} for a in value]
+            elif kind in _STRUCTS:
+                value = _without_nulls(value)
             record[name] = value
         if row[extra] is not None:
             record.update(json.loads(row[extra]))

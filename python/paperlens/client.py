@@ -919,6 +919,7 @@ class _Workflows:
         collection: str | None = None,
         page_size: int | None = None,
         sample_texts: int | None = None,
+        update: str | os.PathLike[str] | None = None,
     ) -> Plan[Estimate]:
         """What a harvest with these arguments will cost, from a couple of requests, before
         anything is written (see :mod:`paperlens.estimate`).
@@ -933,6 +934,10 @@ class _Workflows:
                 figures and lengths: one ``/content`` request each, no quota the contract
                 states; the more, the closer the ``/resource`` estimate. None: one when
                 ``figures=True``, none otherwise.
+            update: a harvest's output (path or URL): what bringing it up to date
+                (``update=True``) will cost, from the call its manifest records (the other
+                arguments may be left out; given, they must be the recorded ones). The
+                ``records`` of the estimate are then the new ones, ``held`` those it holds.
 
         Returns:
             An :class:`~paperlens.estimate.Estimate`: ``.records``, ``.texts``, ``.figures``,

@@ -64,8 +64,14 @@ from paperlens._harvesting import (
     ParquetParts,
     SkippedFigure,
     checkpoint_beside,
+    first_run,
     load_checkpoint,
+    new_run,
+    record_key,
     recorder,
+    shown_id,
+    sync_entries,
+    unheld,
     write_json_atomically,
 )
 from paperlens._ids import normalize_id
@@ -75,6 +81,7 @@ from paperlens._output_guard import guarded_plan, resumable
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
 from paperlens._store import location
+from paperlens._stored import held_keys, own_schema, stored_records
 from paperlens._whole_text import whole_text
 from paperlens.errors import NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
@@ -107,6 +114,7 @@ def harvest_corpus(
     limit: int | None = None,
     progress: bool = False,
     executor: Executor | None = None,
+    update: bool = False,
 ) -> HarvestResult: ...
 @overload
 def harvest_corpus(
@@ -122,6 +130,7 @@ def harvest_corpus(
     limit: int | None = None,
     progress: bool = False,
     executor: None = None,
+    update: bool = False,
 ) -> Coroutine[Any, Any, HarvestResult]: ...
 def harvest_corpus(
     client: Client | AsyncClient,
@@ -136,6 +145,7 @@ def harvest_corpus(
     limit: int | None = None,
     progress: bool = False,
     executor: Executor | None = None,
+    update: bool = False,
 ) -> HarvestResult | Coroutine[Any, Any, HarvestResult]:
     """Harvests records and their full texts (and figures) into the directory ``out``, resumably.
 
@@ -170,6 +180,13 @@ def harvest_corpus(
             this process still searches (the quota-bound requests), writes every file and
             the checkpoint, so the output equals a run without executor. At most 32
             documents are in flight. A ``Client`` only.
+        update: on a finished output, search again (or match the ``ids`` again) and add only
+            the records it does not hold (by ``unique_id``), as new parts of its schema, with
+            the texts and figures of those alone (a living review; see
+            :mod:`paperlens.harvest`). The other arguments must be those of the original
+            call, or :class:`~paperlens.harvest.ChangedParametersError` (a ``ValueError``)
+            names the difference before any request. ``not_found`` then lists the ids no
+            record matches now.
 
     Returns:
         A :class:`~paperlens.harvest.HarvestResult`: counts of records, texts, figures and
@@ -213,6 +230,7 @@ def harvest_corpus(
             limit=limit,
             progress=progress,
             executor=executor,
+            update=update,
         )
 
 
@@ -315,6 +333,7 @@ def _harvest(
     limit: int | None,
     progress: bool,
     executor: Executor | None,
+    update: bool,
 ) -> Plan[HarvestResult]:
     output = _Output(out)
     if output.store.is_file(output.out):
@@ -333,6 +352,12 @@ def _harvest(
     state = load_checkpoint(output.checkpoint, fingerprint, output.out, output.exists(), _VERSION, output.store)
     resumed = state is not None
     parts = ParquetParts(output.records, records_schema(texts, figures), output.store)
+    if state is not None:
+        parts.schema = own_schema(output.store, output.records, state) or parts.schema
+        if update and state["next"] is None and state["pending"] is None:
+            _begin_update(state, manifest, limit == 0 or ids == [])
+            write_json_atomically(output.checkpoint, state, output.store)
+            resumed = False
     if state is None:
         state = {
             "version": _VERSION,
@@ -350,13 +375,19 @@ def _harvest(
         }
         if limit == 0 or ids == []:
             state["next"] = None
+        state["run"] = new_run("harvest", state)
         write_json_atomically(output.checkpoint, state, output.store)
         parts.start()
     else:
         parts.rewind(state)
     output.prepare()
-    harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit)
+    state["run"] = state.get("run") or first_run(manifest, state)
+    harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit, parts)
     harvest.executor = executor
+    if state["run"]["kind"] == "update" and not harvest.done:
+        harvest.held = held_keys(output.store, output.records, "parquet", state)
+        for record in (state["pending"] or {}).get("records", []):
+            harvest.held.add(record_key(record))
     if not harvest.done:
         harvest.save_manifest()  # this run counts in the manifest from its start
     bar = None
@@ -375,9 +406,17 @@ def _harvest(
     finally:
         if bar is not None:
             bar.close()
-    if manifest.manifest["finished"] is None:
+    if manifest.manifest["finished"] is None or not manifest.manifest.get("run_entries", [{}])[-1].get("finished"):
+        manifest.recount()
         harvest.save_manifest()
     return harvest.result(resumed)
+
+
+def _begin_update(state: dict[str, Any], manifest: ManifestRecorder, nothing: bool) -> None:
+    """Turns the checkpoint of a finished corpus harvest into that of an update starting now."""
+    state["run"] = new_run("update", {**state, "run": state.get("run") or first_run(manifest, state)})
+    state["next"] = None if nothing else {"batch": 0, "cursor": None, "found": []}
+    state["not_found"], state["total_count"] = [], None
 
 
 class _Harvest:
@@ -396,13 +435,15 @@ class _Harvest:
         texts: bool,
         figures: bool,
         limit: int | None,
+        parts: ParquetParts,
     ) -> None:
         self.client, self.output, self.manifest, self.state = client, output, manifest, state
         self.ids, self.by, self.query, self.filters = ids, by, query, filters
         self.texts, self.figures, self.limit = texts, figures, limit
-        self.parts = ParquetParts(output.records, records_schema(texts, figures), output.store)
+        self.parts = parts
         self.executor: Executor | None = None
-        self.known_requests = set(manifest.manifest["request_ids"])
+        #: An update's keys of the records held (:func:`record_key`); None for the harvest.
+        self.held: set[str] | None = None
         self.total_count: int | None = len(ids) if ids is not None else state.get("total_count")
         #: The text columns of the pending page's documents written so far.
         self.rows: list[dict[str, Any]] = []
@@ -420,16 +461,11 @@ class _Harvest:
             return self.limit if total is None else min(self.limit, total)
         return total
 
-    def record_request(self, request_id: str | None) -> None:
-        if request_id and request_id not in self.known_requests:
-            self.known_requests.add(request_id)
-            self.manifest.request(request_id)
-
     def fetch_records(self) -> Plan[None]:
         """The next page of records, kept in the checkpoint before any document is fetched."""
         state = self.state
-        at = state["next"]
-        remaining = None if self.limit is None else self.limit - state["records"]
+        at, run = state["next"], state["run"]
+        remaining = None if self.limit is None else self.limit - run["read"]
         size = PAGE_SIZE_MAX if remaining is None else max(1, min(PAGE_SIZE_MAX, remaining))
         filters = list(self.filters or [])
         batch: list[str] = []
@@ -460,15 +496,20 @@ class _Harvest:
                 after = {"batch": at["batch"] + 1, "cursor": None, "found": []} if more else None
         if remaining is not None and len(records) >= remaining:
             records, after = records[:remaining], None
+        pending["read"] = run["read"] + len(records)
+        if self.held is not None:
+            records = unheld(records, self.held)
         pending["records"], pending["next"] = records, after
         # Kept as JSON, so a resumed run writes exactly what this one would have.
         state["pending"] = json.loads(json.dumps(pending, default=str))
+        # Its request id goes to the manifest's side file before the checkpoint holds the page.
+        self.manifest.request(page.request_id)
+        self.manifest.flush()
         write_json_atomically(self.output.checkpoint, state, self.output.store)
 
     def write_documents(self, bar: Progress | None) -> Plan[None]:
         """The documents of the pending page, then its part file, manifest and checkpoint."""
         state, pending = self.state, self.state["pending"]
-        self.record_request(pending["request_id"])
         rows = self.rows = []
         self.skipped = []
         records = pending["records"]
@@ -495,11 +536,10 @@ class _Harvest:
         state["not_found"].extend(pending["not_found"])
         state["skipped_figures"].extend(self.skipped)
         self.skipped = []
+        state["run"]["read"] = pending.get("read", state["records"])
         state["next"], state["pending"] = pending["next"], None
-        # The manifest goes first: a run killed between the two redoes this page from the
-        # checkpoint without a request, and its request ids are not recorded twice.
-        self.save_manifest()
         write_json_atomically(self.output.checkpoint, state, self.output.store)
+        self.save_manifest(boundary=False)
 
     def fetched_on_executor(self, records: list[dict[str, Any]]) -> Generator[Fetched | None, None, None]:
         """:func:`fetch_document` of each record's document, on the executor, in order."""
@@ -527,9 +567,10 @@ class _Harvest:
         status = "no_doc_id" if folder is None else "ok" if fetched is None else fetched.status
         if fetched is not None and folder is not None and status == "ok":
             for request_id in fetched.request_ids:
-                self.record_request(request_id)
+                self.manifest.request(request_id)
             if not self.output.written(folder):  # a doc_id twice in flight is fetched once
                 self.output.store.write_folder(folder, {**fetched.figures, TEXT_NAME: fetched.text.encode()}, TEXT_NAME)
+            self.manifest.flush(segment=False)  # durable with the document (an object store: with the page)
         row["text_status"] = status
         row["text_path"] = self.output.relative(folder / TEXT_NAME) if status == "ok" and folder else None
         if self.figures:
@@ -549,9 +590,10 @@ class _Harvest:
                 )
         return row
 
-    def save_manifest(self) -> None:
+    def save_manifest(self, *, boundary: bool = True) -> None:
         """The manifest with the counts of what is on disk: the pages written, and the
-        documents of the page being written."""
+        documents of the page being written. Saved at once at a run's start and end
+        (``boundary``), within it every :data:`~paperlens._manifest.SAVE_EVERY` seconds."""
         state = self.state
         for name in ("records", "chunks"):
             self.manifest.count(name, state[name])
@@ -562,10 +604,18 @@ class _Harvest:
         self.manifest.manifest["not_found"] = list(state["not_found"])
         if self.figures:
             self.manifest.manifest["skipped_figures"] = [*state["skipped_figures"], *self.skipped]
-        self.manifest.save(finished=self.done)
+        sync_entries(self.manifest, state, self.done)
+        if boundary or self.done:
+            self.manifest.save(finished=self.done)
+        else:
+            self.manifest.save_if_due()
 
     def result(self, resumed: bool) -> HarvestResult:
-        state = self.state
+        state, run = self.state, self.state["run"]
+        new_ids: tuple[str, ...] = ()
+        if self.done and run["kind"] == "update":
+            span = (run["chunks_from"], state["chunks"])
+            new_ids = tuple(map(shown_id, stored_records(self.output.store, self.output.records, "parquet", span)))
         return HarvestResult(
             out=Path(self.output.out),
             checkpoint=Path(self.output.checkpoint),
@@ -581,6 +631,8 @@ class _Harvest:
             not_found=tuple(state["not_found"]),
             skipped_figures=tuple(SkippedFigure(**skipped) for skipped in state["skipped_figures"]),
             url=self.output.url,
+            added=state["records"] - run["records_from"],
+            new_ids=new_ids,
         )
 
 

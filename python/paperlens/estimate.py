@@ -40,6 +40,15 @@ harvest sends:
   standard errors of the sample, which shrink as the sample nears all the texts). Exact when
   every text of a harvest that fits in the sample page was sampled.
 
+``update=out`` estimates bringing the harvest at ``out`` up to date (``harvest(...,
+update=True)``, ``paperlens update --dry-run``) from the call its manifest records: the update
+reads every metadata page of the search again (the contract has no date of indexing that would
+let it stop early), so its ``/meta-search`` requests are counted as for the harvest; the new
+records are ``total_count`` less the records the output holds (exact while the service only
+grows; counted, for a search that fits in the sample page, as the sample's records the output
+does not hold; with a ``limit`` below ``total_count``, the share of new records in the sample
+page, which is rough), their texts and figures from the new records of the sample as above.
+
 The time is the least the client's pacing allows for the requests bound by a quota
 (``/meta-search``, ``/paper-schema``), at the rate in force: the configured ``rate_limits``, or
 a lower rate the client learned from 429s of the gateway. The first N requests of a resource
@@ -52,15 +61,20 @@ service answers 429), so their time is that of the network and the service.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
 import math
+import os
 import statistics
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from paperlens._checks import count, invalid
 from paperlens._contract import CONTENT_PAGE_MAX, PAGE_DEPTH_CAP, PAGE_SIZE_MAX
 from paperlens._corpus_rules import checked_arguments, figure_names
+from paperlens._manifest import output_manifest
 from paperlens._operation import Call, Plan
+from paperlens._stored import output_keys, record_key
 from paperlens._whole_text import whole_text
 from paperlens.errors import BadRequestError, NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
@@ -112,6 +126,8 @@ class Estimate:
         sample: the records of the sample page the estimate read.
         request_ids: the ids of the estimate's own requests.
         sample_texts: the texts the estimate read (their figures and lengths).
+        held: for ``update=out``, the records the output holds (``records`` is then the new
+            ones it will add); None otherwise.
     """
 
     records: int
@@ -124,6 +140,7 @@ class Estimate:
     sample: int
     request_ids: tuple[str, ...]
     sample_texts: int = 0
+    held: int | None = None
 
     @property
     def requests(self) -> int:
@@ -163,6 +180,11 @@ class Estimate:
 
     def _summary(self) -> str:
         parts = [f"{'at least ' if self.at_least else ''}{self.records:,} records"]
+        if self.held is not None:
+            approx = "" if self.texts_counted else "~"
+            parts = [
+                f"update: {approx}{self.records:,} new records ({self.held:,} held, total_count {self.total_count})"
+            ]
         if self.texts is not None:
             parts.append(f"{self.texts:,} texts")
         if self.figures is not None:
@@ -214,10 +236,20 @@ def estimate_plan(
     page_size: int | None,
     sample_texts: int | None,
     rates: Callable[[], Mapping[str, int]],
+    update: str | os.PathLike[str] | None = None,
 ) -> Plan[Estimate]:
     """The estimate of ``client.estimate_harvest`` (arguments checked before any request);
     ``rates()`` gives the pacing's rates in force, read after the estimate's own requests (a
     429 they met counts)."""
+    held: set[str] | None = None
+    if update is not None:
+        given: dict[str, Any] = {"query": query, "ids": ids, "by": by, "filters": filters, "texts": texts}
+        given["figures"] = figures
+        given.update(limit=limit, collection=collection, page_size=page_size)
+        recorded, held = recorded_call(update, given)
+        query, ids, by, filters = recorded["query"], recorded["ids"], recorded["by"], recorded["filters"]
+        texts, figures, limit = recorded["texts"], recorded["figures"], recorded["limit"]
+        collection, page_size = recorded["collection"], recorded["page_size"]
     wanted = checked_arguments(query, ids, by, texts, figures, limit)
     count("page_size", page_size, 1, maximum=PAGE_SIZE_MAX, optional=True)
     count("sample_texts", sample_texts, 0, maximum=PAGE_SIZE_MAX, optional=True)
@@ -229,9 +261,14 @@ def estimate_plan(
     if limit == 0 or wanted == []:
         return _estimate(rates(), records=0, total=0, texts=0 if texts else None, figures=figures)
     if wanted is None:
-        sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts else 1
+        # An update samples a whole page (one request either way): its new records tell the rest.
+        sample_size = min(PAGE_SIZE_MAX, limit or PAGE_SIZE_MAX) if texts or held is not None else 1
         search = {"collection": collection, "filters": wire_filters, "page_size": sample_size}
-        first = yield Call("meta_search", (query,), {**search, "fields": ["doc_id"] if texts else None})
+        # An update tells new records from held ones by unique_id, which a projection may leave out.
+        fields = ["doc_id", "unique_id"] if held is not None else ["doc_id"] if texts else None
+        if collection not in (None, "papers"):  # authors and sources have no such fields
+            fields = None
+        first = yield Call("meta_search", (query,), {**search, "fields": fields})
         total = first.total_count
         if total is None:  # not said: the records of the sample, or more when a cursor follows
             total = len(first.results) + (1 if first.next_cursor else 0)
@@ -254,8 +291,19 @@ def estimate_plan(
         at_least, pages, pages_estimated = False, max(1, needed * per_batch), batches > 1
     request_ids = [first.request_id]
     sampled = first.results[:records]
-    documents = [r.doc_id for r in sampled if isinstance(r.doc_id, str) and r.doc_id]
     counted = records <= len(first.results)
+    if held is not None:
+        # The sample's new records tell which are new where the search fits in it; beyond, the
+        # new ones are those the service gained (total_count less those held), with their share.
+        fresh = [r for r in sampled if record_key(r.to_dict()) not in held]
+        if counted:
+            records = len(fresh)
+        elif limit is not None and limit < total:  # the first `limit` records: their share of new ones
+            records = round(records * len(fresh) / len(sampled)) if sampled else 0
+        else:
+            records = max(0, records - len(held))
+        sampled = fresh if counted or fresh else first.results
+    documents = [r.doc_id for r in sampled if isinstance(r.doc_id, str) and r.doc_id]
     share = len(documents) / len(sampled) if sampled else 1.0
     text_count = (len(documents) if counted else round(share * records)) if texts else None
     wanted_samples = (1 if figures else 0) if sample_texts is None else sample_texts
@@ -273,7 +321,49 @@ def estimate_plan(
         pages_estimated=pages_estimated,
         sample=len(first.results),
         request_ids=request_ids,
+        held=None if held is None else len(held),
     )
+
+
+def recorded_call(out: str | os.PathLike[str], given: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """The arguments of the harvest whose output is ``out`` (as ``estimate_plan`` takes
+    them), from its manifest, and the keys of the records it holds. ``given``: the arguments of the
+    estimate, each left at its default or equal to the recorded one."""
+    manifest = output_manifest(out, request_ids=False)
+    if manifest is None or manifest.get("call") not in ("harvest", "harvest_corpus"):
+        raise invalid("update", "names no harvest output (no manifest of a harvest there or beside it)", str(out))
+    recorded = dict(manifest.get("parameters", {}))
+    arguments: dict[str, Any] = {"ids": None, "by": "unique_id", "texts": False, "figures": False}
+    arguments.update(collection=None, page_size=None)
+    arguments.update({name: recorded.get(name) for name in ("query", "filters", "limit")})
+    if manifest["call"] == "harvest":
+        arguments.update(collection=recorded.get("collection"), page_size=recorded.get("page_size"))
+    else:
+        arguments.update(texts=recorded.get("texts", True), figures=recorded.get("figures", False))
+        if recorded.get("ids") is not None:
+            arguments["by"] = recorded.get("by") or "unique_id"
+            arguments["ids"] = _recorded_ids(given.get("ids"), arguments["by"], recorded["ids"])
+    defaults = {"query": None, "ids": None, "by": "unique_id", "filters": None, "texts": False, "figures": False}
+    defaults.update(limit=None, collection=None, page_size=None)
+    for name, value in given.items():
+        if name == "ids" or value == defaults[name]:
+            continue
+        value = filters_to_wire(value) if name == "filters" else value
+        if value != arguments[name]:
+            shown = f"{arguments[name]!r} is what {out} records: an update repeats the harvest's call"
+            raise invalid(name, f"differs from the harvest's ({shown})", value)
+    return arguments, output_keys(out, manifest["call"], recorded.get("format") or "parquet")
+
+
+def _recorded_ids(given: Iterable[str] | None, by: str, recorded: dict[str, Any]) -> list[str]:
+    """The ``ids`` of a harvest of ids, which its manifest records by their count and digest."""
+    if given is None:
+        raise invalid("ids", "needed: the harvest's ids (its manifest holds only their digest)")
+    wanted = checked_arguments(None, given, by, False, False, None) or []
+    digest = hashlib.sha256("\n".join(wanted).encode("utf-8")).hexdigest()
+    if digest != recorded.get("sha256"):
+        raise invalid("ids", f"are not the harvest's ({recorded.get('count')} ids of another digest)")
+    return wanted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,6 +414,7 @@ def _estimate(
     pages_estimated: bool = False,
     sample: int = 0,
     request_ids: list[str] | None = None,
+    held: int | None = None,
 ) -> Estimate:
     samples = samples or []
     operations = [_operation("meta_search", "/meta-search", pages, "meta-search", rates, pages_estimated)]
@@ -357,6 +448,7 @@ def _estimate(
         sample=sample,
         request_ids=tuple(request_ids or ()),
         sample_texts=len(samples),
+        held=held,
     )
 
 

@@ -20,14 +20,23 @@ search's ``total_count``, the request id of every page written and the counts (s
 directory holds only part files (``pandas.read_parquet(out)`` reads it whole). Running again
 into the same output with other parameters raises :class:`HarvestError`.
 
+Living reviews: the same call with ``update=True`` on a finished output searches again and adds
+only the records whose ``unique_id`` the output does not hold, as new parts (JSONL: new lines)
+of the same schema; the files already written are not touched. It costs the metadata pages of
+the search, every one: the contract has no date of indexing, so no sort or filter proves that
+a page holds nothing new (a record published years ago may enter the index today). The
+manifest gains a run entry (``run_entries``: kind, times, ``added``, ``requests``, and the
+parts or bytes it wrote), ``read_records(out, run=-1)`` reads the records of the latest, and
+an update interrupted anywhere resumes like a harvest, ending equal to one never interrupted.
+
 Full-text corpora (records, one Markdown file per document and its figures) are harvested by
 :func:`harvest_corpus` (:mod:`paperlens.corpus`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import io
 import json
 import os
 from collections import deque
@@ -38,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from paperlens._checks import invalid
 from paperlens._executor import Executor, Future, check_executor, submitted
 from paperlens._harvesting import (
+    ChangedParametersError,
     HarvestResult,
     JsonlWriter,
     ParquetParts,
@@ -45,16 +55,21 @@ from paperlens._harvesting import (
     Writer,
     checkpoint_beside,
     encode_chunk,
+    first_run,
     load_checkpoint,
-    part_index,
-    pyarrow_modules,
+    new_run,
     recorder,
+    shown_id,
+    sync_entries,
+    unheld,
     write_json_atomically,
 )
+from paperlens._manifest import MANIFEST_NAME, ManifestError, output_manifest
 from paperlens._output_guard import HarvestError, HarvestWriteError, OutputInUseError, guarded
 from paperlens._progress import Progress
-from paperlens._records import metadata_schema, read_table_records
+from paperlens._records import metadata_schema
 from paperlens._store import location
+from paperlens._stored import held_keys, own_schema, stored_records
 from paperlens.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 
 if TYPE_CHECKING:
@@ -62,6 +77,7 @@ if TYPE_CHECKING:
     from paperlens.corpus import harvest_corpus as harvest_corpus
 
 __all__ = [
+    "ChangedParametersError",
     "HarvestError",
     "HarvestResult",
     "HarvestWriteError",
@@ -70,6 +86,7 @@ __all__ = [
     "harvest",
     "harvest_corpus",
     "manifest_path",
+    "read_manifest",
     "read_records",
 ]
 
@@ -104,6 +121,7 @@ def harvest(
     progress: bool = False,
     on_chunk: Callable[[HarvestResult], None] | None = None,
     executor: Executor | None = None,
+    update: bool = False,
 ) -> HarvestResult:
     """Writes every record of a metadata search to ``out``, resumably.
 
@@ -117,21 +135,27 @@ def harvest(
         format: ``"parquet"`` (needs pyarrow) or ``"jsonl"``.
         chunk_size: records per chunk (rounded up to whole pages); one checkpoint per chunk.
         page_size: records per request (1-200; the most saves quota).
-        limit: stop after this many records in all.
+        limit: stop after this many records of the search.
         progress: a tqdm bar of records, showing pacing and retry waits.
         on_chunk: called after each chunk and its checkpoint are on disk.
         executor: encodes each chunk (a ``concurrent.futures`` executor, a
             ``dask.distributed.Client``) while this process fetches the next pages; pages
             follow one cursor, so the requests stay in this process, paced to the quota.
             The output equals a run without executor.
+        update: on a finished output, search again and add only the records it does not
+            hold (by ``unique_id``), as new parts of its schema (a living review; see
+            :mod:`paperlens.harvest`). The other arguments must be those of the original
+            call. An output not yet there is harvested; an unfinished one is resumed.
 
-    Returns a :class:`HarvestResult`. Raises what the client raises (the checkpoint then
-    holds every chunk written so far: call again to resume), :class:`HarvestError`
-    when ``out`` holds something else than this harvest (or its manifest,
-    ``<out>.manifest.json``, records other parameters), :class:`OutputInUseError` when
-    another run is writing ``out`` (one writer per output: the lock file ``<out>.lock``),
-    and :class:`HarvestWriteError` (an ``OSError``) when the disk is full or ``out`` cannot
-    be written: a JSONL file is cut back to its last checkpoint, so it stays readable.
+    Returns a :class:`HarvestResult` (``added`` and ``new_ids``: what the latest run entry
+    added). Raises what the client raises (the checkpoint then holds every chunk written so
+    far: call again to resume), :class:`ChangedParametersError` (a ``ValueError`` too) when
+    the manifest, ``<out>.manifest.json``, records other parameters (before any request),
+    :class:`HarvestError` when ``out`` holds something else than this harvest,
+    :class:`OutputInUseError` when another run is writing ``out`` (one writer per output: the
+    lock file ``<out>.lock``), and :class:`HarvestWriteError` (an ``OSError``) when the disk
+    is full or ``out`` cannot be written: a JSONL file is cut back to its last checkpoint, so
+    it stays readable.
     """
     if format not in ("parquet", "jsonl"):
         raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
@@ -174,57 +198,90 @@ def harvest(
             "chunks": 0,
         }
         state.update(writer.position())
+        state["run"] = new_run("harvest", state)
         write_json_atomically(ckpt_path, state, store)
     else:
         writer.rewind(state)
+        if isinstance(writer, ParquetParts):
+            writer.schema = own_schema(store, path, state) or writer.schema
+        if "request_log" in state:
+            manifest.log.rewind(int(state["request_log"]))
+        if update and state["next"] is None:
+            state["run"] = new_run("update", {**state, "run": state.get("run") or first_run(manifest, state)})
+            state["next"] = {"cursor": None}
+            write_json_atomically(ckpt_path, state, store)
+            resumed = False
+    run: dict[str, Any] = state.get("run") or first_run(manifest, state)
+    state["run"] = run
 
     def result() -> HarvestResult:
+        finished = state["next"] is None
+        new_ids: tuple[str, ...] = ()
+        if finished and run["kind"] == "update":
+            new_ids = tuple(map(shown_id, stored_records(store, path, format, _run_written(run, state))))
         return HarvestResult(
             out=Path(path),
             checkpoint=Path(ckpt_path),
             format=format,
             records=state["records"],
             chunks=state["chunks"],
-            done=state["next"] is None,
+            done=finished,
             resumed=resumed,
             manifest=Path(where),
             url=None if store.local else str(out),
+            added=state["records"] - run["records_from"],
+            new_ids=new_ids,
         )
 
-    def save_manifest() -> None:
+    def save_manifest(*, boundary: bool) -> None:
+        finished = state["next"] is None
         manifest.count("records", state["records"])
         manifest.count("chunks", state["chunks"])
-        manifest.save(finished=state["next"] is None)
+        sync_entries(manifest, state, finished)
+        if finished:
+            manifest.recount()
+        if boundary or finished:
+            manifest.save(finished=finished)
+        else:
+            manifest.save_if_due()
 
     if state["next"] is None:
         if not store.exists(where):
-            save_manifest()
+            save_manifest(boundary=True)
         return result()
-    bar = Progress(total=limit, unit="records", listen=client._listen, initial=state["records"]) if progress else None
+    held = held_keys(store, path, format, state) if run["kind"] == "update" else None
+    save_manifest(boundary=True)  # this run counts in the manifest from its start
+    bar = Progress(total=limit, unit="records", listen=client._listen, initial=run["read"]) if progress else None
     # Chunks encoded (on the executor) and not yet written: the future of their bytes, their
-    # records, the cursor after them and the request ids of their pages. With an executor one
-    # is encoded while the next pages arrive; each is written, then checkpointed, in order.
-    chunks: deque[tuple[Future | None, int, dict[str, Any] | None, list[str]]] = deque()
+    # records, the cursor after them, the request ids of their pages and the records of the
+    # search read up to them. With an executor one is encoded while the next pages arrive;
+    # each is written, then checkpointed, in order.
+    chunks: deque[tuple[Future | None, int, dict[str, Any] | None, list[str], int]] = deque()
     ahead = 0 if executor is None else 1
 
-    def commit(future: Future | None, size: int, after: dict[str, Any] | None, request_ids: list[str]) -> None:
+    def commit(
+        future: Future | None, size: int, after: dict[str, Any] | None, request_ids: list[str], read: int
+    ) -> None:
         if future is not None:
             writer.write_encoded(state["chunks"], future.result())
             state["chunks"] += 1
             state["records"] += size
         for request_id in request_ids:
             manifest.request(request_id)
+        manifest.flush()
+        state["request_log"] = manifest.log.position()
         state["next"] = after
+        run["read"] = read
         state.update(writer.position())
         write_json_atomically(ckpt_path, state, store)
-        save_manifest()
-        if on_chunk is not None:
+        save_manifest(boundary=False)
+        if on_chunk is not None and (future is not None or after is None):
             on_chunk(result())
 
     try:
         buffer: list[dict[str, Any]] = []
         request_ids: list[str] = []
-        taken = state["records"]  # records fetched: written, in chunks in flight, in the buffer
+        taken = run["read"]  # records of the search read: written, in chunks in flight, in the buffer
         pager = client.iter_meta_search(**search, cursor=state["next"]["cursor"])
         for page in pager.pages():
             after = None if pager.next_cursor is None else {"cursor": pager.next_cursor}
@@ -240,10 +297,13 @@ def harvest(
                 total = page.total_count if limit is None else min(limit, page.total_count or limit)
                 bar.set_total(total)
                 bar.update(len(records))
+            if held is not None:
+                records = unheld(records, held)
             buffer.extend(records)
-            if len(buffer) >= chunk_size or after is None:
+            # An update checkpoints every page that leaves nothing pending: most pages add nothing.
+            if len(buffer) >= chunk_size or after is None or (held is not None and not buffer):
                 encoded = submitted(executor, encode_chunk, writer.schema, buffer) if buffer else None
-                chunks.append((encoded, len(buffer), after, request_ids))
+                chunks.append((encoded, len(buffer), after, request_ids, taken))
                 buffer, request_ids = [], []
                 while len(chunks) > (0 if after is None else ahead):
                     commit(*chunks.popleft())
@@ -254,6 +314,8 @@ def harvest(
             if future is not None:
                 future.cancel()
         writer.discard_uncommitted(Path(ckpt_path))
+        with contextlib.suppress(Exception):  # the error that ended the run is the one to raise
+            save_manifest(boundary=True)  # the counts of what is on disk
         raise
     finally:
         if bar is not None:
@@ -261,22 +323,39 @@ def harvest(
     return result()
 
 
+def _run_written(run: dict[str, Any], state: dict[str, Any]) -> tuple[int, int]:
+    """The parts (Parquet) or bytes (JSONL) the run ``run`` wrote, up to the checkpoint ``state``."""
+    if "bytes" in state:
+        return run["bytes_from"], int(state["bytes"])
+    return run["chunks_from"], int(state["chunks"])
+
+
 def _fingerprint(search: dict[str, Any], format: str, limit: int | None) -> str:
     blob = json.dumps({"params": search, "format": format, "limit": limit}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def read_records(out: str | os.PathLike[str], format: Format | None = None) -> list[dict[str, Any]]:
+def read_records(
+    out: str | os.PathLike[str], format: Format | None = None, run: int | None = None
+) -> list[dict[str, Any]]:
     """The records a harvest wrote to ``out``, a local path or an fsspec URL (``s3://...``),
-    in order (Parquet parts or JSONL lines).
+    in order (Parquet parts or JSONL lines); for a :func:`harvest_corpus` output, those of
+    its ``records`` folder.
 
     Only what a checkpoint counts is read, so a harvest interrupted mid-chunk reads exactly
     what it will keep. Each record equals the ``to_dict()`` of the record that arrived, except
     that a property the service sent as null reads as absent from Parquet; the columns
-    :func:`harvest_corpus` adds are left out (``out / "records"`` reads its records).
+    :func:`harvest_corpus` adds are left out.
+
+    Args:
+        out: the output.
+        format: ``"parquet"`` or ``"jsonl"``; None: told by ``out`` (a file is JSONL).
+        run: the records of one run entry of the manifest: ``0`` the harvest, ``1`` its
+            first update..., ``-1`` the latest; None: all of them.
 
     Raises:
-        FileNotFoundError: nothing is at ``out``."""
+        FileNotFoundError: nothing is at ``out``.
+        paperlens.ValidationError: ``run`` names no run entry of the output."""
     store, path = location(out)
     if not store.exists(path):
         raise FileNotFoundError(f"no harvest output at {store.name(path)}")
@@ -285,20 +364,45 @@ def read_records(out: str | os.PathLike[str], format: Format | None = None) -> l
         state: dict[str, Any] = json.loads(store.read(checkpoint_beside(path)))
     except FileNotFoundError:
         state = {}
+    records_path = path
+    if fmt == "parquet" and store.is_file(path / MANIFEST_NAME) and store.exists(path / "records"):
+        records_path = path / "records"  # a corpus: its records, counted by the corpus's checkpoint
     if fmt == "jsonl":
-        data = store.read(path)
-        if "bytes" in state:
-            data = data[: int(state["bytes"])]
-        return [json.loads(line) for line in data.splitlines() if line.strip()]
-    _pa, pq = pyarrow_modules()
-    parts = sorted(name for name in store.names(path) if part_index(name) >= 0)
-    if "chunks" in state:
-        parts = [name for name in parts if part_index(name) < int(state["chunks"])]
-    records: list[dict[str, Any]] = []
-    for name in parts:
-        source = str(path / name) if store.local else io.BytesIO(store.read(path / name))
-        records.extend(read_table_records(pq.read_table(source)))
-    return records
+        span = (0, int(state["bytes"]) if "bytes" in state else None)
+    else:
+        span = (0, int(state["chunks"]) if "chunks" in state else None)
+    if run is not None:
+        span = _run_span(out, state, run)
+    return list(stored_records(store, records_path, fmt, span))
+
+
+def _run_span(out: str | os.PathLike[str], state: dict[str, Any], run: int) -> tuple[int, int | None]:
+    """What run entry ``run`` of the output ``out`` wrote (see :func:`_run_written`)."""
+    manifest = output_manifest(out, request_ids=False)
+    entries = (manifest or {}).get("run_entries") or [{"chunks": [0, None], "bytes": [0, None]}]
+    if isinstance(run, bool) or not isinstance(run, int) or not -len(entries) <= run < len(entries):
+        shown = f"{len(entries)} run entr{'y' if len(entries) == 1 else 'ies'}"
+        raise invalid("run", f"must be an index of the output's run entries (it has {shown}) or None", run)
+    index = run % len(entries)
+    key = "bytes" if "bytes" in state else "chunks"
+    start, end = entries[index].get(key, [0, None])
+    if index == len(entries) - 1:  # the latest: up to the checkpoint, which a manifest may lag
+        end = int(state[key]) if key in state else None
+    return int(start), None if end is None else int(end)
+
+
+def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The manifest of the harvest at ``out`` (a path or URL; that of :func:`harvest_corpus` in
+    its directory, that of :func:`harvest` beside it, ``<out>.manifest.json``), as JSON, its
+    ``request_ids`` read from the side file where it keeps them (see
+    :mod:`paperlens._manifest`); None when there is none.
+
+    Raises:
+        HarvestError: the manifest is not valid JSON."""
+    try:
+        return output_manifest(out)
+    except ManifestError as error:
+        raise HarvestError(str(error)) from error
 
 
 def __getattr__(name: str) -> Any:

@@ -72,6 +72,14 @@ class Sandbox:
             as a service across a network takes: work that fetches full texts and figures
             is then latency-bound, as in production (``benches/bench_executor.py``).
             ``None`` (the default) answers at once.
+        hidden_share: a corpus that grows, for living reviews: about this share (0 to 1) of
+            the papers is hidden from ``/meta-search`` until :meth:`reveal` (or until
+            ``reveal_after`` requests have been answered). The records never change, so the
+            grown service is a superset of the first whose shared records are identical
+            (a bigger ``papers`` is not: its records all differ). Other operations
+            (``/content``, relations, ``/paper-schema``) see every paper all along.
+        reveal_after: reveal the hidden papers once this many authenticated requests have
+            been answered (the next one sees them); ``None``: only on :meth:`reveal`.
 
     Use it as a context manager, or call :meth:`close`.
 
@@ -100,14 +108,30 @@ class Sandbox:
         host: str = "127.0.0.1",
         port: int = 0,
         content_latency: float | None = None,
+        hidden_share: float = 0.0,
+        reveal_after: int | None = None,
     ) -> None:
         if papers < 1:
             raise ValueError(f"papers must be at least 1, got {papers}")
         if content_latency is not None and not 0 <= content_latency < 86_400:
             raise ValueError(f"content_latency must be seconds from 0 to 86400, got {content_latency}")
+        if not 0 <= hidden_share <= 1:
+            raise ValueError(f"hidden_share must be from 0 to 1, got {hidden_share}")
+        if reveal_after is not None and reveal_after < 0:
+            raise ValueError(f"reveal_after must be a number of requests >= 0, got {reveal_after}")
         limits = None if rate_limits is None else list(rate_limits.items())
         self._native = NativeSandbox(
-            papers, seed, limits, rate_limit_kind, token, int64_as_string, host, port, content_latency
+            papers,
+            seed,
+            limits,
+            rate_limit_kind,
+            token,
+            int64_as_string,
+            host,
+            port,
+            content_latency,
+            hidden_share,
+            reveal_after,
         )
         _RUNNING[self._native.base_url] = {"papers": papers, "seed": seed}
 
@@ -202,6 +226,26 @@ class Sandbox:
     def clear_requests(self) -> None:
         """Forget the recorded requests."""
         self._native.clear_requests()
+
+    def reveal(self) -> None:
+        """Reveal the papers ``hidden_share`` hid: from the next request on, ``/meta-search``
+        finds them (the corpus has grown). Idempotent.
+
+        Examples:
+            >>> from paperlens.sandbox import Sandbox
+            >>> with Sandbox(papers=200, hidden_share=0.25) as sandbox:
+            ...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
+            ...     before = client.meta_search(page_size=1).total_count
+            ...     sandbox.reveal()
+            ...     before, client.meta_search(page_size=1).total_count, sandbox.hidden
+            (155, 200, 0)
+        """
+        self._native.reveal()
+
+    @property
+    def hidden(self) -> int:
+        """How many papers ``/meta-search`` does not show yet (0 once revealed)."""
+        return self._native.hidden
 
     def close(self) -> None:
         """Stop the server; in-flight requests get a short grace period. Idempotent."""

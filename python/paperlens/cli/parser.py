@@ -30,6 +30,9 @@ from paperlens.cli.serve import serve
 from paperlens.cli.snowball_command import DESCRIPTION as SNOWBALL_DESCRIPTION
 from paperlens.cli.snowball_command import add_arguments as add_snowball_arguments
 from paperlens.cli.snowball_command import run as run_snowball
+from paperlens.cli.update_command import DESCRIPTION as UPDATE_DESCRIPTION
+from paperlens.cli.update_command import add_arguments as add_update_arguments
+from paperlens.cli.update_command import run as run_update
 from paperlens.cli.verify_command import DESCRIPTION as VERIFY_DESCRIPTION
 from paperlens.cli.verify_command import add_arguments as add_verify_arguments
 from paperlens.cli.verify_command import run as run_verify
@@ -48,6 +51,7 @@ examples:
   paperlens match < references.txt       the best record of each reference, with its confidence
   paperlens verify refs.bib              is every entry a real work, as cited? (exit 7 when not)
   paperlens harvest "quantum error correction" --out qec/ --format parquet
+  paperlens update qec/ --digest md -o new.md   add what the service gained since; a digest of it
   paperlens snowball W4000000000 W4000000001 --depth 2 --max-per-paper 100 --out network/ --graphml
   paperlens map co-citation qec/ --min-weight 2 -o qec-map/    VOSviewer map.txt and network.txt
   paperlens schema search "diffusion models" --size 5
@@ -139,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
                 "is updated after each chunk: run the same command again after an interruption to resume "
                 "with nothing lost or duplicated."
             ),
+        )
+    )
+    add_update_arguments(
+        command(
+            "update",
+            "bring harvest outputs up to date and print a digest of the new records",
+            run_update,
+            parents=[],
+            description=UPDATE_DESCRIPTION,
         )
     )
     add_snowball_arguments(
@@ -329,4 +342,17 @@ def _sandbox(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="SECONDS",
         help="a fixed wait before every /content and /resource answer, as across a network (default none)",
+    )
+    parser.add_argument(
+        "--hidden-share",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="a corpus that grows: hide this share (0-1) of the papers from /meta-search until --reveal-after",
+    )
+    parser.add_argument(
+        "--reveal-after",
+        type=int,
+        metavar="N",
+        help="reveal the hidden papers once N requests have been answered (default: never)",
     )

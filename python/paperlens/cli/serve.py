@@ -21,6 +21,8 @@ def serve(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             content_latency=args.content_latency,
+            hidden_share=args.hidden_share,
+            reveal_after=args.reveal_after,
         )
     except (ValueError, OSError, OverflowError) as error:
         print(f"paperlens sandbox: {error}", file=sys.stderr)

@@ -61,6 +61,11 @@ pub struct SandboxConfig {
     /// A fixed wait before every authenticated `/content` and `/resource` answer, as a
     /// service across a network has: harvests of full texts are then latency-bound.
     pub content_latency: Option<Duration>,
+    /// The share (0 to 1) of the papers hidden from `/meta-search` until revealed: a corpus
+    /// that grows (see [`crate::service::growth`]). 0: all visible.
+    pub hidden_share: f64,
+    /// Reveal the hidden papers once this many authenticated requests have been handled.
+    pub reveal_after: Option<u64>,
 }
 
 impl Default for SandboxConfig {
@@ -75,6 +80,8 @@ impl Default for SandboxConfig {
             rate_limit_kind: RateLimitKind::default(),
             int64_as_string: false,
             content_latency: None,
+            hidden_share: 0.0,
+            reveal_after: None,
         }
     }
 }
@@ -97,7 +104,12 @@ impl Sandbox {
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         let service_config =
             ServiceConfig { papers: config.papers, seed: config.seed, int64_as_string: config.int64_as_string };
-        let build = tokio::task::spawn_blocking(move || Service::build(service_config));
+        if !(0.0..=1.0).contains(&config.hidden_share) {
+            let message = format!("hidden_share must be from 0 to 1, got {}", config.hidden_share);
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+        }
+        let (share, reveal_after) = (config.hidden_share, config.reveal_after);
+        let build = tokio::task::spawn_blocking(move || Service::build(service_config).growing(share, reveal_after));
         let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
         let base_url = base_url_for(listener.local_addr()?);
         let service = build.await.map_err(io::Error::other)?;
@@ -152,6 +164,16 @@ impl Sandbox {
 
     pub fn clear_requests(&self) {
         self.shell.recorder.clear();
+    }
+
+    /// Reveals the papers `hidden_share` hid: from the next request on, searches see them.
+    pub fn reveal(&self) {
+        self.shell.service.reveal();
+    }
+
+    /// How many papers are hidden from searches now.
+    pub fn hidden(&self) -> usize {
+        self.shell.service.growth().hidden_count()
     }
 
     /// Stops accepting connections, cuts injected delays short, lets in-flight requests

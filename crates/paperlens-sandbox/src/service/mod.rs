@@ -4,6 +4,7 @@ pub mod corpus;
 pub mod cursor;
 pub mod error;
 pub mod fragments;
+pub mod growth;
 pub mod indexes;
 pub mod open_platform;
 pub mod paper_schema;
@@ -19,6 +20,7 @@ use bytes::Bytes;
 
 use corpus::Corpus;
 use error::ApiError;
+use growth::Growth;
 use indexes::Indexes;
 use open_platform::agentic_search::hits::HitCache;
 use open_platform::meta_catalog::CatalogCache;
@@ -91,6 +93,7 @@ pub struct Service {
     record_json: RecordJsons,
     /// Built on the first `/paper-schema` request that needs it.
     schema_index: OnceLock<SchemaIndex>,
+    growth: Growth,
 }
 
 impl Service {
@@ -105,7 +108,25 @@ impl Service {
             indexes,
             catalog_cache: CatalogCache::default(),
             schema_index: OnceLock::new(),
+            growth: Growth::default(),
         }
+    }
+
+    /// The service with about `share` of its papers hidden from `/meta-search` until
+    /// [`Service::reveal`], or until `reveal_after` requests have been handled (see [`growth`]).
+    pub fn growing(mut self, share: f64, reveal_after: Option<u64>) -> Service {
+        self.growth = Growth::new(self.corpus.papers.len(), self.config.seed, share, reveal_after);
+        self
+    }
+
+    /// Reveals the hidden papers: the corpus has grown.
+    pub fn reveal(&self) {
+        self.growth.reveal();
+    }
+
+    /// Which papers are hidden from searches now.
+    pub fn growth(&self) -> &Growth {
+        &self.growth
     }
 
     pub fn config(&self) -> &ServiceConfig {
@@ -139,6 +160,7 @@ impl Service {
     }
 
     pub fn handle(&self, request: &ServiceRequest) -> ServiceResponse {
+        self.growth.count_request();
         let method = request.method.as_str();
         let read = method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD");
         let post = method.eq_ignore_ascii_case("POST");

@@ -25,6 +25,10 @@ pub trait Collection: 'static {
         None
     }
     fn citations(record: &Self::Record) -> u32;
+    /// Whether record `index` is hidden from searches now (a growing corpus's papers).
+    fn hidden(_service: &Service, _index: u32) -> bool {
+        false
+    }
 }
 
 /// A collection's records, index and record JSON are the members of its name in the
@@ -65,6 +69,9 @@ impl Collection for Papers {
     }
     fn citations(record: &Paper) -> u32 {
         record.citation_count()
+    }
+    fn hidden(service: &Service, index: u32) -> bool {
+        service.growth().hides(index)
     }
 }
 

@@ -213,7 +213,9 @@ type SortableHit = (Vec<Option<f64>>, (u32, f64));
 fn execute<C: Collection>(corpus: &Corpus, service: &Service, plan: &Plan) -> Vec<(u32, f64)> {
     let records = C::records(corpus);
     let table = C::fields();
-    let accept = |i: u32| plan.filters.iter().all(|f| filters::matches(f, table, corpus, &records[i as usize]));
+    let accept = |i: u32| {
+        !C::hidden(service, i) && plan.filters.iter().all(|f| filters::matches(f, table, corpus, &records[i as usize]))
+    };
     let mut words = Vec::new();
     tokens(&plan.query, &mut words);
     words.sort();
