@@ -98,6 +98,9 @@ class NativeClient:
         max_concurrency: int | None = None,
         shared_pacing: bool | str | PathLike[str] | None = None,
         deadline: float | None = None,
+        max_response_bytes: int | None = None,
+        max_download_bytes: int | None = None,
+        max_compression_ratio: int | None = None,
     ) -> NativeClient: ...
     def with_options(
         self,
@@ -108,6 +111,9 @@ class NativeClient:
         max_rate_limit_wait: float | None = None,
         validate: bool | None = None,
         deadline: float | None = None,
+        max_response_bytes: int | None = None,
+        max_download_bytes: int | None = None,
+        max_compression_ratio: int | None = None,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...
