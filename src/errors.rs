@@ -23,6 +23,13 @@ impl From<PyPaperlensErr> for PyErr {
     }
 }
 
+/// `text` with the API token of every client of this process (as given or URL-encoded)
+/// replaced by `***`: what the Python layer applies to the errors it raises from answers.
+#[pyfunction]
+pub fn redact(text: &str) -> String {
+    paperlens_core::error::redact(text).into_owned()
+}
+
 /// Builds the Python exception for `error`; `paperlens.errors._from_native` picks the class.
 /// Every text is redacted (the transport already did; decoding errors come here directly).
 pub fn to_py_err(py: Python<'_>, error: Error) -> PyErr {

@@ -361,3 +361,12 @@ def test_the_new_errors_survive_pickling():
         paperlens.PagingLoopError,
         "r2",
     )
+
+
+def test_a_token_quoted_by_a_decode_error_of_the_python_layer_is_redacted(make_client, httpserver: HTTPServer, caplog):
+    page = {**meta_search_page(1), "total_count": f"about {TOKEN}"}
+    httpserver.expect_request("/meta-search").respond_with_json(page, headers={"X-Request-ID": f"id-{TOKEN}"})
+    with pytest.raises(paperlens.ResponseDecodeError) as caught:
+        make_client().meta_search("q")
+    assert str(caught.value) == "expected an integer, got 'about ***'"
+    assert caught.value.request_id == "id-***" and leaks(caught.value, caplog.records) == []

@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "columns",
     "read_bibtex",
+    "redact",
     "undecoded_rows",
 ]
 __version__: str
@@ -63,6 +64,10 @@ class LazyField:
         whole: Callable[[Any, type[Any], str], Any],
     ) -> LazyField: ...
     def __get__(self, instance: Any, owner: type[Any] | None = None, /) -> Any: ...
+
+# -- errors (src/errors.rs) ----------------------------------------------------------------
+
+def redact(text: str) -> str: ...
 
 # -- BibTeX (src/bibtex.rs) ----------------------------------------------------------------
 

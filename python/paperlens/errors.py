@@ -321,9 +321,12 @@ class ResponseDecodeError(PaperlensError):
     """
 
     def __init__(self, message: str, *, status: int | None = None, request_id: str | None = None) -> None:
-        super().__init__(message)
+        # Raised by the Python layer too, quoting answers: the token is taken out here as well.
+        from paperlens._paperlens import redact
+
+        super().__init__(redact(message))
         self.status = status
-        self.request_id = request_id
+        self.request_id = None if request_id is None else redact(request_id)
 
 
 class ResponseTooLargeError(ResponseDecodeError):
