@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use paperlens_core::config::{self, seconds, SharedPacing};
+use paperlens_core::config::{self, seconds, BoundsInput, SharedPacing};
 use paperlens_core::operation::as_given;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
 use pyo3::exceptions::PyValueError;
@@ -56,6 +56,31 @@ fn max_concurrency_input(value: Option<i64>) -> Result<Option<usize>, Error> {
         .transpose()
 }
 
+/// A read bound as Python gives it: `None` (the default, or the client's) or a positive int.
+fn bound_input(name: &str, value: Option<i64>) -> Result<Option<u64>, Error> {
+    value
+        .map(|n| {
+            u64::try_from(n)
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| Error::Configuration(format!("{name} must be at least 1, got {n}")))
+        })
+        .transpose()
+}
+
+/// The three read bounds as Python gives them.
+fn bounds_input(
+    max_response_bytes: Option<i64>,
+    max_download_bytes: Option<i64>,
+    max_compression_ratio: Option<i64>,
+) -> Result<BoundsInput, Error> {
+    Ok(BoundsInput {
+        max_response_bytes: bound_input("max_response_bytes", max_response_bytes)?,
+        max_download_bytes: bound_input("max_download_bytes", max_download_bytes)?,
+        max_compression_ratio: bound_input("max_compression_ratio", max_compression_ratio)?,
+    })
+}
+
 /// `shared_pacing` as Python gives it: `False`/`None` (off), `True` (the default file), a path,
 /// or a `scheme://` URL (the core accepts Redis ones).
 fn shared_pacing_input(value: Option<&Bound<'_, PyAny>>) -> PyResult<SharedPacing> {
@@ -89,7 +114,8 @@ impl NativeClient {
     #[pyo3(signature = (*, api_token, base_url, timeout, connect_timeout, max_retries, retry_backoff,
                         max_rate_limit_wait, service_source, rate_limits, validate, user_agent,
                         cache_dir=None, cache_ttl=None, ca_bundle=None, proxy=None, max_concurrency=None,
-                        shared_pacing=None, deadline=None))]
+                        shared_pacing=None, deadline=None, max_response_bytes=None, max_download_bytes=None,
+                        max_compression_ratio=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -111,6 +137,9 @@ impl NativeClient {
         max_concurrency: Option<i64>,
         shared_pacing: Option<&Bound<'_, PyAny>>,
         deadline: Option<f64>,
+        max_response_bytes: Option<i64>,
+        max_download_bytes: Option<i64>,
+        max_compression_ratio: Option<i64>,
     ) -> PyResult<NativeClient> {
         let input = ConfigInput {
             api_token,
@@ -132,6 +161,8 @@ impl NativeClient {
             proxy,
             max_concurrency: max_concurrency_input(max_concurrency).map_err(PyPaperlensErr::from)?,
             shared_pacing: shared_pacing_input(shared_pacing)?,
+            bounds: bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)
+                .map_err(PyPaperlensErr::from)?,
         };
         let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(PyPaperlensErr::from)?;
         let events = Arc::new(PythonLog::new(py)?);
@@ -141,7 +172,8 @@ impl NativeClient {
 
     /// A client sharing this one's connection pool and pacing, with other call settings.
     #[pyo3(signature = (*, timeout=None, max_retries=None, retry_backoff=None, max_rate_limit_wait=None, validate=None,
-                        deadline=None))]
+                        deadline=None, max_response_bytes=None, max_download_bytes=None, max_compression_ratio=None))]
+    #[allow(clippy::too_many_arguments)]
     fn with_options(
         &self,
         timeout: Option<f64>,
@@ -150,8 +182,13 @@ impl NativeClient {
         max_rate_limit_wait: Option<f64>,
         validate: Option<bool>,
         deadline: Option<f64>,
+        max_response_bytes: Option<i64>,
+        max_download_bytes: Option<i64>,
+        max_compression_ratio: Option<i64>,
     ) -> Result<NativeClient, PyPaperlensErr> {
         let mut config = self.transport.config().clone();
+        config.bounds =
+            config.bounds.with(bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)?)?;
         if let Some(t) = timeout {
             config.timeout = seconds("timeout", t)?;
         }

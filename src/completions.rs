@@ -13,19 +13,24 @@ use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use tokio::task::AbortHandle;
 
 use crate::errors::PyPaperlensErr;
 use crate::operation::Answer;
-use crate::runtime::runtime;
+use crate::runtime::{panic_message, runtime};
 
-/// What a finished task delivers.
+/// What a task gives when it finishes.
 type Outcome = Result<Answer, PyPaperlensErr>;
+
+/// What a finished task delivers: its outcome, or the message of its panic (made a Python
+/// exception on the loop's thread, where the GIL is).
+type Delivered = Result<Outcome, String>;
 
 #[derive(Default)]
 struct Queues {
-    done: Vec<(u64, Outcome)>,
+    done: Vec<(u64, Delivered)>,
     running: HashMap<u64, AbortHandle>,
 }
 
@@ -40,7 +45,7 @@ impl Shared {
     }
 
     /// Called by a finished task (no GIL).
-    fn finish(&self, id: u64, outcome: Outcome) {
+    fn finish(&self, id: u64, outcome: Delivered) {
         let mut queues = self.queues();
         queues.running.remove(&id);
         queues.done.push((id, outcome));
@@ -58,13 +63,21 @@ pub struct Completions {
 }
 
 impl Completions {
-    /// Runs `task` on the runtime, remembered under `id` until it finishes or is cancelled.
+    /// Runs `task` on the runtime, remembered under `id` until it finishes or is cancelled;
+    /// a task that panics delivers that as an error, so that its awaiter never waits forever.
     /// The queue stays locked while spawning, so the task cannot finish before it is remembered.
     pub fn spawn(&self, id: u64, task: impl Future<Output = Outcome> + Send + 'static) {
         let shared = self.shared.clone();
         let mut queues = self.shared.queues();
-        let handle = runtime().spawn(async move { shared.finish(id, task.await) });
+        let handle = runtime().spawn(task);
         queues.running.insert(id, handle.abort_handle());
+        runtime().spawn(async move {
+            match handle.await {
+                Ok(outcome) => shared.finish(id, Ok(outcome)),
+                Err(failure) if failure.is_panic() => shared.finish(id, Err(panic_message(failure.into_panic()))),
+                Err(_cancelled) => {}
+            }
+        });
     }
 }
 
@@ -100,8 +113,12 @@ impl Completions {
     }
 }
 
-fn deliver(py: Python<'_>, id: u64, outcome: Outcome) -> (u64, bool, Py<PyAny>) {
-    match outcome.map_err(PyErr::from).and_then(|answer| answer.into_pyobject(py)) {
+fn deliver(py: Python<'_>, id: u64, delivered: Delivered) -> (u64, bool, Py<PyAny>) {
+    let outcome = match delivered {
+        Ok(outcome) => outcome.map_err(PyErr::from),
+        Err(panic) => Err(PyRuntimeError::new_err(panic)),
+    };
+    match outcome.and_then(|answer| answer.into_pyobject(py)) {
         Ok(value) => (id, true, value.unbind()),
         Err(error) => (id, false, error.into_value(py).into_any()),
     }

@@ -23,8 +23,17 @@ impl From<PyPaperlensErr> for PyErr {
     }
 }
 
+/// `text` with the API token of every client of this process (as given or URL-encoded)
+/// replaced by `***`: what the Python layer applies to the errors it raises from answers.
+#[pyfunction]
+pub fn redact(text: &str) -> String {
+    paperlens_core::error::redact(text).into_owned()
+}
+
 /// Builds the Python exception for `error`; `paperlens.errors._from_native` picks the class.
+/// Every text is redacted (the transport already did; decoding errors come here directly).
 pub fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
+    let error = error.redacted();
     match build(py, &error) {
         Ok(exception) => PyErr::from_value(exception),
         Err(failed) => failed,
@@ -64,6 +73,13 @@ fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {
             fields.set_item("request_id", request_id)?;
             fields.set_item("status", status)?;
             "decode"
+        }
+        Error::TooLarge { request_id, status, bound, limit, .. } => {
+            fields.set_item("request_id", request_id)?;
+            fields.set_item("status", status)?;
+            fields.set_item("bound", bound)?;
+            fields.set_item("limit", limit)?;
+            "too_large"
         }
         Error::Io { request_id, errno, .. } => {
             fields.set_item("request_id", request_id)?;

@@ -27,6 +27,7 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rows::columns, m)?)?;
     m.add_function(wrap_pyfunction!(bibtex::read_bibtex, m)?)?;
     m.add_function(wrap_pyfunction!(rows::undecoded_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::redact, m)?)?;
     Ok(())
 }
 

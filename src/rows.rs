@@ -7,7 +7,7 @@ use std::ops::Range;
 use jiter::{Jiter, JiterResult, Peek};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use paperlens_core::decode_replacing_lone_surrogates;
@@ -116,7 +116,7 @@ impl Row {
     }
 
     /// The whole object, decoded; the value of a property named in `ints` that is a string
-    /// (an integer sent as digits) becomes `convert(value, request_id)`.
+    /// (an integer sent as digits) or a float becomes `convert(value, request_id)`.
     #[pyo3(signature = (ints=None, convert=None, request_id=None))]
     fn loads<'py>(
         &self,
@@ -128,7 +128,7 @@ impl Row {
         let value = loads(py, &self.text)?;
         if let (Some(ints), Some(convert), Ok(object)) = (ints, convert, value.cast::<PyDict>()) {
             for name in ints {
-                if let Some(found) = object.get_item(&name)?.filter(|v| v.is_instance_of::<PyString>()) {
+                if let Some(found) = object.get_item(&name)?.filter(|v| not_int(v)) {
                     object.set_item(&name, convert.call1((found, request_id))?)?;
                 }
             }
@@ -180,7 +180,7 @@ pub struct LazyField {
     /// What an absent or null value reads as (`[]` for a list of resources is made afresh).
     empty_list: bool,
     /// `(value, request_id) -> typed value`, for a value that is not null: integers sent as
-    /// strings, nested resources; `int_only` calls it for strings alone.
+    /// strings, nested resources; `int_only` calls it for strings and floats alone.
     convert: Option<Py<PyAny>>,
     int_only: bool,
     /// `(obj, owner, name) -> value`: decodes the row whole and reads the field.
@@ -217,7 +217,7 @@ impl LazyField {
                 value = new_list(py, std::iter::empty())?.into_any();
             }
         } else if let Some(convert) = &self.convert {
-            if !self.int_only || value.is_instance_of::<PyString>() {
+            if !self.int_only || not_int(&value) {
                 value = convert.bind(py).call1((value, obj.getattr(intern!(py, "_request_id"))?))?;
             }
         }
@@ -226,6 +226,12 @@ impl LazyField {
         generic_set(obj, name, &value)?;
         Ok(value)
     }
+}
+
+/// Whether an integer field's value needs its conversion: digits sent as a string, or a
+/// float (`1e3` becomes an int; `12.5` and `1e400`, infinity, are refused).
+fn not_int(value: &Bound<'_, PyAny>) -> bool {
+    value.is_instance_of::<PyString>() || value.is_instance_of::<PyFloat>()
 }
 
 /// The results of a list of resources: each [`Row`] of `values` a new instance of `undecoded`

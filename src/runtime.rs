@@ -30,13 +30,41 @@ pub fn this_process() -> u64 {
     fork::generation()
 }
 
-/// An asyncio awaitable of `future`, run on [`runtime`].
+/// An asyncio awaitable of `future`, run on [`runtime`]: a panic in it raises
+/// `RuntimeError` in the awaiter (never a `PanicException`), and cancelling the awaitable
+/// stops it.
 pub fn awaitable<F, T>(py: Python<'_>, future: F) -> PyResult<Bound<'_, PyAny>>
 where
     F: Future<Output = PyResult<T>> + Send + 'static,
     T: for<'py> IntoPyObject<'py> + Send + 'static,
 {
-    generic::future_into_py::<OurRuntime, F, T>(py, future)
+    let mut task = AbortOnDrop(runtime().spawn(future));
+    generic::future_into_py::<OurRuntime, _, T>(py, async move {
+        match (&mut task.0).await {
+            Ok(answer) => answer,
+            Err(failure) if failure.is_panic() => Err(PyRuntimeError::new_err(panic_message(failure.into_panic()))),
+            Err(cancelled) => Err(PyRuntimeError::new_err(format!("paperlens task failed: {cancelled}"))),
+        }
+    })
+}
+
+/// A task of the runtime stopped when what awaits it is dropped (a cancelled awaitable).
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What a task that panicked tells its awaiter.
+pub fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    format!("paperlens internal error (please report it): the request task panicked: {what}")
 }
 
 /// [`runtime`] as pyo3-async-runtimes sees it (its own `tokio` one is built once per process
@@ -88,7 +116,11 @@ where
     loop {
         let polled = py.detach(|| runtime().block_on(async { tokio::time::timeout(SIGNAL_CHECK, &mut handle).await }));
         match polled {
-            Ok(joined) => return joined.map_err(|e| PyRuntimeError::new_err(format!("paperlens task failed: {e}"))),
+            Ok(Ok(answer)) => return Ok(answer),
+            Ok(Err(failure)) if failure.is_panic() => {
+                return Err(PyRuntimeError::new_err(panic_message(failure.into_panic())))
+            }
+            Ok(Err(failure)) => return Err(PyRuntimeError::new_err(format!("paperlens task failed: {failure}"))),
             Err(_still_running) => {
                 if let Err(interrupt) = py.check_signals() {
                     handle.abort();

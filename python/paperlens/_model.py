@@ -279,7 +279,7 @@ def _typed(
         )
     plan = cls.__dict__.get("_plan") or _plan(cls)
     for name in plan.ints:
-        if type(raw.get(name)) is str:
+        if type(raw.get(name)) in _NOT_INT:
             raw[name] = _int(raw[name], request_id)
     for name, convert in plan.nested_convert:
         value = raw.get(name)
@@ -480,7 +480,7 @@ class _Plan:
             return wire
         for name in self.ints:
             value = wire.get(name)
-            if type(value) is str:
+            if type(value) in _NOT_INT:
                 wire[name] = _int(value, request_id)
         for name, nested, many in self.nested:
             value = wire.get(name)
@@ -556,8 +556,20 @@ def _is_model(hint: Any) -> bool:
     return isinstance(hint, type) and issubclass(hint, Model)
 
 
+#: The types of an integer field's wire values that :func:`_int` turns into ints (or refuses).
+_NOT_INT = frozenset((str, float))
+
+
 def _int(value: Any, request_id: str | None) -> Any:
-    """Integers may arrive as JSON strings of digits; they become ints."""
+    """Integers may arrive as JSON strings of digits, or as numbers with an exponent or a zero
+    fraction (``1e3``, ``12.0``); they become ints. Anything else (``12.5``, ``1e400``, which
+    reads as infinity) is the service's error."""
+    if type(value) is float:
+        if value.is_integer():
+            return int(value)
+        raise ResponseDecodeError(
+            f"expected an integer, got {value!r} (request_id={request_id})", request_id=request_id
+        )
     if type(value) is str:
         try:
             return int(value)
@@ -597,7 +609,7 @@ def wire_columns(cls: type[Model], items: list[Any], strings: frozenset[str] = f
         return None
     for name in plan.ints:
         values = wire.get(name)
-        if values is not None and str in set(map(type, values)):
+        if values is not None and not _NOT_INT.isdisjoint(map(type, values)):
             wire[name] = [_int(v, item._request_id) for v, item in zip(values, items, strict=True)]
     for name in plan.lists:
         values = wire.get(name)

@@ -21,6 +21,7 @@ from paperlens._contract import (
 )
 from paperlens._progress import Listen, Progress
 from paperlens._result import Paged
+from paperlens.errors import PagingLoopError, ResponseDecodeError
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -29,6 +30,60 @@ P = TypeVar("P")
 class PageCapWarning(UserWarning):
     """Iteration stopped at the service's 10000-record cap of page-numbered paging
     (:data:`PAGE_DEPTH_CAP`)."""
+
+
+class Trail:
+    """Where one walk over pages has been: the cursors it followed (``ordered=False``), or the
+    offset it reached (``ordered=True``). The service answering a cursor the walk already
+    followed, or an offset that does not advance, leads it in a loop: :meth:`follows` refuses
+    that step, and :attr:`error` says why.
+
+    Args:
+        name: the answer's field that gives the next position (``next_cursor``, ``next_offset``).
+        start: the position of the walk's first request (a cursor to resume from, an offset).
+        ordered: positions must grow (offsets), rather than never repeat (cursors).
+    """
+
+    def __init__(self, name: str, start: Any = None, *, ordered: bool = False) -> None:
+        self.name = name
+        self.ordered = ordered
+        self.error: PagingLoopError | None = None
+        self._last = start
+        self._seen = set() if start is None or ordered else {_key(start)}
+
+    def follows(self, position: Any, request_id: str | None) -> bool:
+        """Whether the walk may go on to ``position``, which the answer of ``request_id`` gave;
+        False (and :attr:`error` set) when that would loop."""
+        if self.ordered and (type(position) is not int or (self._last is not None and position <= self._last)):
+            after = "" if self._last is None else f" past offset {self._last}"
+            why = f"which does not advance{after}: reading on would fetch the same text again"
+        elif not self.ordered and _key(position) in self._seen:
+            why = "a position this walk already followed: following it would fetch the same pages again"
+        else:
+            self._seen.add(_key(position))
+            self._last = position
+            return True
+        self.error = PagingLoopError(
+            f"the service answered {self.name}={_shown(position)}, {why} (stopped; what came before was "
+            f"delivered once) (request_id={request_id})",
+            request_id=request_id,
+        )
+        return False
+
+    def check(self) -> None:
+        """Raises the loop that ended the walk, if one did."""
+        if self.error is not None:
+            raise self.error
+
+
+def _key(position: Any) -> str:
+    """A cursor as a set keeps it (a hostile one may be a list)."""
+    return position if isinstance(position, str) else repr(position)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 class Paging(Generic[P]):
@@ -64,6 +119,11 @@ class Paging(Generic[P]):
 
     def resume_token(self, params: dict[str, Any] | None) -> Any:
         """What the caller passes back to continue at ``params`` (None: nothing left)."""
+        return None
+
+    def trail(self, first: dict[str, Any]) -> Trail | None:
+        """The trail of a walk starting at ``first``; None when its positions cannot repeat
+        (page numbers, counted here)."""
         return None
 
 
@@ -109,6 +169,9 @@ class MetaSearchPaging(Paging[Any]):
             return None
         return params.get("page") if self.boosted else params.get("cursor")
 
+    def trail(self, first: dict[str, Any]) -> Trail | None:
+        return None if self.boosted else Trail("next_cursor", first.get("cursor"))
+
 
 class PageNumberPaging(Paging[Any]):
     """Page numbers until ``total_pages`` (``/meta-paper-relations``)."""
@@ -137,7 +200,14 @@ class OffsetPaging(Paging[Any]):
     """``/content`` pages: follows ``next_offset`` until ``more`` is false."""
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
-        return {**params, "offset": page.next_offset} if page.more else None
+        if not page.more:
+            return None
+        if page.next_offset is None:
+            raise ResponseDecodeError(
+                f"the service answered more=true without a next_offset (request_id={page.request_id})",
+                request_id=page.request_id,
+            )
+        return {**params, "offset": page.next_offset}
 
     def items(self, page: Any) -> list[Any]:
         return [page]
@@ -148,6 +218,9 @@ class OffsetPaging(Paging[Any]):
     def resume_token(self, params: dict[str, Any] | None) -> Any:
         return None if params is None else params.get("offset")
 
+    def trail(self, first: dict[str, Any]) -> Trail | None:
+        return Trail("next_offset", first.get("offset") or 0, ordered=True)
+
 
 class CursorPaging(Paging[Any]):
     """Opaque ``next_cursor`` tokens passed back unchanged until a null or empty one
@@ -157,10 +230,7 @@ class CursorPaging(Paging[Any]):
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         cursor = page.next_cursor
-        # The same cursor again would fetch the same page forever.
-        if not cursor or cursor == params.get("cursor"):
-            return None
-        return {**params, "cursor": cursor}
+        return {**params, "cursor": cursor} if cursor else None
 
     def items(self, page: Any) -> list[Any]:
         items: list[Any] = page.items
@@ -173,6 +243,9 @@ class CursorPaging(Paging[Any]):
 
     def resume_token(self, params: dict[str, Any] | None) -> Any:
         return None if params is None else params.get("cursor")
+
+    def trail(self, first: dict[str, Any]) -> Trail | None:
+        return Trail("next_cursor", first.get("cursor"))
 
 
 class _Base(Paged, Generic[T]):
@@ -198,6 +271,7 @@ class _Base(Paged, Generic[T]):
         self._listen = listen
         self._next: Any = None
         self._page: Any = None  # the last page fetched
+        self._trail: Trail | None = None  # of the latest walk of ``pages()``
 
     @property
     def next_cursor(self) -> Any:
@@ -219,12 +293,23 @@ class _Base(Paged, Generic[T]):
             total = self._limit if total is None else min(total, self._limit)
         bar.set_total(total)
 
-    def _received(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
-        """Records a fetched page; returns the parameters of the next request (None: last)."""
+    def _received(self, params: dict[str, Any], page: Any, trail: Trail | None) -> dict[str, Any] | None:
+        """Records a fetched page; returns the parameters of the next request (None: last, or
+        a step that would loop: ``trail.error`` says so, and nothing is left to resume)."""
         self._page = page
         following = self._paging.after(params, page)
+        if following is not None and trail is not None:
+            position = self._paging.resume_token(following)
+            if not trail.follows(position, getattr(page, "request_id", None)):
+                following = None
         self._next = self._paging.resume_token(following)
         return following
+
+    def _raise_loop(self) -> None:
+        """Raises the loop that ended the latest walk of ``pages()``, for a caller that stops
+        taking pages once ``next_cursor`` is None (a loop also makes it None)."""
+        if self._trail is not None:
+            self._trail.check()
 
     @contextmanager
     def _walk(self) -> Iterator[_Walk]:
@@ -319,11 +404,15 @@ class Paginator(_Base[T], Citable):
             ...     print(page.total_count, len(page.results))
             97 97
         """
-        params: dict[str, Any] | None = self._paging.first(self._limit)
+        first = self._paging.first(self._limit)
+        trail = self._trail = self._paging.trail(first)
+        params: dict[str, Any] | None = first
         while params is not None:
             page = self._fetch(params)
-            params = self._received(params, page)
+            params = self._received(params, page, trail)
             yield page
+        if trail is not None:
+            trail.check()
 
     def _pages_ahead(self, walk: _Walk) -> Iterator[Any]:
         """``pages()`` for a walk that takes every item: the request of the next page starts
@@ -331,14 +420,19 @@ class Paginator(_Base[T], Citable):
         walk's limit (no request is made that the walk would not use). An iteration that the
         user can stop at any item (``for``) never asks ahead."""
         params = self._paging.first(self._limit)
+        trail = self._paging.trail(params)
         page = self._fetch(params)
         while True:
-            following = self._received(params, page)
+            following = self._received(params, page, trail)
             ahead = None
             if following is not None and self._start is not None and not walk.filled_by(page):
                 ahead = self._start(following)
             yield page
-            if following is None or walk.done:
+            if walk.done:
+                return
+            if following is None:
+                if trail is not None:
+                    trail.check()
                 return
             page = self._fetch(following) if ahead is None else ahead()
             params = following
@@ -398,11 +492,15 @@ class AsyncPaginator(_Base[T]):
 
     async def pages(self) -> AsyncIterator[Any]:
         """The pages themselves, one request each: ``async for page in it.pages()``."""
-        params: dict[str, Any] | None = self._paging.first(self._limit)
+        first = self._paging.first(self._limit)
+        trail = self._trail = self._paging.trail(first)
+        params: dict[str, Any] | None = first
         while params is not None:
             page = await self._fetch(params)
-            params = self._received(params, page)
+            params = self._received(params, page, trail)
             yield page
+        if trail is not None:
+            trail.check()
 
     async def _pages_ahead(self, walk: _Walk) -> AsyncIterator[Any]:
         """``Paginator._pages_ahead``, awaited: the next page's request is a task, sent before
@@ -410,16 +508,21 @@ class AsyncPaginator(_Base[T]):
         import asyncio  # imported by the first async call, not by paperlens
 
         params = self._paging.first(self._limit)
+        trail = self._paging.trail(params)
         page = await self._fetch(params)
         ahead: asyncio.Future[Any] | None = None
         try:
             while True:
-                following = self._received(params, page)
+                following = self._received(params, page, trail)
                 if following is not None and not walk.filled_by(page):
                     ahead = asyncio.ensure_future(self._fetch(following))
                     await asyncio.sleep(0)  # the task's first step sends the request
                 yield page
-                if following is None or walk.done:
+                if walk.done:
+                    return
+                if following is None:
+                    if trail is not None:
+                        trail.check()
                     return
                 page = await self._fetch(following) if ahead is None else await ahead
                 ahead, params = None, following

@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "columns",
     "read_bibtex",
+    "redact",
     "undecoded_rows",
 ]
 __version__: str
@@ -64,6 +65,10 @@ class LazyField:
     ) -> LazyField: ...
     def __get__(self, instance: Any, owner: type[Any] | None = None, /) -> Any: ...
 
+# -- errors (src/errors.rs) ----------------------------------------------------------------
+
+def redact(text: str) -> str: ...
+
 # -- BibTeX (src/bibtex.rs) ----------------------------------------------------------------
 
 def read_bibtex(
@@ -98,6 +103,9 @@ class NativeClient:
         max_concurrency: int | None = None,
         shared_pacing: bool | str | PathLike[str] | None = None,
         deadline: float | None = None,
+        max_response_bytes: int | None = None,
+        max_download_bytes: int | None = None,
+        max_compression_ratio: int | None = None,
     ) -> NativeClient: ...
     def with_options(
         self,
@@ -108,6 +116,9 @@ class NativeClient:
         max_rate_limit_wait: float | None = None,
         validate: bool | None = None,
         deadline: float | None = None,
+        max_response_bytes: int | None = None,
+        max_download_bytes: int | None = None,
+        max_compression_ratio: int | None = None,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...

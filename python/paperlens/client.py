@@ -168,6 +168,9 @@ class _ClientBase:
         shared_pacing: bool | str | os.PathLike[str] = False,
         max_concurrency: int | None = None,
         deadline: float | None = None,
+        max_response_bytes: int = 256 * 2**20,
+        max_download_bytes: int = 2**30,
+        max_compression_ratio: int = 100,
     ) -> None:
         """Creates a client; no request is sent until the first call.
 
@@ -214,12 +217,19 @@ class _ClientBase:
                 and each command are bounded by ``connect_timeout``.
             max_concurrency: at most this many requests of this client (and of the clients
                 ``with_options`` derives from it) in flight at once; None: 16.
+            max_response_bytes: the largest answer read into memory (decompressed bytes), 256 MiB
+                by default; a larger one raises ``ResponseTooLargeError`` having kept nothing.
+            max_download_bytes: the largest resource a download writes to disk, 1 GiB by default;
+                past it the download raises ``ResponseTooLargeError`` and leaves no file.
+            max_compression_ratio: how many times its compressed size a gzip answer may grow
+                (past its first MiB); more is a compression bomb: ``ResponseTooLargeError``.
 
         Raises:
             ConfigurationError: a missing token or base URL (the message names the variable),
                 a plain-http base URL that is not loopback, an invalid ``service_source``, a
                 CA bundle that cannot be read, or a ``shared_pacing`` store that cannot be used
-                (a URL of another scheme than Redis's included).
+                (a URL of another scheme than Redis's included), or a duration that is negative,
+                not finite or beyond 1e9 s, or a read bound below 1 (the message names it).
         """
         self._settings = _Settings((name, value) for name, value in locals().items() if name != "self")
         self._overrides = {}
@@ -242,6 +252,9 @@ class _ClientBase:
             shared_pacing=shared_pacing,
             max_concurrency=max_concurrency,
             deadline=deadline,
+            max_response_bytes=max_response_bytes,
+            max_download_bytes=max_download_bytes,
+            max_compression_ratio=max_compression_ratio,
         )
 
     @property
@@ -324,6 +337,9 @@ class _ClientBase:
         validate: bool | None = None,
         retry_backoff: float | None = None,
         deadline: float | None = None,
+        max_response_bytes: int | None = None,
+        max_download_bytes: int | None = None,
+        max_compression_ratio: int | None = None,
     ) -> Self:
         """A client with other call settings, sharing this one's connections, pacing and cache.
 
@@ -335,6 +351,9 @@ class _ClientBase:
             retry_backoff: the first retry backoff, in seconds; None keeps this client's.
             deadline: seconds a whole call may take, retries and waits included; None keeps
                 this client's, ``math.inf`` removes it.
+            max_response_bytes: the largest answer read into memory; None keeps this client's.
+            max_download_bytes: the largest download written to disk; None keeps this client's.
+            max_compression_ratio: how far a gzip answer may grow; None keeps this client's.
 
         Returns:
             A client of the same class (``Client`` or ``AsyncClient``).

@@ -78,6 +78,7 @@ from paperlens._ids import normalize_id
 from paperlens._manifest import MANIFEST_NAME, ManifestRecorder
 from paperlens._operation import AsyncCaller, Call, Plan, workflow
 from paperlens._output_guard import guarded_plan, resumable
+from paperlens._pagination import Trail
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
 from paperlens._store import location
@@ -400,6 +401,7 @@ def _harvest(
                 if bar is not None:
                     bar.set_total(harvest.expected())
             yield from harvest.write_documents(bar)
+        harvest.check_loops()
     except BaseException:
         harvest.save_manifest()  # counts what is on disk, the documents of the unfinished page included
         raise
@@ -450,6 +452,8 @@ class _Harvest:
         #: The figures of those documents that cannot be written (``SkippedFigure`` fields).
         self.skipped: list[dict[str, str]] = []
         state.setdefault("skipped_figures", [])  # a checkpoint of a version without them
+        #: The cursors followed in this run, by batch of ids: one answered again ends the batch.
+        self.trails: dict[int, Trail] = {}
 
     @property
     def done(self) -> bool:
@@ -460,6 +464,11 @@ class _Harvest:
         if self.limit is not None:
             return self.limit if total is None else min(self.limit, total)
         return total
+
+    def check_loops(self) -> None:
+        """Raises the loop of cursors that ended a batch early, if the service made one."""
+        for trail in self.trails.values():
+            trail.check()
 
     def fetch_records(self) -> Plan[None]:
         """The next page of records, kept in the checkpoint before any document is fetched."""
@@ -477,6 +486,9 @@ class _Harvest:
         )
         records = [r.to_dict() for r in page.results]
         cursor = page.next_cursor if records else None
+        trail = self.trails.setdefault(at["batch"], Trail("next_cursor", at["cursor"]))
+        if cursor and not trail.follows(cursor, page.request_id):
+            cursor = None  # this page's records are written; the loop is raised at the end
         pending: dict[str, Any] = {"request_id": page.request_id, "not_found": []}
         if self.ids is None:
             # Kept in the checkpoint: a resumed run may never fetch a page itself.

@@ -17,6 +17,8 @@ PaperlensError
 │   └── BibTeXSyntaxError    a BibTeX file that cannot be read, .key, .line
 ├── ConfigurationError       a missing or invalid setting (also a ValueError)
 ├── ResponseDecodeError      a success answer that is not what the contract says
+│   ├── ResponseTooLargeError an answer past a read bound, .bound, .limit
+│   └── PagingLoopError      a cursor already followed, an offset that does not advance
 └── ResourceWriteError       a download could not be written (also an OSError)
 ```
 
@@ -43,6 +45,7 @@ __all__ = [
     "ConfigurationError",
     "GatewayTimeoutError",
     "NotFoundError",
+    "PagingLoopError",
     "PaperlensError",
     "PartialResultWarning",
     "PermissionDeniedError",
@@ -50,6 +53,7 @@ __all__ = [
     "RateLimitError",
     "ResourceWriteError",
     "ResponseDecodeError",
+    "ResponseTooLargeError",
     "ServerError",
     "ValidationError",
 ]
@@ -317,9 +321,57 @@ class ResponseDecodeError(PaperlensError):
     """
 
     def __init__(self, message: str, *, status: int | None = None, request_id: str | None = None) -> None:
-        super().__init__(message)
+        # Raised by the Python layer too, quoting answers: the token is taken out here as well.
+        from paperlens._paperlens import redact
+
+        super().__init__(redact(message))
         self.status = status
-        self.request_id = request_id
+        self.request_id = None if request_id is None else redact(request_id)
+
+
+class ResponseTooLargeError(ResponseDecodeError):
+    """A successful answer larger than a read bound of the client: reading stopped at the
+    bound and nothing of the answer was kept (a download leaves no file). The message names
+    the bound, its value and how to raise it.
+
+    Attributes:
+        bound: the client option that bounds it: ``max_response_bytes`` (an answer read into
+            memory), ``max_download_bytes`` (a download to disk) or ``max_compression_ratio``
+            (a gzip answer that grows past that many times its compressed size).
+        limit: the option's value.
+
+    Examples:
+        >>> small = client.with_options(max_response_bytes=100)
+        >>> try:
+        ...     small.meta_search("coral")
+        ... except paperlens.ResponseTooLargeError as error:
+        ...     print(error.bound, error.limit)
+        max_response_bytes 100
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        bound: str,
+        limit: int,
+        status: int | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status, request_id=request_id)
+        self.bound = bound
+        self.limit = limit
+
+
+class PagingLoopError(ResponseDecodeError):
+    """The service led a walk over pages in a loop: it answered a cursor this walk already
+    followed, or a ``next_offset`` that does not advance. The walk stops there, within a
+    request of the first repeat; what it yielded (or wrote) before is every item delivered
+    once, none twice.
+
+    Attributes:
+        request_id: the request id of the answer that repeated.
+    """
 
 
 class ResourceWriteError(PaperlensError, OSError):
@@ -388,6 +440,8 @@ def _from_native(kind: str, message: str, fields: dict[str, Any]) -> PaperlensEr
         return APIConnectionError(message, **fields)
     if kind == "decode":
         return ResponseDecodeError(message, **fields)
+    if kind == "too_large":
+        return ResponseTooLargeError(message, **fields)
     if kind == "io":
         return ResourceWriteError(message, **fields)
     return ConfigurationError(message)

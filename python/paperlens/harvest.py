@@ -308,6 +308,7 @@ def harvest(
                 while len(chunks) > (0 if after is None else ahead):
                     commit(*chunks.popleft())
             if after is None:
+                pager._raise_loop()  # a cursor loop ends the walk: said once every page is written
                 break
     except BaseException:
         for future, *_ in chunks:

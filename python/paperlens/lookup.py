@@ -30,6 +30,7 @@ from paperlens._citable import Citable
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._ids import normalize_doi, normalize_id, strip_doi
 from paperlens._operation import Call, Plan
+from paperlens._pagination import Trail
 from paperlens._progress import Listen
 from paperlens.filters import Filter
 
@@ -189,6 +190,7 @@ def _chunk_plan(
     found: dict[str, MetadataRecord] = {}
     kwargs: dict[str, Any] = {"filters": [Filter(by, "in", values)], "fields": fields, "page_size": PAGE_SIZE_MAX}
     received = 0
+    trail = Trail("next_cursor")
     while True:
         page = yield Call("meta_search", kwargs=kwargs)
         if page.request_id:
@@ -202,6 +204,8 @@ def _chunk_plan(
         total = page.total_count or 0
         if not page.results or not page.next_cursor or received >= total:
             return found
+        if not trail.follows(page.next_cursor, page.request_id):
+            trail.check()
         kwargs = {**kwargs, "cursor": page.next_cursor}
 
 

@@ -21,6 +21,14 @@ pub const DEFAULT_CACHE_TTL: f64 = 3600.0;
 /// Requests in flight at once per client when `max_concurrency` is not given: enough to keep
 /// a remote service busy, few enough to be a polite neighbour (and to open few connections).
 pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
+/// The largest JSON answer read into memory when `max_response_bytes` is not given: 256 MiB,
+/// far beyond any page the contract allows, well within a laptop's memory.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 << 20;
+/// The largest `/resource` body streamed to disk when `max_download_bytes` is not given: 1 GiB.
+pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 1 << 30;
+/// How many times larger than its compressed bytes a gzip answer may grow when
+/// `max_compression_ratio` is not given: JSON compresses 5 to 20 times, a gzip bomb 1000.
+pub const DEFAULT_MAX_COMPRESSION_RATIO: u64 = 100;
 
 /// The API token. Its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]
@@ -70,6 +78,56 @@ pub struct ConfigInput {
     pub ca_bundle: Option<PathBuf>,
     /// The proxy URL; `None`: the proxy environment variables.
     pub proxy: Option<String>,
+    pub bounds: BoundsInput,
+}
+
+/// The read bounds as given; `None`: the default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BoundsInput {
+    pub max_response_bytes: Option<u64>,
+    pub max_download_bytes: Option<u64>,
+    pub max_compression_ratio: Option<u64>,
+}
+
+/// How much of an answer is read: every successful body is cut off at its bound (decompressed
+/// bytes counted), a gzip one also at `max_compression_ratio` times its compressed bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// A JSON (or in-memory `/resource`) answer.
+    pub max_response_bytes: u64,
+    /// A `/resource` streamed to disk.
+    pub max_download_bytes: u64,
+    pub max_compression_ratio: u64,
+}
+
+impl Bounds {
+    /// `input` over `self` (the defaults, or a client's bounds in `with_options`).
+    pub fn with(self, input: BoundsInput) -> Result<Bounds, Error> {
+        let at_least_one = |name: &str, value: Option<u64>, current: u64| match value {
+            Some(0) => Err(Error::Configuration(format!("{name} must be at least 1, got 0"))),
+            Some(value) => Ok(value),
+            None => Ok(current),
+        };
+        Ok(Bounds {
+            max_response_bytes: at_least_one("max_response_bytes", input.max_response_bytes, self.max_response_bytes)?,
+            max_download_bytes: at_least_one("max_download_bytes", input.max_download_bytes, self.max_download_bytes)?,
+            max_compression_ratio: at_least_one(
+                "max_compression_ratio",
+                input.max_compression_ratio,
+                self.max_compression_ratio,
+            )?,
+        })
+    }
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
+            max_compression_ratio: DEFAULT_MAX_COMPRESSION_RATIO,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -96,6 +154,7 @@ pub struct ClientConfig {
     pub max_concurrency: usize,
     /// Where the pacing state shared with other processes is kept, when shared.
     pub shared_pacing: Option<PacingStore>,
+    pub bounds: Bounds,
 }
 
 /// Whether the quota pacing is shared with the other processes that use the same token and
@@ -187,6 +246,7 @@ impl ClientConfig {
         if token.chars().any(|c| c.is_control() || c == ' ') {
             return Err(Error::Configuration("the API token contains spaces or control characters".into()));
         }
+        crate::error::register_secret(&token);
         let base_url = non_empty(input.base_url).or_else(|| non_empty(env(BASE_URL_ENV))).ok_or_else(|| {
             Error::Configuration(format!("no base URL: pass base_url= or set the {BASE_URL_ENV} environment variable"))
         })?;
@@ -208,6 +268,7 @@ impl ClientConfig {
             proxy: non_empty(input.proxy).map(|p| ProxyUrl::parse(&p)).transpose()?,
             max_concurrency: max_concurrency(input.max_concurrency)?,
             shared_pacing: shared_pacing_store(input.shared_pacing, &env)?,
+            bounds: Bounds::default().with(input.bounds)?,
         })
     }
 }
@@ -286,13 +347,20 @@ pub fn deadline(value: Option<f64>) -> Result<Option<Duration>, Error> {
     value.filter(|d| *d != f64::INFINITY).map(|d| seconds("deadline", d)).transpose()
 }
 
+/// `value` seconds as a `Duration`: a negative, non-finite or too large one (`1e20`, past
+/// what a `Duration` holds) is an error naming `name`, never a panic.
 pub fn seconds(name: &str, value: f64) -> Result<Duration, Error> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(Error::Configuration(format!("{name} must be a non-negative number of seconds, got {value}")))
+    match Duration::try_from_secs_f64(value) {
+        Ok(duration) if duration <= MAX_SECONDS => Ok(duration),
+        _ => Err(Error::Configuration(format!(
+            "{name} must be a number of seconds from 0 to {} (about 31 years), got {value}",
+            MAX_SECONDS.as_secs()
+        ))),
     }
 }
+
+/// The longest duration a setting may have: added to the monotonic clock it never overflows.
+pub const MAX_SECONDS: Duration = Duration::from_secs(1_000_000_000);
 
 /// `X-Service-Source` must match `^[A-Za-z0-9_-]{1,64}$`; the server would silently drop anything else.
 pub fn check_service_source(value: String) -> Result<String, Error> {

@@ -1,7 +1,11 @@
 //! One error type for everything that can go wrong in a call.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::RwLock;
 use std::time::SystemTime;
+
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS, NON_ALPHANUMERIC};
 
 use serde_json::Value;
 
@@ -36,6 +40,9 @@ pub enum Error {
     Connection { message: String, request_id: String },
     /// A 2xx answer whose body could not be decoded.
     Decode { message: String, request_id: String, status: u16 },
+    /// A 2xx answer past a read bound (`bound`: the client option, `limit`: its value);
+    /// reading stopped there and nothing of it was kept.
+    TooLarge { message: String, request_id: String, status: u16, bound: &'static str, limit: u64 },
     /// Writing a downloaded file failed; `errno`: the operating system's error number.
     Io { message: String, request_id: String, errno: Option<i32> },
 }
@@ -64,9 +71,121 @@ impl Error {
             Error::Timeout { request_id, .. }
             | Error::Connection { request_id, .. }
             | Error::Decode { request_id, .. }
+            | Error::TooLarge { request_id, .. }
             | Error::Io { request_id, .. } => Some(request_id),
             Error::Configuration(_) | Error::Validation { .. } => None,
         }
+    }
+}
+
+impl Error {
+    /// This error with every secret of the process ([`redact`]) taken out of its texts.
+    pub fn redacted(self) -> Error {
+        let r = |text: String| match redact(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(clean) => clean,
+        };
+        match self {
+            Error::Configuration(message) => Error::Configuration(r(message)),
+            Error::Validation { param, rule, value } => Error::Validation { param, rule, value: r(value) },
+            Error::Api(mut e) => {
+                e.message = r(e.message);
+                e.request_id = r(e.request_id);
+                e.code = e.code.map(r);
+                e.details = e.details.map(redact_value);
+                Error::Api(e)
+            }
+            Error::Timeout { message, request_id } => Error::Timeout { message: r(message), request_id: r(request_id) },
+            Error::Connection { message, request_id } => {
+                Error::Connection { message: r(message), request_id: r(request_id) }
+            }
+            Error::Decode { message, request_id, status } => {
+                Error::Decode { message: r(message), request_id: r(request_id), status }
+            }
+            Error::TooLarge { message, request_id, status, bound, limit } => {
+                Error::TooLarge { message: r(message), request_id: r(request_id), status, bound, limit }
+            }
+            Error::Io { message, request_id, errno } => {
+                Error::Io { message: r(message), request_id: r(request_id), errno }
+            }
+        }
+    }
+}
+
+/// The API tokens of this process's clients: taken out of every text that reaches the caller.
+static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// A token shorter than this is not looked for: it would cut up ordinary words.
+pub const MIN_REDACTED_CHARS: usize = 6;
+
+/// What stands in for a secret.
+pub const REDACTED: &str = "***";
+
+/// The characters a URL query or path encodes (what `encodeURIComponent` leaves alone stays).
+const COMPONENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'&')
+    .add(b'+')
+    .add(b',')
+    .add(b'/')
+    .add(b':')
+    .add(b';')
+    .add(b'<')
+    .add(b'=')
+    .add(b'>')
+    .add(b'?')
+    .add(b'@')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// Remembers `token` (and its URL-encoded forms) as a secret that [`redact`] takes out.
+pub fn register_secret(token: &str) {
+    if token.chars().count() < MIN_REDACTED_CHARS {
+        return;
+    }
+    let every = utf8_percent_encode(token, NON_ALPHANUMERIC).to_string();
+    let forms =
+        [token.to_string(), utf8_percent_encode(token, COMPONENT).to_string(), every.clone(), every.to_lowercase()];
+    let mut secrets = SECRETS.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for form in forms {
+        if !secrets.contains(&form) {
+            secrets.push(form);
+        }
+    }
+    // The longest first: a form that holds another is replaced whole.
+    secrets.sort_by_key(|form| std::cmp::Reverse(form.len()));
+}
+
+/// `text` with every registered secret, as given or URL-encoded, replaced by `***`.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let secrets = SECRETS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut out = Cow::Borrowed(text);
+    for secret in secrets.iter() {
+        if out.contains(secret.as_str()) {
+            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// A JSON value with every string (keys included) redacted.
+fn redact_value(value: Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(redact(&text).into_owned()),
+        Value::Array(items) => Value::Array(items.into_iter().map(redact_value).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (redact(&k).into_owned(), redact_value(v))).collect())
+        }
+        other => other,
     }
 }
 
@@ -144,8 +263,31 @@ impl fmt::Display for Error {
             Error::Decode { message, request_id, status } => {
                 write!(f, "could not decode the {status} response: {message} (request_id={request_id})")
             }
+            Error::TooLarge { message, request_id, .. } => write!(f, "{message} (request_id={request_id})"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_registered_token_is_taken_out_as_given_and_url_encoded() {
+        register_secret("s3cr3t+tok/en=");
+        register_secret("tiny");
+        let text = "bad Bearer s3cr3t+tok/en= or s3cr3t%2Btok%2Fen%3D or s3cr3t%2btok%2fen%3d; tiny stays";
+        assert_eq!(redact(text), "bad Bearer *** or *** or ***; tiny stays");
+        let error = Error::Decode {
+            message: "it starts with s3cr3t+tok/en=".into(),
+            request_id: "s3cr3t+tok/en=".into(),
+            status: 200,
+        };
+        assert_eq!(
+            error.redacted().to_string(),
+            "could not decode the 200 response: it starts with *** (request_id=***)"
+        );
+    }
+}

@@ -34,6 +34,8 @@ pub fn http_client(config: &ClientConfig, redirect: redirect::Policy) -> Result<
         .connect_timeout(config.connect_timeout)
         .redirect(redirect)
         .tcp_nodelay(true)
+        // The transport decompresses gzip answers itself, counting both sides (see `transport`).
+        .gzip(false)
         .pool_max_idle_per_host(128);
     for root in trusted_roots(config.ca_bundle.as_deref(), |name| std::env::var_os(name))? {
         builder = builder.add_root_certificate(Certificate::from_der(root.as_ref()).map_err(start_error)?);

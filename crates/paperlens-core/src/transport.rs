@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 use reqwest::redirect;
 use serde_json::Value;
 use tempfile::NamedTempFile;
@@ -21,27 +21,15 @@ use crate::request::{ApiRequest, ApiResponse};
 use crate::retry::{backoff, decide, parse_retry_after, retry_after_from_details, Decision};
 use crate::surrogates::decode_replacing_lone_surrogates;
 
+mod body;
+
+use body::{read_body, read_error_body, temp_file_in, BodyError};
+pub use body::{Body, BodySink, DownloadProgress, ERROR_BODY_MAX};
+
 const REQUEST_ID: &str = "x-request-id";
 const SERVICE_SOURCE: &str = "x-service-source";
 const MAX_REDIRECTS: usize = 5;
 const EXCERPT_CHARS: usize = 200;
-
-/// Where a successful body goes.
-pub enum BodySink<'a> {
-    Memory,
-    /// A temporary file in this directory, deleted unless the caller persists it; the
-    /// callback, if any, hears the bytes written so far and the announced length.
-    TempFileIn(&'a Path, Option<&'a DownloadProgress>),
-}
-
-/// Told `(bytes written so far, Content-Length if announced)` as a download progresses.
-pub type DownloadProgress = dyn Fn(u64, Option<u64>) + Send + Sync;
-
-/// A successful body, as the sink received it.
-pub enum Body {
-    Bytes(Bytes),
-    File(NamedTempFile),
-}
 
 /// Shares one connection pool and one pacer among all clients derived from it.
 #[derive(Clone)]
@@ -158,6 +146,10 @@ impl Transport {
     }
 
     async fn run(&self, request: &ApiRequest, sink: &BodySink<'_>) -> Result<(ApiResponse, Body), Error> {
+        self.run_attempts(request, sink).await.map_err(Error::redacted)
+    }
+
+    async fn run_attempts(&self, request: &ApiRequest, sink: &BodySink<'_>) -> Result<(ApiResponse, Body), Error> {
         // The cache comes before pacing: a hit sends nothing and so costs no quota.
         let cached = self.cache.as_ref().map(|cache| (Arc::clone(cache), cache.key(request)));
         if let Some((cache, key)) = &cached {
@@ -184,7 +176,9 @@ impl Transport {
         let request_id = uuid::Uuid::new_v4().to_string();
         let max_retries = self.config.max_retries;
         let started = Instant::now();
-        let deadline = self.config.deadline.map(|d| tokio::time::Instant::from_std(started + d));
+        // A deadline past what the clock can hold is no deadline (one too long for a
+        // `Duration` was refused with the setting).
+        let deadline = self.config.deadline.and_then(|d| started.checked_add(d)).map(tokio::time::Instant::from_std);
         let mut last: Option<Error> = None;
         for attempt in 0.. {
             let Some(paced) = within(deadline, self.pace(&connections.pacer, request, &request_id)).await else {
@@ -196,6 +190,12 @@ impl Transport {
                 within(deadline, self.attempt(&connections.http, request, &request_id, sink, attempt)).await
             else {
                 return Err(self.deadline_passed(&request_id, attempt + 1, started, last));
+            };
+            // Whatever the service said is redacted before it reaches a log line or an error.
+            let answer = match answer {
+                Ok(Attempt::Retry(retry)) => Ok(Attempt::Retry(Retryable { error: retry.error.redacted(), ..retry })),
+                Err(error) => Err(error.redacted()),
+                done => done,
             };
             // The pacing state learns how the attempt ended before its place in flight is given
             // up: a request waiting for that place must see the pause a 429 here begins.
@@ -290,16 +290,24 @@ impl Transport {
         let status = response.status().as_u16();
         self.events.emit(Event::Response { status, request_id: request_id.into(), elapsed: started.elapsed() });
         let headers = response.headers().clone();
-        let answered_id = header_str(&headers, REQUEST_ID).unwrap_or(request_id).to_string();
+        let answered_id = crate::error::redact(header_str(&headers, REQUEST_ID).unwrap_or(request_id)).into_owned();
         if response.status().is_success() {
             let meta = ApiResponse { status, headers, body: Bytes::new(), request_id: answered_id };
-            return match read_body(response, sink).await {
+            return match read_body(response, sink, &self.config.bounds).await {
                 Ok(body) => Ok(Attempt::Done(meta, body)),
                 Err(BodyError::Transport(e)) => Ok(Attempt::Retry(self.transport_failure(e, request_id, attempt))),
                 Err(BodyError::Io(e)) => Err(Error::io(&e, meta.request_id)),
+                Err(BodyError::TooLarge { bound, limit, read }) => Err(Error::TooLarge {
+                    message: BodyError::too_large_message(bound, limit, read),
+                    request_id: meta.request_id,
+                    status,
+                    bound,
+                    limit,
+                }),
+                Err(BodyError::Corrupt(message)) => Err(Error::Decode { message, request_id: meta.request_id, status }),
             };
         }
-        let body = response.bytes().await.unwrap_or_default();
+        let body = read_error_body(response).await;
         let error = api_error(status, &headers, &body, &answered_id, &request.path);
         match decide(status) {
             Decision::Fail => Err(Error::Api(Box::new(error))),
@@ -360,6 +368,8 @@ impl Transport {
         }
         let accept = if request.path == "/resource" { "*/*" } else { "application/json" };
         headers.insert(ACCEPT, HeaderValue::from_static(accept));
+        // Decompressed by `body`, which bounds the ratio (reqwest's own decoder would not).
+        headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
         let mut builder = http.request(request.method.clone(), url).headers(headers).timeout(config.timeout);
         if let Some(body) = &request.body {
             builder = builder.header(CONTENT_TYPE, "application/json").body(body.clone());
@@ -452,43 +462,6 @@ async fn serve_hit(response: ApiResponse, sink: &BodySink<'_>) -> Result<(ApiRes
                 }
                 Err(e) => Err(Error::io(&e, response.request_id)),
             }
-        }
-    }
-}
-
-enum BodyError {
-    Transport(reqwest::Error),
-    Io(std::io::Error),
-}
-
-/// A hidden temporary file in `dir`, deleted unless persisted. Made here rather than by
-/// `tempfile`, whose errors hide the operating system's (and its errno) behind the file's path.
-fn temp_file_in(dir: &Path) -> std::io::Result<NamedTempFile> {
-    let path = dir.join(format!(".paperlens-{}", uuid::Uuid::new_v4().simple()));
-    let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
-    Ok(NamedTempFile::from_parts(file, tempfile::TempPath::try_from_path(path)?))
-}
-
-async fn read_body(mut response: reqwest::Response, sink: &BodySink<'_>) -> Result<Body, BodyError> {
-    match sink {
-        BodySink::Memory => response.bytes().await.map(Body::Bytes).map_err(BodyError::Transport),
-        BodySink::TempFileIn(dir, progress) => {
-            use std::io::Write;
-            let mut file = temp_file_in(dir).map_err(BodyError::Io)?;
-            let total = response.content_length();
-            let mut written = 0u64;
-            if let Some(progress) = progress {
-                progress(0, total);
-            }
-            while let Some(chunk) = response.chunk().await.map_err(BodyError::Transport)? {
-                file.write_all(&chunk).map_err(BodyError::Io)?;
-                written += chunk.len() as u64;
-                if let Some(progress) = progress {
-                    progress(written, total);
-                }
-            }
-            file.as_file().sync_all().map_err(BodyError::Io)?;
-            Ok(Body::File(file))
         }
     }
 }
