@@ -10,9 +10,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import tomllib
 from importlib import metadata, util
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"

@@ -75,7 +75,7 @@ STYLES = [
     ),
     (
         "Harvard, Venue vol(issue):pages",
-        "Lindqvist F, Zhang T (2009) Precipitation extremes in coupled models. Clim Dyn 30(7):683–699",
+        "Lindqvist F, Zhang T (2009) Precipitation extremes in coupled models. Clim Dyn 30(7):683\u2013699",
         ["Lindqvist", "Zhang"],
         False,
         2009,
@@ -150,7 +150,9 @@ STYLES = [
 ]
 
 
-@pytest.mark.parametrize(("style", "text", "people", "et_al", "year", "title", "venue"), STYLES, ids=[s[0] for s in STYLES])
+@pytest.mark.parametrize(
+    ("style", "text", "people", "et_al", "year", "title", "venue"), STYLES, ids=[s[0] for s in STYLES]
+)
 def test_each_style_reads_into_what_it_says(style, text, people, et_al, year, title, venue):
     c = parse_reference(text)
     assert (c.people, c.et_al, c.year, c.title) == (people, et_al, year, title)
@@ -173,8 +175,12 @@ def test_cjk_styles_of_the_sandboxs_records_are_verified(sandbox, corpus):
     korean = first_of_script(corpus, ("\uac00", "\ud7af"))
 
     def gbt(r):
-        people = ", ".join(str(a["name"]).replace(" ", "") for a in r.author[:3]) + (", 等" if len(r.author) > 3 else "")
-        return f"{people}. {r.title}[J]. {r.publication_venue_name_unified}, {r.publication_published_year}, 12(3): 45-67."
+        people = ", ".join(str(a["name"]).replace(" ", "") for a in r.author[:3]) + (
+            ", 等" if len(r.author) > 3 else ""
+        )
+        return (
+            f"{people}. {r.title}[J]. {r.publication_venue_name_unified}, {r.publication_published_year}, 12(3): 45-67."
+        )
 
     def japanese_style(r):
         people = "・".join(str(a["name"]).replace(" ", "") for a in r.author)
@@ -182,7 +188,9 @@ def test_cjk_styles_of_the_sandboxs_records_are_verified(sandbox, corpus):
 
     def korean_style(r):
         people = ", ".join(str(a["name"]) for a in r.author)
-        return f"{people} ({r.publication_published_year}). {r.title}. {r.publication_venue_name_unified}, 46(3), 245-256."
+        return (
+            f"{people} ({r.publication_published_year}). {r.title}. {r.publication_venue_name_unified}, 46(3), 245-256."
+        )
 
     lines = [gbt(chinese), japanese_style(japanese), korean_style(korean), gbt(korean)]
     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)

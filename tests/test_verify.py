@@ -425,7 +425,11 @@ def test_a_bibtex_entry_with_nothing_to_check_is_unverifiable_without_a_request(
     ).items
     assert (site.key, site.status, site.confidence) == ("site", "unverifiable", "high")
     assert site.reasons == ["a web page: a kind of work the service does not index; check it by hand"]
-    assert (bare.key, bare.status, bare.reasons) == ("bare", "unverifiable", ["too little to search for: no title and no DOI"])
+    assert (bare.key, bare.status, bare.reasons) == (
+        "bare",
+        "unverifiable",
+        ["too little to search for: no title and no DOI"],
+    )
     assert sandbox.requests() == []
 
 

@@ -15,7 +15,7 @@ from pybtex.database import parse_string as pybtex_parse
 
 import paperlens
 from paperlens._bibtex import read_bibtex
-from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
+from paperlens.cli import EXIT_OK, EXIT_USAGE, main
 
 from fixtures import sandbox_client
 
@@ -110,7 +110,7 @@ def test_a_text_file_is_read_one_reference_a_line(client, unique, tmp_path):
 
 def test_a_ris_file_is_read_as_ris_records(client, unique, tmp_path):
     record = unique[16]
-    lines = ["TY  - JOUR", f"ID  - r1", f"TI  - {record.title}"]
+    lines = ["TY  - JOUR", "ID  - r1", f"TI  - {record.title}"]
     lines += [f"AU  - {n.split()[-1]}, {n.split()[0]}" for n in names(record)]
     lines += [f"PY  - {record.publication_published_year}", f"JO  - {record.publication_venue_name_unified}"]
     lines += [f"DO  - {record.doi}", "ER  - "]
@@ -172,7 +172,9 @@ def test_to_bibtex_keeps_the_string_definitions_kept_entries_use(client, unique)
 
 
 def test_to_bibtex_keeps_the_users_braces_on_words_the_corrected_title_holds(client, corpus):
-    record = next(r for r in corpus if r.title and r.doi and re.search(r"\b[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*\b", r.title))
+    record = next(
+        r for r in corpus if r.title and r.doi and re.search(r"\b[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*\b", r.title)
+    )
     word = re.search(r"\b[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*\b", record.title).group()
     title = record.title.replace(word, "{" + word + "}", 1)
     text = bib("k", record, title=title, year=record.publication_published_year + 1)
@@ -222,7 +224,7 @@ def test_partial_author_lists_are_mismatches_naming_who_is_missing(client, corpu
         ["authors"],
     )
     assert cut8.reasons[0] == (
-        f"5 authors missing: {', '.join(names(eight)[3:])} (cited 3 of 8 without \"et al.\" or \"and others\")"
+        f'5 authors missing: {", ".join(names(eight)[3:])} (cited 3 of 8 without "et al." or "and others")'
     )
     assert cut5.reasons[0].startswith(f"2 authors missing: {', '.join(names(five)[3:])} (cited 3 of 5")
     assert cut8.differences["authors"][1] == names(eight)
@@ -283,13 +285,22 @@ def test_a_crossref_target_is_no_reference_of_its_own(env, capsys, client, corpu
     paper = next(
         r
         for r in corpus
-        if r.title and r.title.isascii() and r.doi and (r.publication_venue_name_unified or "").startswith("International")
+        if r.title
+        and r.title.isascii()
+        and r.doi
+        and (r.publication_venue_name_unified or "").startswith("International")
     )
     text = (
-        f"@proceedings{{conf{paper.publication_published_year},\n  title = {{{paper.publication_venue_name_unified}}},\n"
+        f"@proceedings{{conf{paper.publication_published_year},\n"
+        f"  title = {{{paper.publication_venue_name_unified}}},\n"
         f"  year = {paper.publication_published_year}\n}}\n"
-        + bib("p", paper, kind="inproceedings", journal="{}", extra=f"  crossref = {{conf{paper.publication_published_year}}},\n")
-        .replace("  journal = {},\n", "")
+        + bib(
+            "p",
+            paper,
+            kind="inproceedings",
+            journal="{}",
+            extra=f"  crossref = {{conf{paper.publication_published_year}}},\n",
+        ).replace("  journal = {},\n", "")
     )
     (item,) = client.verify_citations(text)
     assert (item.key, item.status, item.record.unique_id) == ("p", "verified", paper.unique_id)
@@ -301,7 +312,8 @@ def test_a_crossref_target_is_no_reference_of_its_own(env, capsys, client, corpu
 
 def test_kinds_of_work_the_service_does_not_index_are_unverifiable_without_a_request(sandbox, client):
     text = (
-        "@online{noaa, author = {{NOAA}}, title = {Global surface temperature}, url = {https://www.ncei.noaa.gov}, year = 2020}\n"
+        "@online{noaa, author = {{NOAA}}, title = {Global surface temperature},\n"
+        "  url = {https://www.ncei.noaa.gov}, year = 2020}\n"
         "@software{numpy, author = {Harris, Charles}, title = {NumPy}, year = 2020}\n"
         "@dataset{era5, author = {Hersbach, Hans}, title = {ERA5 hourly data}, year = 2018}\n"
         "@standard{iso, title = {ISO 8601 Date and time format}, year = 2019}\n"

@@ -193,7 +193,7 @@ def string_definitions(text: str) -> list[tuple[str, str]]:
     """Each ``@string`` definition of a BibTeX text that :func:`read_bibtex` reads, as (name,
     the definition as written), in the file's order (a definition of several names once per
     name)."""
-    found = []
+    found: list[tuple[str, str]] = []
     at = 0
     while (match := _STRING.search(text, at)) is not None:
         end = _block_end(text, match.end() - 1, "}" if match.group(1) == "{" else ")")

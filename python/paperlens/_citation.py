@@ -182,9 +182,11 @@ def _looks_like_names(piece: str) -> bool:
         if low in ("and", "et", "al") or low in _PARTICLES or is_initials(word):
             continue
         cjk = CJK.match(word)
-        if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 4):
+        if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 6):
             return False
-    separated = "," in piece or "&" in piece or "\u30fb" in piece or " and " in piece or _ET_AL.search(piece) is not None
+    separated = (
+        "," in piece or "&" in piece or "\u30fb" in piece or " and " in piece or _ET_AL.search(piece) is not None
+    )
     return separated or len(words) <= 3
 
 

@@ -128,7 +128,9 @@ def read_references(references: Any) -> list[Given]:
     """
     given = _read(references)
     if not given:
-        raise checks.invalid("references", "holds no reference to check (an empty check is no pass)", _shown(references))
+        raise checks.invalid(
+            "references", "holds no reference to check (an empty check is no pass)", _shown(references)
+        )
     return given
 
 
@@ -408,9 +410,7 @@ def _bibtex(text: str) -> list[Given]:
             raw=entry.raw,
             kind=_bibtex_kind(entry.entry_type, entry.fields),
         )
-        given.append(
-            Given(**{**item.__dict__, "macros": used, "parent": parent.raw if parent is not None else None})
-        )
+        given.append(Given(**{**item.__dict__, "macros": used, "parent": parent.raw if parent is not None else None}))
     return given
 
 
@@ -422,9 +422,9 @@ def _bibtex_kind(entry_type: str, fields: Mapping[str, str]) -> str:
     """The entry type, or ``online`` for a ``@misc`` that is a web page: a URL, and no venue,
     DOI, publisher or preprint server."""
     scholarly = ("journal", "booktitle", "doi", "eprint", "archiveprefix", "publisher", "school", "institution")
-    if entry_type == "misc" and not any(fields.get(f) for f in scholarly):
-        if fields.get("url") or _is_url(fields.get("howpublished")):
-            return "online"
+    web = fields.get("url") or _is_url(fields.get("howpublished"))
+    if entry_type == "misc" and web and not any(fields.get(f) for f in scholarly):
+        return "online"
     return entry_type
 
 

@@ -51,11 +51,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens import _citation as cite
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._formats import CITATION_FIELDS
 from paperlens._given import Given, read_references
 from paperlens._ids import normalize_doi
-from paperlens import _citation as cite
 from paperlens._operation import Call, Plan
 from paperlens._progress import Listen
 from paperlens.matching import TIE, Confidence, Evidence, rank, title_query
@@ -133,7 +133,7 @@ class Verification:
     @property
     def counts(self) -> dict[str, int]:
         """References per status, every status named (``{"verified": 28, "mismatch": 1, ...}``)."""
-        counted = Counter(item.status for item in self.items)
+        counted: Counter[str] = Counter(item.status for item in self.items)
         return {status: counted[status] for status in STATUSES}
 
     @property
@@ -421,7 +421,7 @@ def _protected(entry: str, given: Given) -> str:
         if line.lstrip().startswith("title = {"):
             for group in groups:
                 pattern = r"(?<![{\w])" + re.escape(group) + r"(?![\w}])"
-                line = re.sub(pattern, lambda m, g=group: "{" + g + "}", line, flags=re.IGNORECASE)
+                line = re.sub(pattern, "{" + group.replace("\\", "\\\\") + "}", line, flags=re.IGNORECASE)
             lines[n] = line
     return "\n".join(lines)
 
@@ -479,7 +479,8 @@ def same_title(given: str, found: str) -> bool:
 
 
 def _title_words(title: str) -> list[str]:
-    return [w for w in cite.words(title.replace("&", " and ")) if w != "and"]
+    """The words compared, hyphenated ones kept whole: "large-scale" is not "large scale"."""
+    return [w for w in re.findall(r"[^\W_]+(?:-[^\W_]+)*", cite.fold(title.replace("&", " and "))) if w != "and"]
 
 
 def _person(name: str) -> list[str]:
@@ -520,7 +521,7 @@ def author_gaps(given: Given, found: list[str]) -> str | None:
             matched.append(at)
         elif not any(family in _person(other) for other in found):  # not a given name split off
             extra.append(name)
-    if matched and matched[0] != 0 or not matched:
+    if (matched and matched[0] != 0) or not matched:
         return f"first author differs: cited {_shown(list(given.authors))}, record {_shown(found)}"
     if extra:
         return f"authors differ: {', '.join(extra)} not among the record's {_shown(found)}"
@@ -530,7 +531,7 @@ def author_gaps(given: Given, found: list[str]) -> str | None:
         plural = "s" if len(missing) > 1 else ""
         return (
             f"{len(missing)} author{plural} missing: {whom} (cited {len(matched)} of {len(found)}"
-            " without \"et al.\" or \"and others\")"
+            ' without "et al." or "and others")'
         )
     return None
 
