@@ -182,6 +182,8 @@ def _looks_like_names(piece: str) -> bool:
         if low in ("and", "et", "al") or low in _PARTICLES or is_initials(word):
             continue
         cjk = CJK.match(word)
+        if CJK.search(word) and not cjk:
+            return False  # Latin then CJK in one word ("T细胞", "QASMBenchに"): a title
         if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 6):
             return False
     separated = (

@@ -164,13 +164,14 @@ class Verification:
         author or the year) is written from the record under its own key, keeping the braces
         the given title put around words the record's title still holds (``{NOAA}``); any other
         is kept as given (a BibTeX entry as written, else a ``%`` comment) after a comment
-        saying what was found. The ``@string`` definitions and ``crossref`` targets that kept
-        entries use come first, as written."""
+        saying what was found. The ``@string`` definitions that kept entries use come first, and
+        their ``crossref`` targets last (where BibTeX wants them), as written."""
         from paperlens._formats import bibtex_entry
 
         used: set[str] = set()
         parts: list[str] = []
-        kept: dict[str, None] = {}
+        head: dict[str, None] = {}  # the @string definitions kept entries use, once each
+        tail: dict[str, None] = {}  # their crossref targets: BibTeX wants them after the entries
         for item in self.items:
             given = item.given
             if item.record is not None and given is not None and _same_work_as(given, item.record):
@@ -182,11 +183,9 @@ class Verification:
             raw = given.raw if given is not None else None
             parts.append(note + "\n" + (raw.strip() if raw else "% " + " ".join(_input_text(item).split())))
             if raw and given is not None:
-                kept.update(dict.fromkeys(block for _, block in given.macros))
-                if given.parent is not None:
-                    parts.append(given.parent.strip())
-        head = [block.strip() for block in kept]
-        parts = head + list(dict.fromkeys(parts))
+                head.update(dict.fromkeys(block.strip() for _, block in given.macros))
+                tail.update(dict.fromkeys([given.parent.strip()] if given.parent is not None else []))
+        parts = [*head, *parts, *tail]
         return "\n\n".join(parts) + "\n" if parts else ""
 
     def _repr_html_(self) -> str:
@@ -419,10 +418,12 @@ def _protected(entry: str, given: Given) -> str:
     lines = entry.split("\n")
     for n, line in enumerate(lines):
         if line.lstrip().startswith("title = {"):
+            start, end = line.index("{") + 1, line.rindex("}")
+            value = line[start:end]
             for group in groups:
                 pattern = r"(?<![{\w])" + re.escape(group) + r"(?![\w}])"
-                line = re.sub(pattern, "{" + group.replace("\\", "\\\\") + "}", line, flags=re.IGNORECASE)
-            lines[n] = line
+                value = re.sub(pattern, "{" + group.replace("\\", "\\\\") + "}", value, flags=re.IGNORECASE)
+            lines[n] = line[:start] + value + line[end:]
     return "\n".join(lines)
 
 

@@ -918,4 +918,19 @@ mod tests {
         assert_eq!((error.key.as_deref(), error.line), (Some("@string"), 22));
         assert!(error.message.contains("expand to more than"), "{}", error.message);
     }
+
+    #[test]
+    fn budgets_refuse_hostile_shapes_naming_the_budget() {
+        let budgets = Budgets { max_bytes: 1 << 20, max_expanded_bytes: 1000, max_brace_depth: 10 };
+        let big = format!("@string{{m = \"{}\"}}\n@misc{{a, title = m}}\n@misc{{b, title = m # m}}\n", "x".repeat(600));
+        let error = read_bibtex_within(&big, &budgets).expect_err("over the expansion budget");
+        assert_eq!((error.key.as_deref(), error.line), (Some("b"), 3));
+        assert!(error.message.contains("max_expanded_bytes (1000)"), "{}", error.message);
+        let deep = format!("@misc{{d, title = {}x{}}}", "{".repeat(11), "}".repeat(11));
+        assert!(read_bibtex_within(&deep, &budgets).expect_err("too deep").message.contains("max_brace_depth (10)"));
+        let huge = "%".repeat((1 << 20) + 1);
+        assert!(read_bibtex_within(&huge, &budgets).expect_err("too big").message.contains("max_bytes"));
+        let unclosed = read_bibtex(&"@a{".repeat(80_000)).expect_err("never closed");
+        assert_eq!((unclosed.ordinal, unclosed.line), (1, 1));
+    }
 }
