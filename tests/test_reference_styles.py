@@ -198,3 +198,33 @@ def test_cjk_styles_of_the_sandboxs_records_are_verified(sandbox, corpus):
     assert [(i.status, i.record.unique_id, i.differences) for i in checked] == [
         ("verified", r.unique_id, {}) for r in (chinese, japanese, korean, korean)
     ]
+
+
+def test_harvard_title_first_and_undated_lines_of_the_sandboxs_records_are_verified(sandbox, corpus):
+    def english(test):
+        return next(r for r in corpus if r.title and r.title.isascii() and len(r.author) >= 2 and test(r))
+
+    climate = english(lambda r: r.publication_venue_name_unified == "Journal of Climate Dynamics")
+    letters = english(lambda r: (r.publication_venue_name_unified or "").endswith("Letters"))
+    undated = english(lambda r: r.unique_id not in (climate.unique_id, letters.unique_id))
+
+    def surname(r, n=0):
+        return str(r.author[n]["name"]).split()[-1]
+
+    def initial(r, n=0):
+        return str(r.author[n]["name"])[0]
+
+    lines = [
+        f"{surname(climate)} {initial(climate)} et al ({climate.publication_published_year}) {climate.title}, "
+        "J Clim Dyn 30:683",
+        f"{letters.title.upper()}. {surname(letters)} {initial(letters)}, "
+        + ", ".join(f"{surname(letters, n)} {initial(letters, n)}" for n in range(1, len(letters.author)))
+        + f". {letters.publication_venue_name_unified}, {letters.publication_published_year}.",
+        ", ".join(f"{surname(undated, n)}, {initial(undated, n)}." for n in range(len(undated.author)))
+        + f" (n.d.). {undated.title}. {undated.publication_venue_name_unified}.",
+    ]
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
+    checked = client.verify_citations(lines)
+    assert [(i.status, i.record.unique_id, i.differences) for i in checked] == [
+        ("verified", r.unique_id, {}) for r in (climate, letters, undated)
+    ]
