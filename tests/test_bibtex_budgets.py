@@ -67,6 +67,13 @@ def test_five_megabytes_of_junk_after_an_entry_is_refused_naming_the_entry():
     assert caught.value.line == 2 and caught.value.ordinal == 2
 
 
+def test_an_entry_of_20000_quoted_values_cut_by_a_braced_quote_is_refused_naming_it():
+    fields = ", ".join(f'f{n} = "a {{"}}b"' for n in range(20_000))
+    with pytest.raises(BibTeXSyntaxError, match="more than 32 quoted values holding a quote in braces") as caught:
+        read_bibtex("@misc{fine, title = \"a {\"}b\"}\n@misc{cut, " + fields + "}\n")
+    assert (caught.value.key, caught.value.line) == ("cut", 2)
+
+
 def test_a_file_over_max_bytes_is_refused_before_it_is_read_whole(tmp_path: Path):
     path = tmp_path / "big.bib"
     path.write_text("@misc{k, title = {x}}\n" + "%" * 4000 + "\n", encoding="utf-8")

@@ -28,7 +28,9 @@ Choices:
   refused before it is read whole; macro uses that add more than :data:`MAX_EXPANDED_BYTES`
   (64 MiB: one 1 MiB ``@string`` used 5,000 times would add 5 GB), and braces nested more than
   :data:`MAX_BRACE_DEPTH` (100) deep, are refused naming the budget, each keyword of
-  :func:`read_bibtex` raising it. Reading takes time linear in the file's size.
+  :func:`read_bibtex` raising it; so is an entry with more than 32 quoted values holding a quote
+  in braces (``"a {"}b"``: each costs a reading of the file). Reading takes time linear in the
+  file's size.
 """
 
 from __future__ import annotations

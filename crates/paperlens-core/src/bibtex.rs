@@ -307,9 +307,10 @@ fn is_identifier(c: u8) -> bool {
 /// `text` with the quotes around each quoted value turned into braces (the same value to
 /// BibTeX): the crate ends a quoted value at its first `"`, even one in braces (`"a {"}b"`),
 /// and silently drops the rest of the entry. Read again until no quoted value is left, as
-/// the fields after a cut are seen only then.
+/// the fields after a cut are seen only then; each reading is linear, and an entry that would
+/// need more than [`MAX_QUOTE_PASSES`] (as many values cut so) is refused.
 fn braced_quotes(mut text: String) -> Result<String, BibError> {
-    loop {
+    for _ in 0..MAX_QUOTE_PASSES {
         let raw =
             RawBibliography::parse(&text).map_err(|error| locate_syntax_error(&text, error.span.start, &error.kind))?;
         let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
@@ -332,7 +333,24 @@ fn braced_quotes(mut text: String) -> Result<String, BibError> {
             return Ok(text);
         }
     }
+    let raw =
+        RawBibliography::parse(&text).map_err(|error| locate_syntax_error(&text, error.span.start, &error.kind))?;
+    let cut = raw.entries.iter().flat_map(|entry| entry.v.fields.iter()).flat_map(|pair| pair.value.v.iter()).find_map(
+        |chunk| {
+            chunk
+                .span
+                .start
+                .checked_sub(1)
+                .filter(|&at| text.as_bytes()[at] == b'"' && matches!(chunk.v, RawChunk::Normal(_)))
+        },
+    );
+    let rule = format!("more than {MAX_QUOTE_PASSES} quoted values holding a quote in braces (\"a {{\"}}b\")");
+    Err(entry_error(&text, &text, entry_at(&text, cut.unwrap_or(0)), &rule))
 }
+
+/// How many quoted values holding a `{"}` one entry may have (each costs a reading of the
+/// file); real files have one or two.
+const MAX_QUOTE_PASSES: usize = 32;
 
 /// The quote that closes the value opened by the quote at `open`: the first one outside
 /// braces, not escaped.
@@ -932,5 +950,16 @@ mod tests {
         assert!(read_bibtex_within(&huge, &budgets).expect_err("too big").message.contains("max_bytes"));
         let unclosed = read_bibtex(&"@a{".repeat(80_000)).expect_err("never closed");
         assert_eq!((unclosed.ordinal, unclosed.line), (1, 1));
+    }
+
+    #[test]
+    fn quoted_values_cut_by_a_braced_quote_are_read_up_to_the_budget() {
+        let fields = |n: usize| (0..n).map(|k| format!("f{k} = \"a {{\"}}b\"")).collect::<Vec<_>>().join(", ");
+        let entries = read_bibtex(&format!("@misc{{k, {}}}", fields(20))).unwrap();
+        assert_eq!(entries[0].fields.len(), 20);
+        assert_eq!(entries[0].field("f19"), Some("a \"b"));
+        let error = read_bibtex(&format!("@misc{{ok, title = {{x}}}}\n@misc{{k, {}}}", fields(5000))).unwrap_err();
+        assert_eq!((error.key.as_deref(), error.line), (Some("k"), 2));
+        assert!(error.message.contains("more than 32 quoted values"), "{}", error.message);
     }
 }
