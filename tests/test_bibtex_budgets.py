@@ -70,7 +70,7 @@ def test_five_megabytes_of_junk_after_an_entry_is_refused_naming_the_entry():
 def test_an_entry_of_20000_quoted_values_cut_by_a_braced_quote_is_refused_naming_it():
     fields = ", ".join(f'f{n} = "a {{"}}b"' for n in range(20_000))
     with pytest.raises(BibTeXSyntaxError, match="more than 32 quoted values holding a quote in braces") as caught:
-        read_bibtex("@misc{fine, title = \"a {\"}b\"}\n@misc{cut, " + fields + "}\n")
+        read_bibtex('@misc{fine, title = "a {"}b"}\n@misc{cut, ' + fields + "}\n")
     assert (caught.value.key, caught.value.line) == ("cut", 2)
 
 
