@@ -245,15 +245,17 @@ def verify_plan(
     """The plan of ``client.verify_citations`` (see the module's documentation).
 
     Args:
-        references: BibTeX text or a path, free-text citations, CSL-JSON items or a DataFrame.
+        references: BibTeX text, a path (read by what the file holds), free-text citations,
+            CSL-JSON items or a DataFrame.
         progress: a progress bar of the references checked, with the requests left and the
             time they take at ``rate``.
         listen: the client's transport events, so the bar shows pacing and retry waits.
         rate: the client's ``/meta-search`` requests per minute (None: not paced).
 
     Raises:
-        ValidationError: before any request, for input that is none of these, malformed
-            BibTeX (naming the entry and line), or an item with nothing to check.
+        ValidationError: before any request, for input that is none of these, input that
+            holds no reference, malformed BibTeX (naming the entry and line, or the budget it
+            is over), or an item with nothing to check.
     """
     given = read_references(references)
     dois = list(dict.fromkeys(g.doi for g in given if g.doi and _DOI_SHAPE.match(g.doi)))
