@@ -114,7 +114,7 @@ def test_each_status_with_the_fields_that_differ_and_their_values(sandbox, corpu
 
     assert (invented.status, invented.record, invented.differences) == ("not_found", None, {})
     assert invented.reasons[0] == "no record has this title"
-    assert checked.counts == {"verified": 1, "mismatch": 3, "not_found": 1, "ambiguous": 0}
+    assert checked.counts == {"verified": 1, "mismatch": 3, "not_found": 1, "ambiguous": 0, "unverifiable": 0}
     assert sent(sandbox) == {"/meta-search": 5}  # one search each, no DOI to look up
 
 
@@ -186,7 +186,12 @@ def test_to_bibtex_writes_the_records_under_the_keys_given(records, verify):
     a = records[9]
     checked = verify(
         [
-            {"id": "smith2020", "title": a.title, "issued": {"date-parts": [[a.publication_published_year + 3]]}},
+            {
+                "id": "smith2020",
+                "title": a.title,
+                "author": [{"family": surname(a)}],  # the title with the first author: the same work
+                "issued": {"date-parts": [[a.publication_published_year + 3]]},
+            },
             {"id": "ghost", "title": "Tidal harmonics of lunar basalt in glacier cartography"},
         ]
     )
@@ -233,9 +238,11 @@ def test_a_string_that_is_neither_bibtex_nor_a_file_is_refused(sandbox, verify):
     assert sandbox.requests() == []
 
 
-def test_an_empty_list_sends_nothing(sandbox, verify):
+def test_an_empty_list_is_refused_not_passed(sandbox, verify):
     sandbox.clear_requests()
-    assert verify([]).items == []
+    with pytest.raises(paperlens.ValidationError, match="holds no reference to check") as caught:
+        verify([])
+    assert caught.value.param == "references"
     assert sandbox.requests() == []
 
 
@@ -415,10 +422,19 @@ def test_malformed_bibtex_is_refused_naming_the_entry_and_line_before_any_reques
     assert sandbox.requests() == []
 
 
-def test_a_bibtex_entry_with_nothing_to_check_is_not_found_without_a_request(sandbox, verify):
+def test_a_bibtex_entry_with_nothing_to_check_is_unverifiable_without_a_request(sandbox, verify):
     sandbox.clear_requests()
-    (item,) = verify("@misc{site, author = {Doe, Jane}, howpublished = {\\url{https://example.org}}}\n").items
-    assert (item.key, item.status, item.reasons) == ("site", "not_found", ["no title to search for"])
+    site, bare = verify(
+        "@misc{site, author = {Doe, Jane}, howpublished = {\\url{https://example.org}}}\n"
+        "@misc{bare, author = {Doe, Jane}, year = 2001}\n"
+    ).items
+    assert (site.key, site.status, site.confidence) == ("site", "unverifiable", "high")
+    assert site.reasons == ["a web page: a kind of work the service does not index; check it by hand"]
+    assert (bare.key, bare.status, bare.reasons) == (
+        "bare",
+        "unverifiable",
+        ["too little to search for: no title and no DOI"],
+    )
     assert sandbox.requests() == []
 
 

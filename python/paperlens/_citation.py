@@ -141,11 +141,24 @@ _QUOTED = re.compile(
 )
 # "vol. 12", "pp. 45-67": a number follows (an initial "P." before "et al." is no page).
 _BIBLIO = re.compile(
-    r"\b(?:vol|no|pp|p|iss|art)\.\s*\d[\w\u2013-]*|\b\d+\s*\(\d+\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
+    r"\b(?:vol|no|pp|p|iss|art)\.\s*\d[\w\u2013-]*|\b\d+\s*\(\d{1,3}\)(?:\s*:\s*[\w\u2013-]+)?|[:,]\s*\d+\s*[\u2013-]\s*\d+"
     r"|;\s*\d+(?:\s*\(\d+\))?",
     re.IGNORECASE,
 )
-_ET_AL = re.compile(r"\bet\s*al\b\.?", re.IGNORECASE)
+# "et al.", and GB/T 7714's 等, Japanese ほか / 他 and Korean 외 after a name list.
+_ET_AL = re.compile(r"\bet\s*al\b\.?|(?<=[,\s])(?:等|ほか|他|외)(?=\s*[.,:(]|\s*$)", re.IGNORECASE)
+# GB/T 7714's document type markers: [J] journal, [C] proceedings, [M] book, [EB/OL] web page...
+_MARKER = re.compile(r"\[\s*(J|C|M|D|R|N|A|G|Z|S|P|DB|CP|DS|EB|[A-Z]{1,2}/OL)\s*\](?://|\.)?")
+_MARKER_KINDS = {"EB/OL": "eb/ol", "DB/OL": "ds", "DS": "ds", "DB": "ds", "CP": "cp", "CP/OL": "cp", "S": "s", "P": "p"}
+# Works the service does not index, as APA and others mark them.
+_WEB = re.compile(
+    r"\[(?:online|internet|web ?page|computer (?:software|program)|software|data ?set)\]|\bretrieved from\b"
+    r"|\baccessed\b|\bavailable (?:online|at|from)\b",
+    re.IGNORECASE,
+)
+_NO_DATE = re.compile(r"\(\s*n\.\s*d\.\s*\)|(?<!\w)n\.\s?d\.(?!\w)")
+# A volume and its page as "Venue 30:683" or "30(2):683" writes them.
+_VOLUME_PAGE = re.compile(r"\b(?!(?:1[6-9]|20)\d\d\b)\d+\s*(?:\(\d{1,3}\))?\s*:\s*[A-Za-z]?\d+(?:[\u2013-]\d+)?\b")
 _PARTICLES = frozenset(
     ["van", "von", "de", "der", "den", "da", "del", "della", "di", "du", "la", "le", "ter", "dos", "das"]
 )
@@ -162,14 +175,20 @@ def _looks_like_names(piece: str) -> bool:
     words = re.findall(r"[^\W\d_][\w'\u2019.-]*", piece)
     if not words or ":" in piece or re.search(r"[.?!]\s+\w\w", _ET_AL.sub("", piece)):
         return False  # several sentences, not one list of names
+    if piece.isupper() and not any(is_initials(w) for w in words) and not CJK.search(piece):
+        return False  # a title in capitals ("GATE FIDELITY"), not "SMITH J, DOE A"
     for word in words:
         low = word.lower().strip(".")
         if low in ("and", "et", "al") or low in _PARTICLES or is_initials(word):
             continue
         cjk = CJK.match(word)
-        if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 4):
+        if CJK.search(word) and not cjk:
+            return False  # Latin then CJK in one word ("T细胞", "QASMBenchに"): a title
+        if low in _TITLE_WORDS or not (word[0].isupper() or cjk) or (cjk and len(word) > 6):
             return False
-    separated = "," in piece or "&" in piece or " and " in piece or _ET_AL.search(piece) is not None
+    separated = (
+        "," in piece or "&" in piece or "\u30fb" in piece or " and " in piece or _ET_AL.search(piece) is not None
+    )
     return separated or len(words) <= 3
 
 
@@ -188,6 +207,9 @@ class Citation:
         venue: what follows the title (journal, proceedings...), or None.
         doi: a DOI found in the text, or None.
         people: each author as written, without initials (``["Lindqvist", "Grace Zhang"]``).
+        kind: what the text says the work is, when it says it: a GB/T 7714 marker
+            (``eb/ol``, ``ds``, ``cp``, ``s``, ``p``) or ``online`` ("Retrieved from",
+            ``[Online]``, "accessed" without a DOI), else None.
     """
 
     text: str
@@ -199,13 +221,16 @@ class Citation:
     venue: str | None = None
     doi: str | None = None
     people: list[str] = field(default_factory=list)
+    kind: str | None = None
 
 
 def parse_reference(text: str) -> Citation:
     """Reads authors, year, title, venue and DOI from a citation in any common style (APA,
-    MLA, Chicago, Harvard, IEEE, Vancouver, Nature, or informal ``Smith et al., Nature 2019,
-    coral bleaching``). Quoted text is the title; otherwise the leading run of name-like
-    parts is the author list and the next sentence the title.
+    MLA, Chicago, Harvard (``Venue 30:683``), IEEE, Vancouver, Nature, GB/T 7714 in Chinese and
+    English (``等``, ``[J]``), Japanese (``・``, ``ほか``) and Korean (``외``) styles, or informal
+    ``Smith et al., Nature 2019, coral bleaching``). Quoted text is the title; otherwise the
+    leading run of name-like parts is the author list and the next sentence the title; a
+    title-first line (``TITLE. Authors. Venue, year``) is read too. APA's "(n.d.)" is no title.
 
     >>> from paperlens.matching import parse_reference
     >>> c = parse_reference("Smith, J., & Doe, A. (2019). Coral bleaching at scale. Nature, 12(3), 4-9.")
@@ -213,13 +238,21 @@ def parse_reference(text: str) -> Citation:
     (['Smith', 'Doe'], 2019, 'Coral bleaching at scale', 'Nature')
     """
     work = " ".join(unicodedata.normalize("NFC", text).split())
+    work = work.replace("\uff0c", ", ").replace("\u3002", ". ").replace("\uff0e", ". ").replace("\uff1a", ": ")
     doi_match = _DOI.search(work)
     doi = doi_match.group(1).rstrip(".,;)]") if doi_match else None
     if doi_match:
         work = work[: doi_match.start()] + " " + work[doi_match.end() :]
-    work = _BIBLIO.sub(" ", _URL.sub(" ", work))
+    marker = _MARKER.search(work)
+    kind = _MARKER_KINDS.get(marker.group(1)) if marker else None
+    if kind is None and doi is None and _WEB.search(work):
+        kind = "online"
+    work = " ".join(_MARKER.sub(". ", work).split())  # a marker ends the title
+    work = _BIBLIO.sub(" ", _VOLUME_PAGE.sub(" ", _URL.sub(" ", work)))
     year_match = _PAREN_YEAR.search(work) or _last(_YEAR.finditer(work))
     year = int(year_match.group(1)) if year_match else None
+    if year_match is None:
+        year_match = _NO_DATE.search(work)  # where the year would be: it ends the author list
 
     quoted = _QUOTED.search(work)
     title: str | None
@@ -242,6 +275,7 @@ def parse_reference(text: str) -> Citation:
         venue=venue or None,
         doi=doi,
         people=people,
+        kind=kind,
     )
 
 
@@ -288,6 +322,10 @@ def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | N
         names, rest = work[: year.start()], work[year.end() :]
     else:
         names, rest = "", _cut(work, year, 0)
+        colon = re.match(r"^([^:]{1,80}?)\s*:\s*(.+)$", rest)
+        if colon is not None and CJK.search(colon.group(1)) and _looks_like_names(colon.group(1)):
+            # Japanese: "山田太郎・鈴木花子: 題名, 雑誌名, 2019."
+            names, rest = colon.group(1), colon.group(2).replace(",", ".", 1)
     pieces = [p for p in (_clean(p) for p in re.split(r"(?<=[.?!])\s+|\s+[.]\s+", rest)) if p]
     more = not names or _ends_in_initial(names)
     while more and len(pieces) > 1 and _looks_like_names(pieces[0]):
@@ -300,9 +338,12 @@ def _split_unquoted(work: str, year: re.Match[str] | None) -> tuple[str, str | N
         title = max(parts, key=lambda p: len(words(p)))
         if not names and parts[0] is not title and _looks_like_names(parts[0]):
             names = parts.pop(0)  # "Smith, Nature 2019, coral bleaching"
-        return names, title, ", ".join(p for p in parts if p is not title) or None
+        return names, title, _venue(", ".join(p for p in parts if p is not title))
     if not pieces:
         return names, None, None
+    if not names and len(pieces) > 1 and re.search(r",|&|\band\b", pieces[1]) and _looks_like_names(pieces[1]):
+        # Title first: "TITLE. Lindqvist G, Zhang T. Venue, 1994."
+        return pieces[1], pieces[0], _venue(". ".join(pieces[2:]))
     return names, pieces[0], _venue(". ".join(pieces[1:]))
 
 
@@ -315,12 +356,15 @@ def _names(part: str) -> tuple[list[str], bool]:
     """(each person's name words, without initials; et al.) of an author list."""
     et_al = _ET_AL.search(part) is not None
     part = _ET_AL.sub(" ", part)
-    people = [p for p in re.split(r"\s*(?:;|,|&|\band\b|\bund\b|\bet\b)\s*", part) if p.strip(" .")]
+    people = [p for p in re.split(r"\s*(?:;|,|&|\u30fb|\band\b|\bund\b|\bet\b)\s*", part) if p.strip(" .")]
     names: list[str] = []
     for person in people:
         words = [w.strip(".()") for w in person.split() if not is_initials(w) or CJK.match(w)]
         words = [w for w in words if not any(ch.isdigit() for ch in w)]
         words = [w for w in words if w and w.lower() not in ("and", "et", "al")]
+        written = person.split()
+        if not words and len(written) > 1 and written[0].isupper() and len(written[0].strip(".")) > 1:
+            words = [written[0].strip(".")]  # GB/T 7714's "DOE A": a short surname in capitals, then initials
         if words:
             names.append(" ".join(words))
     return names, et_al

@@ -73,9 +73,13 @@ def redact(text: str) -> str: ...
 
 def read_bibtex(
     text: str,
+    max_bytes: int,
+    max_expanded_bytes: int,
+    max_brace_depth: int,
 ) -> list[tuple[str, str, list[tuple[str, str]], list[str], bool, list[str], bool, int, str]]:
     """The entries of a BibTeX text: (key, entry_type, fields, authors, et_al, editors,
-    editors_et_al, line, raw) each; a file that cannot be read raises
+    editors_et_al, line, raw) each; a file that cannot be read, or is over a budget (its
+    bytes, the bytes its macro uses add, its brace depth), raises
     ``ValueError(message, key, ordinal, line)``."""
 
 # -- client (src/client.rs) -----------------------------------------------------------------

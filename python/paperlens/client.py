@@ -839,7 +839,8 @@ class _Workflows:
         not settle costs one ``/meta-search``.
 
         Args:
-            references: BibTeX (the text, or the path of a ``.bib`` file), a list of free-text
+            references: BibTeX text, the path of a file of references (read by what it holds:
+                BibTeX, CSL-JSON, RIS or one a line), a list of free-text
                 citations, a list of CSL-JSON items, or a DataFrame with ``title``,
                 ``author``/``authors``, ``year``, ``venue`` (or ``journal``), ``doi`` and
                 ``key`` columns (those present).
@@ -848,13 +849,14 @@ class _Workflows:
 
         Returns:
             A :class:`~paperlens.Verification`: ``.items[i]`` has ``.status`` (``"verified"``,
-            ``"mismatch"``, ``"not_found"``, ``"ambiguous"``), ``.record``, ``.differences``
-            (field to ``(given, found)``), ``.confidence`` and ``.reasons``; ``to_pandas()``,
-            ``to_bibtex()`` (corrected entries, keys kept).
+            ``"mismatch"``, ``"not_found"``, ``"ambiguous"``, ``"unverifiable"``), ``.record``,
+            ``.differences`` (field to ``(given, found)``), ``.confidence`` and ``.reasons``;
+            ``to_pandas()``, ``to_bibtex()`` (corrected entries, keys kept).
 
         Raises:
-            ValidationError: before any request, for input of no such kind, malformed BibTeX
-                (naming the entry and line), or a reference with neither title nor DOI.
+            ValidationError: before any request, for input of no such kind, input holding no
+                reference, malformed BibTeX (naming the entry and line), or an item with
+                neither title nor DOI.
             APIError: what the service answers (after retries), as for any call.
 
         Examples:

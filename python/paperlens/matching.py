@@ -126,6 +126,21 @@ _DOI_WORDS = frozenset(["doi", "https", "http", "org", "dx", "www"])
 _VENUE_NOISE = frozenset(["proc", "proceeding", "in", "the"])
 #: Venues agree when this share of the words on each side is found on the other.
 VENUE_AGREES = 0.75
+#: Words that say what kind of venue it is: "Transactions on X", "Journal of X" and "X
+#: Letters" are three venues, however alike the rest.
+_VENUE_KINDS = (
+    "journal",
+    "transaction",
+    "letter",
+    "review",
+    "magazine",
+    "bulletin",
+    "annal",
+    "communication",
+    "conference",
+    "symposium",
+    "workshop",
+)
 #: Candidates whose scores are closer than this are a tie: the citation cannot tell them apart.
 TIE = 0.005
 
@@ -221,11 +236,20 @@ def _covers(short: str, word: str) -> bool:
     return word.startswith(short) or cite.abbreviates(short, word)
 
 
+def _kinds(words: Sequence[str]) -> set[str]:
+    """The kinds the words name, in full or abbreviated (``J.``, ``Trans.``, ``Lett.``)."""
+    return {kind for kind in _VENUE_KINDS for w in words if kind.startswith(w) and (len(w) >= 3 or w == "j")}
+
+
 def venue_agreement(given: Sequence[str], found: Sequence[str]) -> float:
     """0..1, both ways: each given word abbreviates one of the record's (``J. Mar. Ecol.``) and
     each of the record's is abbreviated by a given one, so ``Marine Ecology Letters`` is not
-    ``Journal of Marine Ecology``."""
+    ``Journal of Marine Ecology``; 0 when both name a kind of venue (journal, transactions,
+    letters, review, conference...) and the kinds differ."""
     if not given or not found:
+        return 0.0
+    kinds = _kinds(given), _kinds(found)
+    if all(kinds) and kinds[0] != kinds[1]:
         return 0.0
     recall = sum(any(_covers(v, w) for w in found) for v in given) / len(given)
     precision = sum(any(_covers(v, w) for v in given) for w in found) / len(found)

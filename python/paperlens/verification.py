@@ -3,14 +3,19 @@
 Each reference (BibTeX, free text, CSL-JSON or a DataFrame row: see
 :func:`~paperlens._given.read_references`) gets a status:
 
-- ``"verified"``: a record says what the reference says (title, authors, year, venue, DOI,
-  as far as it gives them);
-- ``"mismatch"``: the reference names a record, but some of its fields differ from it (a year
-  off, another first author, another venue, the DOI of another paper): ``differences`` holds
-  each as ``(given, found)``;
+- ``"verified"``: a record says what the reference says: every field it gives agrees (the
+  title word for word, case, punctuation and LaTeX aside; every author, in order, none
+  missing unless the list ends with "et al." or ``and others``; the year; the venue by its
+  words, abbreviations allowed; the DOI);
+- ``"mismatch"``: the reference names a record, but some of its fields differ from it (a title
+  a word off, a year off, another first author, authors missing, another venue, the DOI of
+  another paper): ``differences`` holds each as ``(given, found)``;
 - ``"not_found"``: no record is the work it describes (an invented reference, or one the
   service does not have);
-- ``"ambiguous"``: several records fit it equally well; ``candidates`` holds them.
+- ``"ambiguous"``: several records fit it equally well; ``candidates`` holds them;
+- ``"unverifiable"``: a kind of work the service does not index (a web page, software, a
+  dataset, a standard, a patent) without a DOI it knows, or too little given to search (no
+  title and no DOI); nothing is sent for it.
 
 Requests: the DOIs of all references are looked up together (200 per ``/meta-search``
 request); a DOI that resolves to a record whose title the reference does not contradict
@@ -21,7 +26,14 @@ with DOIs costs 2 requests; without, 300 (10 minutes at the default 30 per minut
 The matching engine (:mod:`paperlens.matching`) scores the candidates; here they are read as
 a verdict: the best one is the cited work when the titles agree in word order (0.95 or more
 for "the same title"; a close title needs an agreeing first author or year, a partial one
-both), and a tie between two such records is ``ambiguous``.
+both), and a tie between two such records is ``ambiguous``. Venues are compared by their
+words both ways, and their kinds must agree: "Transactions on X", "Journal of X" and "X
+Letters" are three venues.
+
+Confidence: ``"high"`` on a ``verified`` or ``mismatch`` needs the DOI, or the exact title
+with the first author or the year, to agree (the record is the cited work); on a
+``not_found``, that no record comes close to the title. ``benches/bench_hallmark.py``
+measures how often each level is right.
 
 >>> checked = client.verify_citations(
 ...     ["Lindqvist G, Zhang T. Gate fidelity under quantum advantage: a large-scale study. 1995."]
@@ -39,6 +51,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens import _citation as cite
 from paperlens._contract import PAGE_SIZE_MAX
 from paperlens._formats import CITATION_FIELDS
 from paperlens._given import Given, read_references
@@ -50,9 +63,11 @@ from paperlens.matching import TIE, Confidence, Evidence, rank, title_query
 if TYPE_CHECKING:
     from paperlens.types import MetadataRecord
 
-__all__ = ["FIELDS", "FIELD_NAMES", "Status", "Verification", "VerifiedReference", "verify_plan"]
+__all__ = ["FIELDS", "FIELD_NAMES", "STATUSES", "Status", "Verification", "VerifiedReference", "verify_plan"]
 
-Status = Literal["verified", "mismatch", "not_found", "ambiguous"]
+Status = Literal["verified", "mismatch", "not_found", "ambiguous", "unverifiable"]
+#: Every status, in the order counts show them.
+STATUSES = ("verified", "mismatch", "not_found", "ambiguous", "unverifiable")
 
 #: The record fields asked for: what the checks read and the corrected BibTeX writes.
 FIELDS = [*CITATION_FIELDS, "doc_id"]
@@ -74,7 +89,8 @@ class VerifiedReference:
 
     Attributes:
         input: the reference as given (text, CSL-JSON item, DataFrame row as a dict, BibTeX entry).
-        status: ``"verified"``, ``"mismatch"``, ``"not_found"`` or ``"ambiguous"``.
+        status: ``"verified"``, ``"mismatch"``, ``"not_found"``, ``"ambiguous"`` or
+            ``"unverifiable"`` (see the module's documentation).
         record: the cited record (verified, mismatch), or None.
         differences: field (``title``, ``authors``, ``year``, ``venue``, ``doi``) to
             ``(given, found)``, for a mismatch.
@@ -117,8 +133,8 @@ class Verification:
     @property
     def counts(self) -> dict[str, int]:
         """References per status, every status named (``{"verified": 28, "mismatch": 1, ...}``)."""
-        counted = Counter(item.status for item in self.items)
-        return {status: counted[status] for status in ("verified", "mismatch", "not_found", "ambiguous")}
+        counted: Counter[str] = Counter(item.status for item in self.items)
+        return {status: counted[status] for status in STATUSES}
 
     @property
     def all_verified(self) -> bool:
@@ -143,20 +159,33 @@ class Verification:
         return frame
 
     def to_bibtex(self) -> str:
-        """The references as BibTeX, corrected: a verified or mismatched one is written from its
-        record (its fields as the service has them) under its own key; any other is kept as
-        given (a BibTeX entry as written, else a ``%`` comment) after a comment saying why."""
+        """The references as BibTeX, corrected where that is safe: a verified or mismatched
+        reference whose record is the same work (its DOI agrees, or its title with the first
+        author or the year) is written from the record under its own key, keeping the braces
+        the given title put around words the record's title still holds (``{NOAA}``); any other
+        is kept as given (a BibTeX entry as written, else a ``%`` comment) after a comment
+        saying what was found. The ``@string`` definitions that kept entries use come first, and
+        their ``crossref`` targets last (where BibTeX wants them), as written."""
         from paperlens._formats import bibtex_entry
 
         used: set[str] = set()
-        parts = []
+        parts: list[str] = []
+        head: dict[str, None] = {}  # the @string definitions kept entries use, once each
+        tail: dict[str, None] = {}  # their crossref targets: BibTeX wants them after the entries
         for item in self.items:
-            if item.record is not None:
-                parts.append(bibtex_entry(item.record, item.key, used))
+            given = item.given
+            if item.record is not None and given is not None and _same_work_as(given, item.record):
+                parts.append(_protected(bibtex_entry(item.record, item.key, used), given))
                 continue
             note = f"% {item.key or 'reference'}: {item.status}: {'; '.join(item.reasons[:1])}"
-            raw = item.given.raw if item.given is not None else None
+            if item.record is not None:
+                note += f"\n% kept as given: the record found, {_described(item.record)}, is not the same work"
+            raw = given.raw if given is not None else None
             parts.append(note + "\n" + (raw.strip() if raw else "% " + " ".join(_input_text(item).split())))
+            if raw and given is not None:
+                head.update(dict.fromkeys(block.strip() for _, block in given.macros))
+                tail.update(dict.fromkeys([given.parent.strip()] if given.parent is not None else []))
+        parts = [*head, *parts, *tail]
         return "\n\n".join(parts) + "\n" if parts else ""
 
     def _repr_html_(self) -> str:
@@ -216,19 +245,21 @@ def verify_plan(
     """The plan of ``client.verify_citations`` (see the module's documentation).
 
     Args:
-        references: BibTeX text or a path, free-text citations, CSL-JSON items or a DataFrame.
+        references: BibTeX text, a path (read by what the file holds), free-text citations,
+            CSL-JSON items or a DataFrame.
         progress: a progress bar of the references checked, with the requests left and the
             time they take at ``rate``.
         listen: the client's transport events, so the bar shows pacing and retry waits.
         rate: the client's ``/meta-search`` requests per minute (None: not paced).
 
     Raises:
-        ValidationError: before any request, for input that is none of these, malformed
-            BibTeX (naming the entry and line), or an item with nothing to check.
+        ValidationError: before any request, for input that is none of these, input that
+            holds no reference, malformed BibTeX (naming the entry and line, or the budget it
+            is over), or an item with nothing to check.
     """
     given = read_references(references)
     dois = list(dict.fromkeys(g.doi for g in given if g.doi and _DOI_SHAPE.match(g.doi)))
-    estimate = math.ceil(len(dois) / PAGE_SIZE_MAX) + sum(g.doi is None for g in given)
+    estimate = math.ceil(len(dois) / PAGE_SIZE_MAX) + sum(g.doi is None and _searchable(g) for g in given)
     bar = _bar(progress, len(given), estimate, listen, rate)
     try:
         by_doi: dict[str, MetadataRecord] = {}
@@ -241,6 +272,11 @@ def verify_plan(
         answers: dict[str, list[MetadataRecord]] = {}
         items = []
         for g, (known, query) in zip(given, plans, strict=True):
+            if known is None and not _searchable(g):
+                items.append(_unverifiable(g))
+                if bar is not None:
+                    bar.update()
+                continue
             records = [known] if known is not None else []
             if query is not None:
                 if query not in answers:
@@ -256,8 +292,27 @@ def verify_plan(
     return Verification(items)
 
 
+def _searchable(given: Given) -> bool:
+    """Worth a title search: a kind of work the service indexes, with a title to search for."""
+    return given.kind is None and title_query(given.citation) is not None
+
+
+def _unverifiable(given: Given) -> VerifiedReference:
+    if given.kind is not None:
+        doi = f" and its DOI {given.doi} resolves to no record" if given.doi else ""
+        why = f"a {given.kind}: a kind of work the service does not index{doi}; check it by hand"
+    else:
+        why = "too little to search for: no title and no DOI"
+    return VerifiedReference(
+        given.input, "unverifiable", None, confidence="high", reasons=[why], key=given.key, given=given
+    )
+
+
 def _plan_of(given: Given, known: MetadataRecord | None) -> tuple[MetadataRecord | None, str | None]:
-    """The DOI's record, and the title query still needed (None when the DOI settles it)."""
+    """The DOI's record, and the title query still needed (None when the DOI settles it, or
+    when there is nothing worth searching for)."""
+    if not _searchable(given):
+        return known, None
     if known is not None:
         evidence = rank(given.citation, [known])[0][0]
         if not evidence.titled or evidence.title >= CLOSE_TITLE:
@@ -299,15 +354,17 @@ def _verdict(
         listed = "; ".join(_described(r) for r in candidates)
         reasons = [f"{len(candidates)} records fit it equally well: {listed}", "add the year, the authors or the DOI"]
         return VerifiedReference(**base, status="ambiguous", record=None, reasons=reasons, candidates=candidates)
-    words = {**_FIELD_WORDS, "authors": "first author" if evidence.first_author is False else "authors"}
-    said = [f"{words[name]} differs: cited {_shown(a)}, record {_shown(b)}" for name, (a, b) in differences.items()]
+    said = [_said(name, given, a, b) for name, (a, b) in differences.items()]
+    sure = _identified(evidence, differences)
     if not differences:
-        confidence: Confidence = "high" if evidence.doi or _strong(evidence) else "medium"
         lead = f"matches {record.unique_id}: {_agreeing(evidence)}"
         return VerifiedReference(
-            **base, status="verified", record=record, confidence=confidence, reasons=[lead, *evidence.reasons]
+            **base,
+            status="verified",
+            record=record,
+            confidence="high" if sure else "medium",
+            reasons=[lead, *evidence.reasons],
         )
-    sure = (evidence.doi and "doi" not in differences) or (evidence.title >= SAME_TITLE and len(differences) == 1)
     reasons = [*said, f"the cited work is {record.unique_id}: {_agreeing(evidence)}", *evidence.reasons]
     return VerifiedReference(
         **base,
@@ -336,8 +393,40 @@ def _not_found(
     return {"reasons": reasons, "confidence": "medium" if close else "high"}
 
 
-def _strong(e: Evidence) -> bool:
-    return e.title >= SAME_TITLE and e.first_author is True and e.year_off == 0
+def _identified(e: Evidence, differences: dict[str, tuple[Any, Any]]) -> bool:
+    """The record is the cited work beyond doubt: the DOI agrees (and the title, when given),
+    or the exact title with the first author or the year."""
+    title = "title" not in differences
+    if e.doi:
+        return title or not e.titled
+    return e.titled and title and (e.first_author is True or e.year_off == 0)
+
+
+def _same_work_as(given: Given, record: MetadataRecord) -> bool:
+    """What ``to_bibtex`` needs to write the record in the reference's place: the DOI agrees,
+    or the title with the first author or the year."""
+    evidence = rank(given.citation, [record])[0][0]
+    return evidence.doi or (evidence.title >= SAME_TITLE and (evidence.first_author is True or evidence.year_off == 0))
+
+
+def _protected(entry: str, given: Given) -> str:
+    """``entry`` (written from the record) with the braces the given title put around words
+    (``{NOAA}``, ``{HadCRUT5}``) around the same words of its title."""
+    from paperlens._bibtex import braced_words
+
+    groups = braced_words(given.raw or "", "title")
+    if not groups:
+        return entry
+    lines = entry.split("\n")
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith("title = {"):
+            start, end = line.index("{") + 1, line.rindex("}")
+            value = line[start:end]
+            for group in groups:
+                pattern = r"(?<![{\w])" + re.escape(group) + r"(?![\w}])"
+                value = re.sub(pattern, "{" + group.replace("\\", "\\\\") + "}", value, flags=re.IGNORECASE)
+            lines[n] = line[:start] + value + line[end:]
+    return "\n".join(lines)
 
 
 def _agreeing(e: Evidence) -> str:
@@ -359,11 +448,12 @@ _FIELD_WORDS = {"title": "title", "authors": "authors", "year": "year", "venue":
 
 
 def _differences(given: Given, record: MetadataRecord, e: Evidence) -> dict[str, tuple[Any, Any]]:
+    """Every given field that does not agree with the record (the module's documentation)."""
     found_authors = [str(a.get("name") or "") for a in record.author or [] if isinstance(a, dict)]
     out: dict[str, tuple[Any, Any]] = {}
-    if e.titled and given.title and e.title < SAME_TITLE:
+    if given.title and record.title and not same_title(given.title, record.title):
         out["title"] = (given.title, record.title)
-    if e.first_author is False or e.authors_clash:
+    if author_gaps(given, found_authors) is not None:
         out["authors"] = (list(given.authors), found_authors)
     if e.year_off not in (None, 0):
         out["year"] = (given.year, record.publication_published_year)
@@ -372,6 +462,81 @@ def _differences(given: Given, record: MetadataRecord, e: Evidence) -> dict[str,
     if given.doi and normalize_doi(given.doi) != normalize_doi(record.doi or ""):
         out["doi"] = (given.doi, record.doi)
     return out
+
+
+def _said(name: str, given: Given, cited: Any, found: Any) -> str:
+    if name == "authors":
+        return author_gaps(given, found) or f"authors differ: cited {_shown(cited)}, record {_shown(found)}"
+    return f"{_FIELD_WORDS[name]} differs: cited {_shown(cited)}, record {_shown(found)}"
+
+
+def same_title(given: str, found: str) -> bool:
+    """The titles are the same words in the same order (case, punctuation, accents, LaTeX and
+    "&" for "and" aside); a title given without the record's subtitle (what follows a ``:``,
+    ``?`` or ``.``) agrees too."""
+    mine = _title_words(given)
+    if mine == _title_words(found):
+        return True
+    cuts = [m.start() for m in re.finditer(r"[:?!.](?:\s|$)", found)]
+    return bool(mine) and any(mine == _title_words(found[:at]) for at in cuts)
+
+
+def _title_words(title: str) -> list[str]:
+    """The words compared, hyphenated ones kept whole: "large-scale" is not "large scale"."""
+    return [w for w in re.findall(r"[^\W_]+(?:-[^\W_]+)*", cite.fold(title.replace("&", " and "))) if w != "and"]
+
+
+def _person(name: str) -> list[str]:
+    """A name's words, folded: ``"Becker, Ximena"`` and ``"Ximena Becker"`` alike."""
+    return cite.words(name.replace(",", " "))
+
+
+def _family_of(name: str) -> str:
+    """The family name of a name as given (``"Family, Given"``, ``"Given Family"``, CJK)."""
+    if "," in name:
+        return " ".join(cite.words(name.split(",", 1)[0]))
+    parts = _person(name)
+    if not parts:
+        return ""
+    return parts[0] if cite.CJK.match(parts[0]) else parts[-1]
+
+
+def _is_person(family: str, name: str) -> bool:
+    words = _person(name)
+    if cite.CJK.match(family) or not words:
+        return bool(family) and (family in "".join(words) or "".join(words) in family)
+    last = words[0] if cite.CJK.match(words[0]) else words[-1]
+    return cite.near(family, last) or family == " ".join(words[-len(family.split()) :])
+
+
+def author_gaps(given: Given, found: list[str]) -> str | None:
+    """What is wrong with the given authors against the record's, in words, or None when they
+    agree: the first author another, a given name the record lacks, or, without "et al.",
+    authors missing (how many, and who)."""
+    if not given.authors or not found:
+        return None
+    matched: list[int] = []
+    extra: list[str] = []
+    for name in given.authors:
+        family = _family_of(name)
+        at = next((n for n, other in enumerate(found) if n not in matched and _is_person(family, other)), None)
+        if at is not None:
+            matched.append(at)
+        elif not any(family in _person(other) for other in found):  # not a given name split off
+            extra.append(name)
+    if (matched and matched[0] != 0) or not matched:
+        return f"first author differs: cited {_shown(list(given.authors))}, record {_shown(found)}"
+    if extra:
+        return f"authors differ: {', '.join(extra)} not among the record's {_shown(found)}"
+    missing = [name for n, name in enumerate(found) if n not in matched]
+    if missing and not given.citation.et_al:
+        whom = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        plural = "s" if len(missing) > 1 else ""
+        return (
+            f"{len(missing)} author{plural} missing: {whom} (cited {len(matched)} of {len(found)}"
+            ' without "et al." or "and others")'
+        )
+    return None
 
 
 def _shown(value: Any) -> str:

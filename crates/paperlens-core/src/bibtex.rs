@@ -27,6 +27,11 @@
 //!   `\%` escapes; the other fields get `~` as a space, TeX quotes as curly quotes and their
 //!   whitespace collapsed;
 //! - an `=` in a name is not taken for biblatex's `family=..., given=...` form.
+//!
+//! Hostile files are refused, each in time linear in its size, by [`Budgets`]: the input's
+//! bytes, the bytes all macro uses add, and how deeply braces nest (the crate's decoding of a
+//! value is quadratic in its nesting). An entry that does not close ends the search for the
+//! entries after it (it cannot be read whatever follows), so `"@a{" * 80000` is one scan.
 
 use std::collections::HashMap;
 
@@ -72,10 +77,39 @@ const NOT_INHERITED: &[&str] =
 /// leaves the inheritance to [`inherit_crossrefs`].
 const HIDDEN_CROSSREF: &str = "paperlens-crossref";
 
-/// The entries of a BibTeX file, in file order. A byte order mark is skipped (offsets and
-/// lines count from after it).
+/// What a file may cost: past one, the file is refused with an error naming the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budgets {
+    /// The file's size in bytes.
+    pub max_bytes: usize,
+    /// The bytes that all macro uses of the file add (a definition used 5,000 times adds its
+    /// value 5,000 times).
+    pub max_expanded_bytes: usize,
+    /// How deeply braces may nest (real files: a few levels).
+    pub max_brace_depth: usize,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets { max_bytes: 64 << 20, max_expanded_bytes: 64 << 20, max_brace_depth: 100 }
+    }
+}
+
+/// The entries of a BibTeX file, in file order, within the default [`Budgets`].
 pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
+    read_bibtex_within(src, &Budgets::default())
+}
+
+/// The entries of a BibTeX file, in file order. A byte order mark is skipped (offsets and
+/// lines count from after it). A file over one of `budgets` is refused with an error naming
+/// the budget.
+pub fn read_bibtex_within(src: &str, budgets: &Budgets) -> Result<Vec<BibEntry>, BibError> {
+    if src.len() > budgets.max_bytes {
+        let rule = format!("the file has {} bytes, more than max_bytes ({})", src.len(), budgets.max_bytes);
+        return Err(BibError { message: format!("BibTeX file refused: {rule}"), key: None, ordinal: 0, line: 1 });
+    }
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+    check_brace_depth(src, budgets.max_brace_depth)?;
     let blanked = braced_quotes(braced_entries(blank_comments(src)))?;
     let first = RawBibliography::parse(&blanked)
         .map_err(|error| locate_syntax_error(&blanked, error.span.start, &error.kind))?;
@@ -86,8 +120,11 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
     let lines = Lines::new(src);
     check_duplicate_keys(src, &masked, &raw, &lines)?;
-    expand_macros(&mut raw).map_err(|position| {
-        let rule = format!("its macros expand to more than {MAX_EXPANDED_PARTS} parts");
+    expand_macros(&mut raw, budgets.max_expanded_bytes).map_err(|position| {
+        let rule = format!(
+            "its macros expand to more than max_expanded_bytes ({}) or {MAX_EXPANDED_PARTS} parts",
+            budgets.max_expanded_bytes
+        );
         entry_error(src, &masked, entry_at(&masked, position), &rule)
     })?;
     let mut layout = Vec::with_capacity(raw.entries.len());
@@ -204,7 +241,9 @@ fn comment_block_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// BibTeX's other form, which the crate refuses) turned into braces, one byte for one so that
 /// offsets and lines hold. The closing one is found as the crate reads a value (braces nest,
 /// a backslash escapes the next character, quotes end at their first `"` outside braces), so
-/// a parenthesis inside a value is left alone; an entry without one is left to fail.
+/// a parenthesis inside a value is left alone; an entry without one is left to fail, and
+/// ends the search: nothing after it can be read, and a search from each later `@` to the
+/// end of the file would make `"@a{" * 80000` quadratic.
 fn braced_entries(text: String) -> String {
     let mut bytes = text.into_bytes();
     let mut at = 0;
@@ -215,17 +254,17 @@ fn braced_entries(text: String) -> String {
                 let word = bytes[at + 1..].iter().take_while(|&&c| is_identifier(c)).count();
                 let open =
                     at + 1 + word + bytes[at + 1 + word..].iter().take_while(|c| c.is_ascii_whitespace()).count();
-                at = match bytes.get(open) {
-                    Some(b'(') if word > 0 => match closing_delimiter(&bytes, open, b')') {
-                        Some(close) => {
-                            (bytes[open], bytes[close]) = (b'{', b'}');
-                            close
-                        }
-                        None => open,
-                    },
-                    Some(b'{') => closing_delimiter(&bytes, open, b'}').unwrap_or(open),
-                    _ => at,
+                let close = match bytes.get(open) {
+                    Some(b'(') if word > 0 => closing_delimiter(&bytes, open, b')').inspect(|&close| {
+                        (bytes[open], bytes[close]) = (b'{', b'}');
+                    }),
+                    Some(b'{') => closing_delimiter(&bytes, open, b'}'),
+                    _ => Some(at),
                 };
+                match close {
+                    Some(close) => at = close,
+                    None => break,
+                }
             }
             _ => {}
         }
@@ -268,9 +307,10 @@ fn is_identifier(c: u8) -> bool {
 /// `text` with the quotes around each quoted value turned into braces (the same value to
 /// BibTeX): the crate ends a quoted value at its first `"`, even one in braces (`"a {"}b"`),
 /// and silently drops the rest of the entry. Read again until no quoted value is left, as
-/// the fields after a cut are seen only then.
+/// the fields after a cut are seen only then; each reading is linear, and an entry that would
+/// need more than [`MAX_QUOTE_PASSES`] (as many values cut so) is refused.
 fn braced_quotes(mut text: String) -> Result<String, BibError> {
-    loop {
+    for _ in 0..MAX_QUOTE_PASSES {
         let raw =
             RawBibliography::parse(&text).map_err(|error| locate_syntax_error(&text, error.span.start, &error.kind))?;
         let pairs = raw.abbreviations.iter().chain(raw.entries.iter().flat_map(|entry| entry.v.fields.iter()));
@@ -293,7 +333,24 @@ fn braced_quotes(mut text: String) -> Result<String, BibError> {
             return Ok(text);
         }
     }
+    let raw =
+        RawBibliography::parse(&text).map_err(|error| locate_syntax_error(&text, error.span.start, &error.kind))?;
+    let cut = raw.entries.iter().flat_map(|entry| entry.v.fields.iter()).flat_map(|pair| pair.value.v.iter()).find_map(
+        |chunk| {
+            chunk
+                .span
+                .start
+                .checked_sub(1)
+                .filter(|&at| text.as_bytes()[at] == b'"' && matches!(chunk.v, RawChunk::Normal(_)))
+        },
+    );
+    let rule = format!("more than {MAX_QUOTE_PASSES} quoted values holding a quote in braces (\"a {{\"}}b\")");
+    Err(entry_error(&text, &text, entry_at(&text, cut.unwrap_or(0)), &rule))
 }
+
+/// How many quoted values holding a `{"}` one entry may have (each costs a reading of the
+/// file); real files have one or two.
+const MAX_QUOTE_PASSES: usize = 32;
 
 /// The quote that closes the value opened by the quote at `open`: the first one outside
 /// braces, not escaped.
@@ -315,17 +372,38 @@ fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
 
 /// How many parts (quoted or braced pieces, numbers) all macro uses may add to a file:
 /// far more than real files need, few enough to refuse a chain of definitions that each
-/// double the previous one before it fills the memory.
+/// double the previous one before it fills the memory (with [`Budgets::max_expanded_bytes`]
+/// for their text).
 const MAX_EXPANDED_PARTS: usize = 1 << 21;
+
+/// Refuses braces nested deeper than `max_depth` (counted over the file; a stray `}` does not
+/// go below zero), naming the entry where it happens.
+fn check_brace_depth(src: &str, max_depth: usize) -> Result<(), BibError> {
+    let mut depth = 0usize;
+    for (at, byte) in src.bytes().enumerate() {
+        match byte {
+            b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    let rule = format!("braces nest more than max_brace_depth ({max_depth}) deep");
+                    return Err(entry_error(src, src, entry_at(src, at), &rule));
+                }
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
 
 /// Each macro use replaced by the value of the definition in force where it stands (the
 /// last one before it; a use before any definition takes the first one), the definitions
 /// themselves expanded when they are read, seeing only those before them, as BibTeX does.
 /// Names ignore case; an undefined name that is not a month is kept as its own text, a month
 /// is left to the crate. Err: the offset of the value whose expansion went over
-/// [`MAX_EXPANDED_PARTS`].
-fn expand_macros(raw: &mut RawBibliography<'_>) -> Result<(), usize> {
-    let mut budget = MAX_EXPANDED_PARTS;
+/// [`MAX_EXPANDED_PARTS`] or `max_bytes`.
+fn expand_macros(raw: &mut RawBibliography<'_>, max_bytes: usize) -> Result<(), usize> {
+    let mut budget = Budget { parts: MAX_EXPANDED_PARTS, bytes: max_bytes };
     let mut defined = Definitions::new();
     for pair in std::mem::take(&mut raw.abbreviations) {
         let value = expand(&pair.value.v, &defined, false, &mut budget).ok_or(pair.key.span.start)?;
@@ -341,10 +419,32 @@ fn expand_macros(raw: &mut RawBibliography<'_>) -> Result<(), usize> {
 /// name defined, and the value with its own macro uses expanded.
 type Definitions<'s> = HashMap<String, Vec<(usize, Field<'s>)>>;
 
+/// What macro uses may still add: parts, and bytes of their text.
+struct Budget {
+    parts: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    /// Takes what `definition` adds; None when it is more than is left.
+    fn take(&mut self, definition: &Field<'_>) -> Option<()> {
+        let bytes = definition.iter().map(|chunk| chunk_text(&chunk.v).len()).sum();
+        self.parts = self.parts.checked_sub(definition.len())?;
+        self.bytes = self.bytes.checked_sub(bytes)?;
+        Some(())
+    }
+}
+
+fn chunk_text<'s>(chunk: &RawChunk<'s>) -> &'s str {
+    match *chunk {
+        RawChunk::Normal(text) | RawChunk::Abbreviation(text) => text,
+    }
+}
+
 /// `value` with its macro uses expanded from `defined` (see [`expand_macros`]); a use before
-/// every definition of its name takes the first one when `forward`. None when the parts
-/// added exceed `budget`.
-fn expand<'s>(value: &Field<'s>, defined: &Definitions<'s>, forward: bool, budget: &mut usize) -> Option<Field<'s>> {
+/// every definition of its name takes the first one when `forward`. None when what is added
+/// exceeds `budget`.
+fn expand<'s>(value: &Field<'s>, defined: &Definitions<'s>, forward: bool, budget: &mut Budget) -> Option<Field<'s>> {
     let mut out = Vec::with_capacity(value.len());
     for chunk in value {
         let RawChunk::Abbreviation(name) = chunk.v else {
@@ -356,7 +456,7 @@ fn expand<'s>(value: &Field<'s>, defined: &Definitions<'s>, forward: bool, budge
         let in_force = before.checked_sub(1).map(|n| &definitions[n]);
         match in_force.or_else(|| definitions.first().filter(|_| forward)) {
             Some((_, definition)) => {
-                *budget = budget.checked_sub(definition.len())?;
+                budget.take(definition)?;
                 out.extend(definition.iter().cloned());
             }
             None if is_month(name) => out.push(chunk.clone()),
@@ -835,5 +935,31 @@ mod tests {
         let error = error_of(&text);
         assert_eq!((error.key.as_deref(), error.line), (Some("@string"), 22));
         assert!(error.message.contains("expand to more than"), "{}", error.message);
+    }
+
+    #[test]
+    fn budgets_refuse_hostile_shapes_naming_the_budget() {
+        let budgets = Budgets { max_bytes: 1 << 20, max_expanded_bytes: 1000, max_brace_depth: 10 };
+        let big = format!("@string{{m = \"{}\"}}\n@misc{{a, title = m}}\n@misc{{b, title = m # m}}\n", "x".repeat(600));
+        let error = read_bibtex_within(&big, &budgets).expect_err("over the expansion budget");
+        assert_eq!((error.key.as_deref(), error.line), (Some("b"), 3));
+        assert!(error.message.contains("max_expanded_bytes (1000)"), "{}", error.message);
+        let deep = format!("@misc{{d, title = {}x{}}}", "{".repeat(11), "}".repeat(11));
+        assert!(read_bibtex_within(&deep, &budgets).expect_err("too deep").message.contains("max_brace_depth (10)"));
+        let huge = "%".repeat((1 << 20) + 1);
+        assert!(read_bibtex_within(&huge, &budgets).expect_err("too big").message.contains("max_bytes"));
+        let unclosed = read_bibtex(&"@a{".repeat(80_000)).expect_err("never closed");
+        assert_eq!((unclosed.ordinal, unclosed.line), (1, 1));
+    }
+
+    #[test]
+    fn quoted_values_cut_by_a_braced_quote_are_read_up_to_the_budget() {
+        let fields = |n: usize| (0..n).map(|k| format!("f{k} = \"a {{\"}}b\"")).collect::<Vec<_>>().join(", ");
+        let entries = read_bibtex(&format!("@misc{{k, {}}}", fields(20))).unwrap();
+        assert_eq!(entries[0].fields.len(), 20);
+        assert_eq!(entries[0].field("f19"), Some("a \"b"));
+        let error = read_bibtex(&format!("@misc{{ok, title = {{x}}}}\n@misc{{k, {}}}", fields(5000))).unwrap_err();
+        assert_eq!((error.key.as_deref(), error.line), (Some("k"), 2));
+        assert!(error.message.contains("more than 32 quoted values"), "{}", error.message);
     }
 }

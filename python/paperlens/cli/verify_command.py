@@ -1,10 +1,10 @@
-"""``paperlens verify refs.bib|-``: checks a reference list (BibTeX, or free-text citations
-one a line) against the service; exit 0 when every entry is verified, 7 when any is not."""
+"""``paperlens verify refs.bib|-``: checks a reference list (BibTeX, CSL-JSON, RIS or free-text
+citations one a line, read by what the file holds) against the service; exit 0 when every
+entry is verified, 7 when any is not, 2 when the input holds no reference."""
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,16 +15,18 @@ from paperlens.cli.output import emit, format_table, write_text
 from paperlens.cli.session import Session
 
 DESCRIPTION = (
-    "Check a reference list against the service: a BibTeX file (Zotero, JabRef, Mendeley exports: "
-    "@string macros, crossref, escapes), or free-text references one a line; '-' reads either from "
-    "stdin. Each entry is verified (a record says the same), mismatch (a record, but some fields "
-    "differ: the given and the found value are shown), not_found (no such work: an invented or "
-    "unknown reference) or ambiguous (several records fit). The DOIs are looked up together; each "
-    "other entry costs one request (the bar shows the time the quota implies). --format bibtex "
-    "prints the entries corrected from their records, keys kept. Malformed input is refused "
-    "before any request (exit 2). Exit 0 when every entry is verified, 7 when any is not."
+    "Check a reference list against the service: a file read by what it holds, whatever its name: "
+    "BibTeX (Zotero, JabRef, Mendeley exports: @string macros, crossref, escapes), CSL-JSON, RIS, "
+    "or free-text references one a line; '-' reads any of them from stdin. Each entry is verified "
+    "(every field it gives agrees with a record), mismatch (a record, but some fields differ: the "
+    "given and the found value are shown), not_found (no such work: an invented or unknown "
+    "reference), ambiguous (several records fit) or unverifiable (a web page, software, a dataset "
+    "or a standard, which the service does not index, or too little to search for). The DOIs are "
+    "looked up together; each other entry costs one request (the bar shows the time the quota "
+    "implies). --format bibtex prints the entries corrected from their records where the record is "
+    "the same work, keys kept. Malformed input, or input holding no reference, is refused before "
+    "any request (exit 2). Exit 0 when every entry is verified, 7 when any is not."
 )
-_BIBTEX = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _COLUMNS = ["#", "key", "status", "confidence", "differs", "record", "why"]
 
 
@@ -41,21 +43,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def references(source: str) -> Any:
-    """BibTeX text or path, or the non-blank lines of free text."""
+    """The path of the file, or stdin's references read by what they hold."""
     if source == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("give a file, or the references on stdin with -")
-        text = sys.stdin.read()
-        return text if _BIBTEX.search(text) else _lines(text)
+        from paperlens._given import read_text
+
+        return read_text(sys.stdin.read())
     path = Path(source)
     if not path.is_file():
         raise UsageError(f"{source}: no such file")
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    return str(path) if _BIBTEX.search(text) else _lines(text)
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return path
 
 
 def run(args: argparse.Namespace) -> int:
