@@ -390,8 +390,10 @@ def verify_citations(
     title, authors, year, venue and DOI right?
 
     Use it before citing references from a draft, a paper or memory. Each comes back
-    verified, mismatch (with each differing field as [given, found]), not_found or ambiguous,
-    with a confidence, the reasons and the record's unique_id and DOI.
+    verified, mismatch (with each differing field as [given, found]), not_found (invented or
+    absent), ambiguous, or unverifiable (a web page, software, a dataset or a standard, which the
+    service does not index, or too little given to search), with a confidence, the reasons and
+    the record's unique_id and DOI.
 
     Args:
         references: the references, each a free-text citation or a CSL-JSON item.

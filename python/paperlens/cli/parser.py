@@ -76,7 +76,7 @@ exit codes:
   3 authentication (401, 403, token or base URL settings)
   4 not found (404; lookup and match: none of the ids or references, the misses listed on stderr)
   5 rate limited (429)     6 server or connection (5xx, timeouts, unreachable)
-  7 verify: an entry is not verified (mismatch, not found or ambiguous)
+  7 verify: an entry is not verified (mismatch, not found, ambiguous or unverifiable)
   8 output (disk full, read-only or unwritable folder, another run writing the same output,
     an output holding something else); harvest: run the same command again to resume
   130 interrupted (harvest, snowball --checkpoint: run the same command again to resume)
