@@ -10,6 +10,7 @@ import contextlib
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from types import TracebackType
@@ -67,60 +68,28 @@ class RedisServer:
 
 
 class DelayingProxy:
-    """A loopback TCP proxy to ``upstream`` (host, port) that holds back the reply to each of the
-    next ``scripts`` script calls (``EVALSHA``) for ``delay`` seconds. The server has applied the
-    script by then: a client whose reply times out meanwhile cannot tell whether it was. Replies
-    keep their order, as on any one connection."""
+    """A loopback TCP proxy to the Redis server on ``upstream_port`` that holds back the reply to
+    each of the next ``scripts`` script calls (``EVALSHA``) for ``delay`` seconds. The server has
+    applied the script by then: a client whose reply times out meanwhile cannot tell whether it
+    was. Replies keep their order, as on any one connection. It runs in a process of its own (a
+    client holds the GIL while it connects); ``delayed`` counts the replies held back, once
+    closed."""
 
-    def __init__(self, upstream: tuple[str, int], *, delay: float, scripts: int) -> None:
-        self.upstream, self.delay, self.scripts = upstream, delay, scripts
+    def __init__(self, upstream_port: int, *, delay: float, scripts: int) -> None:
+        argv = [sys.executable, __file__, str(upstream_port), str(delay), str(scripts)]
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        self.port = int(self.process.stdout.readline())
         self.delayed = 0
-        self._lock = threading.Lock()
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self._listener.getsockname()[1])
-        self._sockets: list[socket.socket] = [self._listener]
-        threading.Thread(target=self._accept, daemon=True).start()
 
     def url(self, db: int = 0) -> str:
         return f"redis://127.0.0.1:{self.port}/{db}"
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream, timeout=10)
-            server.settimeout(None)
-            self._sockets += [client, server]
-            held: list[int] = []  # script calls on this connection whose replies are to be held back
-            threading.Thread(target=self._requests, args=(client, server, held), daemon=True).start()
-            threading.Thread(target=self._replies, args=(server, client, held), daemon=True).start()
-
-    def _requests(self, client: socket.socket, server: socket.socket, held: list[int]) -> None:
-        while chunk := _receive(client):
-            with self._lock:
-                if b"EVALSHA" in chunk.upper() and self.scripts > 0:
-                    self.scripts -= 1
-                    self.delayed += 1
-                    held.append(1)
-            _send(server, chunk)
-        _close(server)
-
-    def _replies(self, server: socket.socket, client: socket.socket, held: list[int]) -> None:
-        while chunk := _receive(server):
-            with self._lock:
-                hold = bool(held)
-                if hold:
-                    held.pop()
-            if hold:
-                time.sleep(self.delay)
-            _send(client, chunk)
-        _close(client)
-
     def close(self) -> None:
-        for sock in self._sockets:
-            _close(sock)
+        if self.process.poll() is None:
+            self.process.kill()
+        out, _ = self.process.communicate()
+        self.delayed += out.split().count("delayed")
 
     def __enter__(self) -> DelayingProxy:
         return self
@@ -129,6 +98,44 @@ class DelayingProxy:
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _proxy(upstream_port: int, delay: float, scripts: int) -> None:
+    """The proxy of :class:`DelayingProxy`: prints its port, then ``delayed`` for each reply it
+    holds back."""
+    lock = threading.Lock()
+    left = [scripts]
+    listener = socket.create_server(("127.0.0.1", 0))
+    print(listener.getsockname()[1], flush=True)
+
+    def requests(client: socket.socket, server: socket.socket, held: list[None]) -> None:
+        while chunk := _receive(client):
+            with lock:
+                if b"EVALSHA" in chunk.upper() and left[0] > 0:
+                    left[0] -= 1
+                    held.append(None)
+            _send(server, chunk)
+        _close(server)
+
+    def replies(server: socket.socket, client: socket.socket, held: list[None]) -> None:
+        while chunk := _receive(server):
+            with lock:
+                hold = bool(held)
+                if hold:
+                    held.pop()
+            if hold:
+                print("delayed", flush=True)
+                time.sleep(delay)
+            _send(client, chunk)
+        _close(client)
+
+    while True:
+        client, _ = listener.accept()
+        server = socket.create_connection(("127.0.0.1", upstream_port), timeout=10)
+        server.settimeout(None)
+        held: list[None] = []  # script calls on this connection whose replies are to be held back
+        threading.Thread(target=requests, args=(client, server, held), daemon=True).start()
+        threading.Thread(target=replies, args=(server, client, held), daemon=True).start()
 
 
 def _receive(sock: socket.socket) -> bytes:
@@ -147,3 +154,7 @@ def _close(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
     sock.close()
+
+
+if __name__ == "__main__":
+    _proxy(int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]))

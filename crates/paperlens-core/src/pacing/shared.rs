@@ -36,6 +36,10 @@ const RECHECK: Duration = Duration::from_millis(50);
 /// they are stale, as a dead process's do).
 const MAX_UNSETTLED: usize = 1024;
 
+/// The pauses before each background try at settling a step whose reply was lost.
+const SETTLE_PAUSES: [Duration; 4] =
+    [Duration::ZERO, Duration::from_millis(500), Duration::from_secs(2), Duration::from_secs(8)];
+
 /// Where the windows of a client are kept.
 pub trait Store: Send + Sync + 'static {
     /// Applies `step` to the window of `quota` at the store's time now (its second argument),
@@ -116,7 +120,7 @@ impl<S: Store> SharedWindow<S> {
         })
     }
 
-    /// Remembers `fate` for the next step, and tries a step at once in the background.
+    /// Remembers `fate` for the next step, and tries steps in the background until one is kept.
     fn settle_soon(&self, fate: (u64, Outcome)) {
         let mut unsettled = lock(&self.unsettled);
         if unsettled.len() >= MAX_UNSETTLED {
@@ -129,7 +133,16 @@ impl<S: Store> SharedWindow<S> {
         let (quota, configured) = (self.quota, self.configured);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let _ = settled_step(&*store, quota, configured, &unsettled, &events, |_, _, _| ()).await;
+                // A reply held up on a slow connection holds up the next ones too: a few tries, spaced out.
+                for pause in SETTLE_PAUSES {
+                    tokio::time::sleep(pause).await;
+                    if !lock(&unsettled).contains(&fate) {
+                        return;
+                    }
+                    if settled_step(&*store, quota, configured, &unsettled, &events, |_, _, _| ()).await.is_ok() {
+                        return;
+                    }
+                }
             });
         }
     }
