@@ -232,6 +232,6 @@ def test_a_quota_exhausted_error_for_a_short_wait_says_what_is_known(httpserver:
     with pytest.raises(QuotaExhaustedError) as raised:
         client.meta_search("q")
     message = str(raised.value)
-    assert "the service asks to wait 45 s before the next request, longer than max_rate_limit_wait=30 s" in message
+    assert "the service asks to wait 45 s, longer than max_rate_limit_wait=30 s; try again after that" in message
     assert "daily" not in message
     assert raised.value.retry_after == 45

@@ -110,11 +110,11 @@ pub fn quota_exhausted_hint(wait: Duration, limit: Duration, retry_at: SystemTim
     let daily =
         if wait >= HOURS { " (a wait of hours usually means a daily quota is used up until it resets)" } else { "" };
     format!(
-        "the service asks to wait {:.0} s before the next request, longer than max_rate_limit_wait={:.0} s{daily}; \
-         try again after {}, or raise max_rate_limit_wait",
+        "the quota is exhausted until {}: the service asks to wait {:.0} s, longer than \
+         max_rate_limit_wait={:.0} s{daily}; try again after that time, or raise max_rate_limit_wait",
+        httpdate::fmt_http_date(retry_at),
         wait.as_secs_f64(),
         limit.as_secs_f64(),
-        httpdate::fmt_http_date(retry_at),
     )
 }
 
@@ -133,8 +133,8 @@ mod tests {
         let short = quota_exhausted_hint(Duration::from_secs(45), Duration::from_secs(30), at);
         assert_eq!(
             short,
-            "the service asks to wait 45 s before the next request, longer than max_rate_limit_wait=30 s; \
-             try again after Fri, 15 Jan 2027 08:00:00 GMT, or raise max_rate_limit_wait"
+            "the quota is exhausted until Fri, 15 Jan 2027 08:00:00 GMT: the service asks to wait 45 s, longer \
+             than max_rate_limit_wait=30 s; try again after that time, or raise max_rate_limit_wait"
         );
         let long = quota_exhausted_hint(Duration::from_secs(7200), Duration::from_secs(60), at);
         assert!(long.contains("wait 7200 s") && long.contains("a daily quota is used up until it resets"), "{long}");

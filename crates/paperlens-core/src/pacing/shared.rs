@@ -162,7 +162,7 @@ async fn settled_step<R: Send, S: Store>(
     let settle = pending.clone();
     let (result, reset) = store
         .update(quota, move |window, now| {
-            let reset = window.from_the_future(now);
+            let reset = window.is_from_the_future(now);
             if reset {
                 *window = Window::default();
             }

@@ -9,7 +9,7 @@
 //! teaches the limit the gateway was seen to admit. Times are offsets on the store's clock,
 //! which never runs backwards for a correct sharer: a state holding a time from the future was
 //! written on another clock (a step of the wall clock, a failover to a server whose clock is
-//! behind, a reboot) and is dropped ([`Window::from_the_future`]), so no wait it implies is
+//! behind, a reboot) and is dropped ([`Window::is_from_the_future`]), so no wait it implies is
 //! longer than one window or the pause a 429 advised.
 
 use std::time::Duration;
@@ -110,7 +110,7 @@ impl Window {
     /// Whether a time in the state lies ahead of `now` (beyond [`CLOCK_TOLERANCE`]): a slot
     /// taken, answered, a pause set or a limit learned later than now. Such a state was
     /// written on another clock; every wait computed from it would be off by the difference.
-    pub fn from_the_future(&self, now: Duration) -> bool {
+    pub fn is_from_the_future(&self, now: Duration) -> bool {
         let ahead = |time: Duration| time > now + CLOCK_TOLERANCE;
         self.slots.iter().any(|s| ahead(s.taken) || s.counted_until.is_some_and(|u| ahead(u.saturating_sub(WINDOW))))
             || ahead(self.paused_at)
@@ -378,16 +378,16 @@ mod tests {
         w.finish(0, Outcome::Counted, limit, S);
         w.finish(1, refused(30), limit, S * 2);
         let now = S * 3;
-        assert!(!w.from_the_future(now));
-        assert!(!w.shifted(CLOCK_TOLERANCE).from_the_future(now), "within the tolerance");
-        assert!(w.shifted(S * 3600).from_the_future(now));
+        assert!(!w.is_from_the_future(now));
+        assert!(!w.shifted(CLOCK_TOLERANCE).is_from_the_future(now), "within the tolerance");
+        assert!(w.shifted(S * 3600).is_from_the_future(now));
         let mut paused = Window::default();
         paused.finish(9, refused(30), None, now + S * 60);
-        assert!(paused.from_the_future(now), "a pause set a minute from now");
+        assert!(paused.is_from_the_future(now), "a pause set a minute from now");
         let mut taught = taken_at_once(1, limit);
         taught.finish(0, Outcome::Counted, limit, MS);
-        assert!(!taught.from_the_future(S));
-        assert!(taught.shifted(S * 10).from_the_future(S));
+        assert!(!taught.is_from_the_future(S));
+        assert!(taught.shifted(S * 10).is_from_the_future(S));
     }
 
     #[test]
