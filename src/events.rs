@@ -78,6 +78,7 @@ impl PythonLog {
             Event::CacheHit { .. } => ("cache_hit", 0.0),
             Event::CacheDamaged { .. } => ("cache_damaged", 0.0),
             Event::CacheRefused { .. } => ("cache_refused", 0.0),
+            Event::PacingReset { .. } => ("pacing_reset", 0.0),
         };
         let callbacks: Vec<Py<PyAny>> = {
             let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
@@ -101,7 +102,7 @@ impl EventSink for PythonLog {
             }
             Event::Paced { wait, .. } if *wait > LONG_WAIT => WARNING,
             Event::Paced { .. } => INFO,
-            Event::Retry { .. } | Event::CacheRefused { .. } => WARNING,
+            Event::Retry { .. } | Event::CacheRefused { .. } | Event::PacingReset { .. } => WARNING,
         };
         let listening = self.listening.load(Ordering::Acquire);
         let logged = level >= self.lowest_enabled.load(Ordering::Relaxed);
@@ -132,13 +133,30 @@ fn message(event: &Event) -> String {
             "{method} {path} failed ({reason}); retry {attempt} of {max_retries} in {:.2} s [request_id={request_id}]",
             wait.as_secs_f64()
         ),
-        Event::Paced { quota, per_minute, wait, request_id } => format!(
-            "pacing: waiting {:.2} s to stay within {per_minute} requests/minute of the {quota} quota [request_id={request_id}]",
-            wait.as_secs_f64()
-        ),
+        Event::Paced { quota, per_minute, wait, paused, request_id } => {
+            let wait = wait.as_secs_f64();
+            let rate = format!("{per_minute} requests/minute");
+            match (paused, per_minute) {
+                (true, 0) => format!(
+                    "pacing: waiting {wait:.2} s until the time a 429 of the {quota} quota advised [request_id={request_id}]"
+                ),
+                (true, _) => format!(
+                    "pacing: waiting {wait:.2} s until the time a 429 of the {quota} quota advised, then within \
+                     {rate} [request_id={request_id}]"
+                ),
+                (false, 0) => format!("pacing: waiting {wait:.2} s to stay within the {quota} quota [request_id={request_id}]"),
+                (false, _) => format!(
+                    "pacing: waiting {wait:.2} s to stay within {rate} of the {quota} quota [request_id={request_id}]"
+                ),
+            }
+        }
         Event::CacheHit { method, path, request_id, age } => format!(
             "{method} {path} answered from the response cache (stored {:.0} s ago) [request_id={request_id}]",
             age.as_secs_f64()
+        ),
+        Event::PacingReset { quota, store } => format!(
+            "shared_pacing: the pacing state of the {quota} quota in {store} held times from the future \
+             (written on another clock: a wall clock stepped, a failover, a reboot); it was reset"
         ),
         Event::CacheDamaged { method, path, entry, reason } => {
             format!("{method} {path}: the response cache entry {entry} is damaged ({reason}); deleted, fetching again")

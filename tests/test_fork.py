@@ -193,4 +193,5 @@ def test_shared_pacing_refuses_a_url_not_of_redis(url: str, tmp_path: Path, monk
 def test_shared_pacing_takes_a_path_with_a_colon(tmp_path: Path) -> None:
     path = tmp_path / "c:odd" / "pacing.json"
     paperlens.Client(api_token="tok", base_url="http://127.0.0.1:1", shared_pacing=str(path))
-    assert path.exists()
+    # The lock file beside it is made at once; the state itself at the first step.
+    assert path.with_name("pacing.json.lock").exists()

@@ -52,6 +52,13 @@ SANDBOX = dict(papers=200)
 
 def test_wait_notes():
     assert _progress.wait_note("paced", 12.4, "") == "waiting 12 s (rate limit)"
+    paced = "pacing: waiting 12.40 s to stay within 10 requests/minute of the meta-search quota [request_id=r]"
+    assert _progress.wait_note("paced", 12.4, paced) == "waiting 12 s (rate limit, 10/min)"
+    paused = (
+        "pacing: waiting 45.00 s until the time a 429 of the meta-search quota advised, "
+        "then within 10 requests/minute [request_id=r]"
+    )
+    assert _progress.wait_note("paced", 45.0, paused) == "waiting 45 s (the service asked, 10/min)"
     assert (
         _progress.wait_note("retry", 2.0, "POST /x failed (503); retry 1 of 3 in 2.00 s") == "waiting 2 s (retry 1/3)"
     )

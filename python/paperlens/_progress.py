@@ -15,6 +15,7 @@ from typing import Any
 Listen = Callable[[Callable[[str, float, str], None]], Callable[[], None]]
 
 _RETRY = re.compile(r"retry (\d+) of (\d+)")
+_RATE = re.compile(r"(\d+) requests/minute")
 
 
 def _tqdm() -> Any:
@@ -32,7 +33,10 @@ def progress_bar(*, total: int | None, unit: str, desc: str | None = None, **opt
 def wait_note(kind: str, wait: float, message: str) -> str | None:
     """The bar's note for a transport event: a text while waiting, "" to clear it, None to keep it."""
     if kind == "paced" and wait > 0:
-        return f"waiting {wait:.0f} s (rate limit)"
+        # The message tells the pause of a 429 apart from the rate it keeps to (the learned one).
+        why = "the service asked" if "a 429" in message else "rate limit"
+        rate = _RATE.search(message)
+        return f"waiting {wait:.0f} s ({why}, {rate.group(1)}/min)" if rate else f"waiting {wait:.0f} s ({why})"
     if kind == "retry":
         match = _RETRY.search(message)
         which = f"retry {match.group(1)}/{match.group(2)}" if match else "retry"

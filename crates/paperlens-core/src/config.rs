@@ -281,7 +281,7 @@ fn max_concurrency(value: Option<usize>) -> Result<usize, Error> {
     }
 }
 
-/// The default file is in the user's runtime directory, else their cache directory.
+/// The default file is in a local per-user folder ([`crate::pacing::default_file`]).
 fn shared_pacing_store(
     choice: SharedPacing,
     env: impl Fn(&str) -> Option<String>,
@@ -290,14 +290,7 @@ fn shared_pacing_store(
         SharedPacing::Off => return Ok(None),
         SharedPacing::File(path) => PacingStore::File(path),
         SharedPacing::Url(url) => PacingStore::Redis(RedisUrl::parse(&url)?),
-        SharedPacing::DefaultFile => {
-            let dir = non_empty(env("XDG_RUNTIME_DIR"))
-                .or_else(|| non_empty(env("LOCALAPPDATA")))
-                .map(PathBuf::from)
-                .or_else(|| non_empty(env("HOME")).map(|home| PathBuf::from(home).join(".cache")))
-                .unwrap_or_else(std::env::temp_dir);
-            PacingStore::File(dir.join("paperlens").join("pacing.json"))
-        }
+        SharedPacing::DefaultFile => PacingStore::File(crate::pacing::default_file(env)?),
     }))
 }
 

@@ -25,8 +25,12 @@ pub enum Event {
     /// The response cache is off for this client: its folder or the user's cache key is unsafe
     /// or missing (`reason` names it and says why).
     CacheRefused { dir: String, reason: String },
-    /// Client-side pacing holds a request back to stay within a quota.
-    Paced { quota: &'static str, per_minute: u32, wait: Duration, request_id: String },
+    /// Client-side pacing holds a request back to stay within a quota (`per_minute`: the rate
+    /// in force, learned or configured; 0: not known) or, `paused`, until the time a 429 advised.
+    Paced { quota: &'static str, per_minute: u32, wait: Duration, paused: bool, request_id: String },
+    /// A shared pacing state held times from the future (written on another clock: a wall
+    /// clock stepped, a failover, a reboot) and was reset; `store` names where it is kept.
+    PacingReset { quota: &'static str, store: String },
 }
 
 pub trait EventSink: Send + Sync {

@@ -16,7 +16,7 @@ use crate::config::ClientConfig;
 use crate::error::{ApiError, Error};
 use crate::events::{Event, EventSink};
 use crate::fork::ForkLocal;
-use crate::pacing::{Outcome, Pacer, Ticket};
+use crate::pacing::{Held, Outcome, Pacer, Ticket};
 use crate::request::{ApiRequest, ApiResponse};
 use crate::retry::{backoff, decide, parse_retry_after, retry_after_from_details, Decision};
 use crate::surrogates::decode_replacing_lone_surrogates;
@@ -53,9 +53,9 @@ struct SharedConnections {
 }
 
 impl Connections {
-    fn new(config: &ClientConfig) -> Result<Connections, Error> {
+    fn new(config: &ClientConfig, events: &Arc<dyn EventSink>) -> Result<Connections, Error> {
         let http = crate::network::http_client(config, redirect::Policy::custom(follow_redirect))?;
-        Ok(Connections { http, pacer: Pacer::new(config)? })
+        Ok(Connections { http, pacer: Pacer::new(config, events)? })
     }
 }
 
@@ -74,7 +74,7 @@ enum Attempt {
 
 impl Transport {
     pub fn new(config: ClientConfig, events: Arc<dyn EventSink>) -> Result<Transport, Error> {
-        let connections = ForkLocal::new(Connections::new(&config)?);
+        let connections = ForkLocal::new(Connections::new(&config, &events)?);
         let connections = Arc::new(SharedConnections { settings: config.clone(), of_this_process: connections });
         let cache = config.cache.as_ref().and_then(|c| {
             match ResponseCache::open(c.dir.clone(), c.ttl, config.base_url.as_str(), &config.token) {
@@ -94,7 +94,7 @@ impl Transport {
 
     fn connections(&self) -> Result<&Connections, Error> {
         let shared = &*self.connections;
-        shared.of_this_process.get_or_try_init(|| Connections::new(&shared.settings))
+        shared.of_this_process.get_or_try_init(|| Connections::new(&shared.settings, &self.events))
     }
 
     /// The response cache, when enabled.
@@ -184,12 +184,26 @@ impl Transport {
             let Some(paced) = within(deadline, self.pace(&connections.pacer, request, &request_id)).await else {
                 return Err(self.deadline_passed(&request_id, attempt, started, last));
             };
-            let (mut ticket, in_flight) = paced?;
-            ticket.sent();
-            let Some(answer) =
-                within(deadline, self.attempt(&connections.http, request, &request_id, sink, attempt)).await
-            else {
-                return Err(self.deadline_passed(&request_id, attempt + 1, started, last));
+            let answer = match paced {
+                Ok((mut ticket, in_flight)) => {
+                    ticket.sent();
+                    let Some(answer) =
+                        within(deadline, self.attempt(&connections.http, request, &request_id, sink, attempt)).await
+                    else {
+                        return Err(self.deadline_passed(&request_id, attempt + 1, started, last));
+                    };
+                    // The pacing state learns how the attempt ended before its place in flight is
+                    // given up: a request waiting for that place must see the pause a 429 here begins.
+                    ticket.finish(outcome(&answer)).await;
+                    drop(in_flight);
+                    answer
+                }
+                // The shared pacing state out of reach (or its reply lost): retried like a request.
+                Err(error @ (Error::Connection { .. } | Error::Timeout { .. })) => {
+                    let wait = backoff(self.config.retry_backoff, attempt);
+                    Ok(Attempt::Retry(Retryable { error, wait, refused: false }))
+                }
+                Err(error) => Err(error),
             };
             // Whatever the service said is redacted before it reaches a log line or an error.
             let answer = match answer {
@@ -197,10 +211,6 @@ impl Transport {
                 Err(error) => Err(error.redacted()),
                 done => done,
             };
-            // The pacing state learns how the attempt ended before its place in flight is given
-            // up: a request waiting for that place must see the pause a 429 here begins.
-            ticket.finish(outcome(&answer)).await;
-            drop(in_flight);
             let failure = match answer {
                 Ok(Attempt::Done(response, body)) => {
                     if let Some((cache, key)) = cached {
@@ -258,11 +268,13 @@ impl Transport {
         request_id: &str,
     ) -> Result<(Ticket, SemaphorePermit<'p>), Error> {
         let events = &self.events;
-        let mut told = |quota: &'static str, wait: Duration, per_minute: u32| {
-            events.emit(Event::Paced { quota, per_minute, wait, request_id: request_id.into() });
+        let mut told = |Held { quota, wait, per_minute, paused }: Held| {
+            events.emit(Event::Paced { quota, per_minute, wait, paused, request_id: request_id.into() });
         };
         pacer.enter(request, &mut told).await.map_err(|error| match error {
             Error::Connection { message, .. } => Error::Connection { message, request_id: request_id.into() },
+            Error::Timeout { message, .. } => Error::Timeout { message, request_id: request_id.into() },
+            Error::Io { message, errno, .. } => Error::Io { message, errno, request_id: request_id.into() },
             other => other,
         })
     }
@@ -327,14 +339,7 @@ impl Transport {
             // 9999-12-31 23:59:59 UTC at the latest, the last time a Python `datetime` holds.
             let latest = UNIX_EPOCH + Duration::from_secs(253_402_300_799);
             let retry_at = SystemTime::now().checked_add(wait).filter(|at| *at < latest).unwrap_or(latest);
-            error.hint = Some(format!(
-                "the quota is exhausted until {}: the service asks to wait {:.0} s, longer than \
-                 max_rate_limit_wait={:.0} s (a wait this long usually means the daily quota is used up \
-                 until it resets); try again after that time, or raise max_rate_limit_wait",
-                httpdate::fmt_http_date(retry_at),
-                wait.as_secs_f64(),
-                limit.as_secs_f64()
-            ));
+            error.hint = Some(crate::pacing::quota_exhausted_hint(wait, limit, retry_at));
             error.retry_at = Some(retry_at);
             return Err(Error::Api(Box::new(error)));
         }

@@ -38,6 +38,11 @@ impl Adaptive {
         self.rate
     }
 
+    /// Whether a 429's pause holds requests back at `now`.
+    pub fn paused(&self, now: Duration) -> bool {
+        now.as_secs_f64() < self.paused_until
+    }
+
     pub fn take(&mut self, now: Duration) -> Result<(), Duration> {
         let now_s = now.as_secs_f64();
         if now_s < self.paused_until {

@@ -26,14 +26,16 @@ pub fn done<'a, T: Send + 'a>(value: T) -> Step<'a, T> {
     Box::pin(std::future::ready(Ok(value)))
 }
 
-/// A pacing state and its clock, kept in this process or shared with others.
+/// A pacing state and its clock, kept in this process or shared with others. Each step reads
+/// the time on the state's own clock (for a state kept on a server, the server's, in the same
+/// round trip), so that a wait never mixes two clocks.
 pub trait Cell: Send + Sync {
-    fn now(&self) -> Duration;
-    /// Takes slot `id`, or tells when to try again.
-    fn take(&self, id: u64, now: Duration) -> Step<'_, Result<(), Duration>>;
-    fn finish(&self, id: u64, outcome: Outcome, now: Duration) -> Step<'_, ()>;
-    /// The limit in force, in requests per minute, to tell while a request waits.
-    fn per_minute(&self, now: Duration) -> Step<'_, Option<u32>>;
+    /// Takes slot `id`, or tells how long to wait before trying again.
+    fn take(&self, id: u64) -> Step<'_, Result<(), Duration>>;
+    fn finish(&self, id: u64, outcome: Outcome) -> Step<'_, ()>;
+    /// The limit in force and whether a 429's pause holds requests back now, to tell while a
+    /// request waits.
+    fn in_force(&self) -> Step<'_, InForce>;
     /// Waits are cut to this to see what other processes changed; `None`: nobody else does.
     fn recheck(&self) -> Option<Duration> {
         None
@@ -49,9 +51,30 @@ pub struct Gate {
     refusals: AtomicU64,
 }
 
-/// Told `(quota or operation, expected wait, requests per minute in force)` when a request
-/// has to wait.
-pub type OnWait<'a> = dyn FnMut(&'static str, Duration, u32) + Send + 'a;
+/// The limit in force on a state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InForce {
+    /// Requests per minute (the configured limit, or the lower one learned); `None`: unlimited.
+    pub per_minute: Option<u32>,
+    /// A 429's pause holds every request back now.
+    pub paused: bool,
+}
+
+/// Why a request waits, told once when it starts to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Held {
+    /// The quota resource or operation.
+    pub quota: &'static str,
+    /// The expected wait.
+    pub wait: Duration,
+    /// The requests per minute in force (0: unlimited, or not yet known).
+    pub per_minute: u32,
+    /// The wait is the pause a 429 advised, not the rate.
+    pub paused: bool,
+}
+
+/// Told when a request has to wait.
+pub type OnWait<'a> = dyn FnMut(Held) + Send + 'a;
 
 impl Gate {
     pub fn new(name: &'static str, cell: Box<dyn Cell>) -> Arc<Gate> {
@@ -66,7 +89,7 @@ impl Gate {
     /// The requests per minute in force now; `None`: not paced. `Err`: the shared pacing
     /// state could not be reached.
     pub async fn per_minute(&self) -> Result<Option<u32>, Error> {
-        self.cell.per_minute(self.cell.now()).await
+        Ok(self.cell.in_force().await?.per_minute)
     }
 
     /// Waits for this request's turn, its slot and a place among the requests in flight.
@@ -97,17 +120,16 @@ impl Gate {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let now = self.cell.now();
-            let ready_at = match self.cell.take(id, now).await? {
+            let wait = match self.cell.take(id).await? {
                 Ok(()) => return Ok(Ticket { gate: Arc::clone(self), id, sent: false, done: false }),
-                Err(at) => at,
+                Err(wait) => wait,
             };
             // Never a zero wait: with time paused (in tests) it would spin without time passing.
-            let mut wait = ready_at.saturating_sub(now).max(Duration::from_millis(1));
+            let mut wait = wait.max(Duration::from_millis(1));
             if !*told {
                 *told = true;
-                let per_minute = self.cell.per_minute(now).await?;
-                on_wait(self.name, wait, per_minute.unwrap_or_default());
+                let InForce { per_minute, paused } = self.cell.in_force().await?;
+                on_wait(Held { quota: self.name, wait, per_minute: per_minute.unwrap_or_default(), paused });
             }
             if let Some(recheck) = self.cell.recheck() {
                 wait = wait.min(recheck);
@@ -125,7 +147,7 @@ impl Gate {
         }
         // A shared state lost meanwhile is told to the next request that asks for a slot; this
         // one's answer has arrived (its slot, never marked answered, counts until it is stale).
-        let _ = self.cell.finish(id, outcome, self.cell.now()).await;
+        let _ = self.cell.finish(id, outcome).await;
         self.changed.notify_waiters();
     }
 }
@@ -172,7 +194,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A quota window kept in this process.
+/// A quota window kept in this process, on a monotonic clock.
 pub struct LocalWindow {
     origin: Instant,
     configured: Option<u32>,
@@ -186,25 +208,22 @@ impl LocalWindow {
 }
 
 impl Cell for LocalWindow {
-    fn now(&self) -> Duration {
-        self.origin.elapsed()
+    fn take(&self, id: u64) -> Step<'_, Result<(), Duration>> {
+        let now = self.origin.elapsed();
+        done(lock(&self.window).take(id, self.configured, now).map_err(|at| at.saturating_sub(now)))
     }
 
-    fn take(&self, id: u64, now: Duration) -> Step<'_, Result<(), Duration>> {
-        done(lock(&self.window).take(id, self.configured, now))
-    }
-
-    fn finish(&self, id: u64, outcome: Outcome, now: Duration) -> Step<'_, ()> {
-        lock(&self.window).finish(id, outcome, self.configured, now);
+    fn finish(&self, id: u64, outcome: Outcome) -> Step<'_, ()> {
+        lock(&self.window).finish(id, outcome, self.configured, self.origin.elapsed());
         done(())
     }
 
-    fn per_minute(&self, now: Duration) -> Step<'_, Option<u32>> {
-        done(lock(&self.window).per_minute(self.configured, now))
+    fn in_force(&self) -> Step<'_, InForce> {
+        done(lock(&self.window).in_force(self.configured, self.origin.elapsed()))
     }
 }
 
-/// An operation's adaptive rate, kept in this process.
+/// An operation's adaptive rate, kept in this process, on a monotonic clock.
 pub struct LocalAdaptive {
     origin: Instant,
     state: Mutex<Adaptive>,
@@ -217,20 +236,19 @@ impl LocalAdaptive {
 }
 
 impl Cell for LocalAdaptive {
-    fn now(&self) -> Duration {
-        self.origin.elapsed()
+    fn take(&self, _id: u64) -> Step<'_, Result<(), Duration>> {
+        let now = self.origin.elapsed();
+        done(lock(&self.state).take(now).map_err(|at| at.saturating_sub(now)))
     }
 
-    fn take(&self, _id: u64, now: Duration) -> Step<'_, Result<(), Duration>> {
-        done(lock(&self.state).take(now))
-    }
-
-    fn finish(&self, _id: u64, outcome: Outcome, now: Duration) -> Step<'_, ()> {
-        lock(&self.state).finish(outcome, now);
+    fn finish(&self, _id: u64, outcome: Outcome) -> Step<'_, ()> {
+        lock(&self.state).finish(outcome, self.origin.elapsed());
         done(())
     }
 
-    fn per_minute(&self, _now: Duration) -> Step<'_, Option<u32>> {
-        done(lock(&self.state).rate().map(|rate| (rate * 60.0).round() as u32))
+    fn in_force(&self) -> Step<'_, InForce> {
+        let state = lock(&self.state);
+        let per_minute = state.rate().map(|rate| (rate * 60.0).round() as u32);
+        done(InForce { per_minute, paused: state.paused(self.origin.elapsed()) })
     }
 }

@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::gate::{Gate, LocalAdaptive, LocalWindow};
+use super::gate::{Gate, Held, LocalAdaptive, LocalWindow};
 use super::Outcome;
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -128,7 +128,7 @@ impl World {
     /// One call with up to `max_retries` retries of 429s, as the transport makes it.
     async fn call(&self, max_retries: u32) -> bool {
         for _ in 0..=max_retries {
-            let (mut ticket, _in_flight) = self.gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await.unwrap();
+            let (mut ticket, _in_flight) = self.gate.enter(&UNBOUNDED, &mut |_| {}).await.unwrap();
             ticket.sent();
             tokio::time::sleep(self.travel()).await;
             let answer = self.gateway.lock().unwrap().admit(Instant::now());
@@ -214,18 +214,18 @@ async fn a_sequential_harvest_learns_a_stricter_gateway_at_its_first_429() {
 #[tokio::test(start_paused = true)]
 async fn waiters_go_first_come_first_served_and_a_dropped_waiter_leaves_no_trace() {
     let gate = Gate::new("meta-search", Box::new(LocalWindow::new(Some(1))));
-    let (first, _) = gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await.unwrap();
+    let (first, _) = gate.enter(&UNBOUNDED, &mut |_| {}).await.unwrap();
     let mut told = None;
-    let mut tell = |_, wait, n| told = Some((wait, n));
+    let mut tell = |held: Held| told = Some((held.wait, held.per_minute, held.paused));
     assert!(tokio::time::timeout(Duration::from_secs(1), gate.enter(&UNBOUNDED, &mut tell)).await.is_err());
     // The slot in flight frees a minute after its answer, at the earliest.
-    assert_eq!(told, Some((MINUTE, 1)), "the wait and the limit are told");
+    assert_eq!(told, Some((MINUTE, 1, false)), "the wait and the limit are told");
     let order = Arc::new(Mutex::new(Vec::new()));
     let mut waiters = Vec::new();
     for n in 0..3 {
         let (gate, order) = (Arc::clone(&gate), Arc::clone(&order));
         waiters.push(tokio::spawn(async move {
-            let (ticket, _) = gate.enter(&UNBOUNDED, &mut |_, _, _| {}).await.unwrap();
+            let (ticket, _) = gate.enter(&UNBOUNDED, &mut |_| {}).await.unwrap();
             order.lock().unwrap().push(n);
             ticket.finish(Outcome::Refused { pause: None }).await;
         }));
@@ -238,16 +238,34 @@ async fn waiters_go_first_come_first_served_and_a_dropped_waiter_leaves_no_trace
     assert_eq!(*order.lock().unwrap(), [0, 1, 2]);
 }
 
+/// After a 429 from a gateway of 10 a minute, with 30 configured: the wait told is the
+/// advised pause, at the rate learned, not the configured one.
+#[tokio::test(start_paused = true)]
+async fn the_wait_after_a_429_is_told_as_the_pause_at_the_rate_learned() {
+    let gate = Gate::new("meta-search", Box::new(LocalWindow::new(Some(30))));
+    for _ in 0..10 {
+        let (ticket, _) = gate.enter(&UNBOUNDED, &mut |_| {}).await.unwrap();
+        ticket.finish(Outcome::Counted).await;
+    }
+    let (refused, _) = gate.enter(&UNBOUNDED, &mut |_| {}).await.unwrap();
+    refused.finish(Outcome::Refused { pause: Some(Duration::from_secs(45)) }).await;
+    let mut told = None;
+    let mut tell = |held: Held| told = Some(held);
+    assert!(tokio::time::timeout(Duration::from_secs(1), gate.enter(&UNBOUNDED, &mut tell)).await.is_err());
+    let held = Held { quota: "meta-search", wait: Duration::from_secs(45), per_minute: 10, paused: true };
+    assert_eq!(told, Some(held));
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_request_waiting_for_a_place_in_flight_meets_the_pause_begun_meanwhile() {
     let gate = Gate::new("content", Box::new(LocalAdaptive::new()));
     let one = Arc::new(Semaphore::new(1));
-    let (first, permit) = gate.enter(&one, &mut |_, _, _| {}).await.unwrap();
+    let (first, permit) = gate.enter(&one, &mut |_| {}).await.unwrap();
     let start = Instant::now();
     let second = {
         let (gate, one) = (Arc::clone(&gate), Arc::clone(&one));
         tokio::spawn(async move {
-            let _admitted = gate.enter(&one, &mut |_, _, _| {}).await.unwrap();
+            let _admitted = gate.enter(&one, &mut |_| {}).await.unwrap();
             start.elapsed()
         })
     };

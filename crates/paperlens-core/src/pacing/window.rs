@@ -6,12 +6,17 @@
 //! window and a token bucket of N per minute alike.
 //!
 //! A refused request (429) is not counted; it pauses the resource until the advised time and
-//! teaches the limit the gateway was seen to admit. Times are offsets on the store's clock.
+//! teaches the limit the gateway was seen to admit. Times are offsets on the store's clock,
+//! which never runs backwards for a correct sharer: a state holding a time from the future was
+//! written on another clock (a step of the wall clock, a failover to a server whose clock is
+//! behind, a reboot) and is dropped ([`Window::is_from_the_future`]), so no wait it implies is
+//! longer than one window or the pause a 429 advised.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::gate::InForce;
 use super::Outcome;
 
 pub const WINDOW: Duration = Duration::from_secs(60);
@@ -21,11 +26,17 @@ pub const FORGET_AFTER: Duration = Duration::from_secs(300);
 /// A slot still in flight after this long belongs to a process that died; it counts until
 /// this plus a window, then goes.
 pub const STALE: Duration = Duration::from_secs(600);
+/// How far ahead of the store's clock a time written by a sharer may be (each reads the
+/// clock a little apart from the others) before the state counts as from the future.
+pub const CLOCK_TOLERANCE: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Window {
     slots: Vec<Slot>,
     paused_until: Duration,
+    /// When the pause was set: a pause is as long as the 429 that set it advised, from then.
+    #[serde(default)]
+    paused_at: Duration,
     /// The advised time of a 429 is when the gateway admits a request again: the first one
     /// to come then goes, even if the learned limit would hold it.
     #[serde(default)]
@@ -78,6 +89,11 @@ impl Window {
         }
     }
 
+    /// The limit in force and whether a 429's pause holds requests back at `now`.
+    pub fn in_force(&self, configured: Option<u32>, now: Duration) -> InForce {
+        InForce { per_minute: self.per_minute(configured, now), paused: self.paused_until > now }
+    }
+
     /// Nothing left to remember: no slot, pause or learned limit in force.
     pub fn is_idle(&self, now: Duration) -> bool {
         self.idle_at() <= now
@@ -89,6 +105,16 @@ impl Window {
         let slots = self.slots.iter().map(Slot::occupied_until);
         let learned = self.learned.map(|l| l.at + FORGET_AFTER);
         slots.chain(learned).fold(self.paused_until, Duration::max)
+    }
+
+    /// Whether a time in the state lies ahead of `now` (beyond [`CLOCK_TOLERANCE`]): a slot
+    /// taken, answered, a pause set or a limit learned later than now. Such a state was
+    /// written on another clock; every wait computed from it would be off by the difference.
+    pub fn is_from_the_future(&self, now: Duration) -> bool {
+        let ahead = |time: Duration| time > now + CLOCK_TOLERANCE;
+        self.slots.iter().any(|s| ahead(s.taken) || s.counted_until.is_some_and(|u| ahead(u.saturating_sub(WINDOW))))
+            || ahead(self.paused_at)
+            || self.learned.is_some_and(|l| ahead(l.at))
     }
 
     /// Takes slot `id` now, or tells when to try again.
@@ -122,7 +148,9 @@ impl Window {
         let index = self.slots.iter().position(|s| s.id == id);
         match outcome {
             Outcome::Counted => {
-                let Some(slot) = index.map(|i| &mut self.slots[i]) else { return };
+                let Some(slot) = index.map(|i| &mut self.slots[i]).filter(|s| s.counted_until.is_none()) else {
+                    return;
+                };
                 slot.counted_until = Some(now + WINDOW);
                 if let Some(learned) = self.learned.as_mut().filter(|l| slot.witness == Some(l.epoch)) {
                     learned.per_minute = (learned.per_minute + 1).min(configured.unwrap_or(u32::MAX));
@@ -138,12 +166,37 @@ impl Window {
                     self.slots.swap_remove(i);
                 }
                 if let Some(pause) = pause {
-                    self.paused_until = self.paused_until.max(now + pause);
+                    if now + pause > self.paused_until {
+                        (self.paused_until, self.paused_at) = (now + pause, now);
+                    }
                     self.promised = true;
                     self.learn(now, configured);
                 }
             }
         }
+    }
+
+    /// Finishes slot `id` if it is still in flight: the outcome of a step whose reply was lost
+    /// (it may or may not have been applied) is applied once, never twice.
+    pub fn settle(&mut self, id: u64, outcome: Outcome, configured: Option<u32>, now: Duration) {
+        if self.slots.iter().any(|s| s.id == id && s.counted_until.is_none()) {
+            self.finish(id, outcome, configured, now);
+        }
+    }
+
+    /// The same window with every time moved `by` ahead (a state written on a clock ahead).
+    #[cfg(test)]
+    pub fn shifted(&self, by: Duration) -> Window {
+        let mut moved = self.clone();
+        for slot in &mut moved.slots {
+            slot.taken += by;
+            slot.counted_until = slot.counted_until.map(|u| u + by);
+        }
+        (moved.paused_until, moved.paused_at) = (moved.paused_until + by, moved.paused_at + by);
+        if let Some(learned) = moved.learned.as_mut() {
+            learned.at += by;
+        }
+        moved
     }
 
     /// After a refusal: the gateway admits what it admitted of ours in the last window (and
@@ -297,6 +350,44 @@ mod tests {
         w.finish(0, Outcome::Counted, limit, S);
         w.finish(1, refused(1), limit, S * 2);
         assert_eq!(w.idle_at(), S * 2 + FORGET_AFTER, "a learned limit until forgotten");
+    }
+
+    #[test]
+    fn a_step_of_unknown_fate_is_settled_once() {
+        let limit = Some(2);
+        let mut w = taken_at_once(2, limit);
+        // Slot 0's take was applied but its reply lost: settled as unsent, it frees its place.
+        w.settle(0, Outcome::Unsent, limit, S);
+        w.settle(0, Outcome::Unsent, limit, S);
+        assert_eq!(w.take(5, limit, S), Ok(()));
+        // Slot 1's answer was counted, then the same finish settled again: nothing changes.
+        w.finish(1, Outcome::Counted, limit, S * 2);
+        w.settle(1, Outcome::Counted, limit, S * 30);
+        w.finish(1, Outcome::Counted, limit, S * 30);
+        assert_eq!(w.take(6, limit, S * 3), Err(S * 2 + WINDOW));
+        // A refusal settled again after it was applied pauses nothing further.
+        w.finish(5, refused(5), limit, S * 4);
+        w.settle(5, refused(50), limit, S * 5);
+        assert_eq!(w.take(6, limit, S * 9), Ok(()), "the first request at the advised time goes");
+    }
+
+    #[test]
+    fn a_state_from_the_future_is_told_by_any_of_its_times() {
+        let limit = Some(2);
+        let mut w = taken_at_once(2, limit);
+        w.finish(0, Outcome::Counted, limit, S);
+        w.finish(1, refused(30), limit, S * 2);
+        let now = S * 3;
+        assert!(!w.is_from_the_future(now));
+        assert!(!w.shifted(CLOCK_TOLERANCE).is_from_the_future(now), "within the tolerance");
+        assert!(w.shifted(S * 3600).is_from_the_future(now));
+        let mut paused = Window::default();
+        paused.finish(9, refused(30), None, now + S * 60);
+        assert!(paused.is_from_the_future(now), "a pause set a minute from now");
+        let mut taught = taken_at_once(1, limit);
+        taught.finish(0, Outcome::Counted, limit, MS);
+        assert!(!taught.is_from_the_future(S));
+        assert!(taught.shifted(S * 10).is_from_the_future(S));
     }
 
     #[test]

@@ -1,17 +1,22 @@
 //! The windows of the processes of any number of machines, kept on a Redis server: one key
-//! per client and quota holding the window's JSON. A step reads the window, steps it here
-//! and writes it back with a script that does so only if nobody wrote it meanwhile (else the
-//! step runs again on the fresh copy): each step is atomic, and the arithmetic stays the one
-//! of [`Window`]; each write also sets when the key expires, a margin after its window has
-//! nothing left in force. The clock is the server's (`TIME`, measured once when opened), so
-//! machines whose clocks differ still agree on when a slot frees.
+//! per client and quota holding the window's JSON. A step reads the window and the server's
+//! clock (`GET` and `TIME` in one round trip), steps it here at that time and writes it back
+//! with a script that does so only if nobody wrote it meanwhile (else the step runs again on
+//! the fresh copy): each step is atomic, the arithmetic stays the one of [`Window`], and every
+//! machine's waits are measured on the one clock of the server, read at each step. Each write
+//! also sets when the key expires, a margin after its window has nothing left in force.
 //!
-//! The server unreachable when the client starts is a configuration error; lost mid-run, each
-//! request that asks for a slot fails with a connection error until it is back. Connecting and
-//! each command are bounded by the client's `connect_timeout`.
+//! A failover or restart loses at most the windows in force (a minute of slots, a pause, a
+//! learned limit): the next step starts from a fresh window, or, if the new server's clock is
+//! behind the old one, from a window reset for holding times from the future.
+//!
+//! The server unreachable when the client starts is a configuration error; lost mid-run (or a
+//! reply that times out), the step fails with a connection error that the call retries as
+//! its `max_retries` allow. Connecting and each command are bounded by the client's
+//! `connect_timeout`.
 
 use std::sync::LazyLock;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
@@ -43,9 +48,11 @@ static SWAP: LazyLock<Script> = LazyLock::new(|| {
 /// A key expires this long after its window has nothing left in force ([`Window::idle_at`]:
 /// every slot, pause and learned limit, however long each lasts), so that an abandoned one
 /// (a process, cluster or token gone) does not stay forever. An idle window is a fresh one, so
-/// nothing is lost; the margin covers the sharers' readings of the server's clock, each off by
-/// less than the round trip it was measured with, hence by far less than a window.
+/// nothing is lost.
 const EXPIRY_MARGIN: Duration = WINDOW;
+
+/// A step tried this many times, each time changed meanwhile by another process, fails.
+const CONTENDED: usize = 1000;
 
 /// Reconnection attempts of one command after the connection dropped.
 const RECONNECTS: usize = 2;
@@ -55,14 +62,12 @@ pub struct RedisStore {
     /// `paperlens:pacing:<client key>:`, followed by the quota's name.
     prefix: String,
     timeout: Duration,
-    /// The server's clock minus ours, in nanoseconds.
-    skew: i128,
     /// Connected on first use, on the runtime the requests run on.
     connection: OnceCell<ConnectionManager>,
 }
 
 impl RedisStore {
-    /// Checks at once that the server answers and runs scripts, and reads its clock.
+    /// Checks at once that the server answers, runs scripts and tells its time.
     pub fn open(url: &RedisUrl, key: String, config: &ClientConfig) -> Result<RedisStore, Error> {
         let timeout = config.connect_timeout.max(Duration::from_millis(1));
         let unusable =
@@ -72,16 +77,11 @@ impl RedisStore {
         connection.set_read_timeout(Some(timeout)).map_err(unusable)?;
         connection.set_write_timeout(Some(timeout)).map_err(unusable)?;
         SWAP.prepare_invoke().load(&mut connection).map_err(unusable)?;
-        let asked = SystemTime::now();
-        let (seconds, micros): (u64, u64) = redis::cmd("TIME").query(&mut connection).map_err(unusable)?;
-        let answered = SystemTime::now();
-        let ours = (since_epoch(asked) + since_epoch(answered)) / 2;
-        let theirs = i128::from(seconds) * 1_000_000_000 + i128::from(micros) * 1_000;
+        let _: (u64, u64) = redis::cmd("TIME").query(&mut connection).map_err(unusable)?;
         Ok(RedisStore {
             url: url.clone(),
             prefix: format!("paperlens:pacing:{key}:"),
             timeout,
-            skew: theirs - ours,
             connection: OnceCell::new(),
         })
     }
@@ -107,26 +107,26 @@ impl RedisStore {
 }
 
 impl Store for RedisStore {
-    fn now(&self) -> Duration {
-        let nanos = since_epoch(SystemTime::now()) + self.skew;
-        Duration::from_nanos(u64::try_from(nanos).unwrap_or_default())
-    }
-
     fn update<'a, R: Send + 'a>(
         &'a self,
         quota: &'static str,
-        now: Duration,
-        step: impl Fn(&mut Window) -> R + Send + 'a,
+        step: impl Fn(&mut Window, Duration) -> R + Send + 'a,
     ) -> Step<'a, R> {
         Box::pin(async move {
             let mut redis = self.connection().await?;
             let key = format!("{}{quota}", self.prefix);
-            loop {
-                let old: Option<String> =
-                    redis::cmd("GET").arg(&key).query_async(&mut redis).await.map_err(|e| self.lost(&e))?;
+            for _ in 0..CONTENDED {
+                let (old, (seconds, micros)): (Option<String>, (u64, u64)) = redis::pipe()
+                    .cmd("GET")
+                    .arg(&key)
+                    .cmd("TIME")
+                    .query_async(&mut redis)
+                    .await
+                    .map_err(|e| self.lost(&e))?;
+                let now = Duration::from_secs(seconds) + Duration::from_micros(micros);
                 let mut window: Window =
                     old.as_deref().and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default();
-                let result = step(&mut window);
+                let result = step(&mut window, now);
                 let new = if window.is_idle(now) {
                     String::new()
                 } else {
@@ -149,12 +149,20 @@ impl Store for RedisStore {
                     return Ok(result);
                 }
             }
+            Err(Error::Connection {
+                message: format!(
+                    "shared_pacing: the window at {} was changed by others {CONTENDED} times in a row while \
+                     this process stepped it",
+                    self.url
+                ),
+                request_id: String::new(),
+            })
         })
     }
-}
 
-fn since_epoch(time: SystemTime) -> i128 {
-    time.duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as i128
+    fn describe(&self) -> String {
+        format!("the Redis server at {}", self.url)
+    }
 }
 
 #[cfg(test)]
@@ -162,10 +170,13 @@ mod tests {
     use std::net::TcpListener;
     use std::process::{Child, Command, Stdio};
 
+    use std::sync::Arc;
+
     use super::*;
     use crate::config::{ConfigInput, PacingStore};
+    use crate::events::EventSink;
     use crate::pacing::gate::Cell;
-    use crate::pacing::shared::scenarios::two_sharers_and_another_token;
+    use crate::pacing::shared::scenarios::{self, two_sharers_and_another_token, Told};
     use crate::pacing::shared::Shared;
     use crate::pacing::window::STALE;
     use crate::pacing::Outcome;
@@ -229,9 +240,20 @@ mod tests {
         }
     }
 
-    fn window(token: &str, url: &str) -> Box<dyn Cell> {
+    fn window_told(token: &str, url: &str, told: &Arc<Told>) -> Box<dyn Cell> {
+        let events: Arc<dyn EventSink> = told.clone();
         let config = config(token, url);
-        Shared::open(config.shared_pacing.as_ref().unwrap(), &config).unwrap().window(Quota::MetaSearch, Some(2))
+        let shared = Shared::open(config.shared_pacing.as_ref().unwrap(), &config).unwrap();
+        shared.window(Quota::MetaSearch, Some(2), &events)
+    }
+
+    fn window(token: &str, url: &str) -> Box<dyn Cell> {
+        window_told(token, url, &Told::sink())
+    }
+
+    fn store(url: &str) -> RedisStore {
+        let config = config("t", url);
+        RedisStore::open(&RedisUrl::parse(url).unwrap(), "k".into(), &config).unwrap()
     }
 
     #[tokio::test]
@@ -260,7 +282,7 @@ mod tests {
     }
 
     /// The only key expires a margin after `idle` from the steps' time: later than anything in
-    /// force, but not forever (within the rounding of the clocks' readings).
+    /// force, but not forever (within the rounding of the clock's readings).
     fn assert_expires_after(server: &Server, idle: Duration) {
         let ttl = expires_in(server);
         assert!(idle < ttl && ttl <= idle + EXPIRY_MARGIN + Duration::from_secs(1), "{ttl:?}, idle in {idle:?}");
@@ -270,51 +292,63 @@ mod tests {
     async fn every_write_sets_the_key_to_expire_once_nothing_in_it_is_in_force() {
         let server = Server::start(None);
         let a = window("t", &server.url);
-        let now = a.now();
-        assert_eq!(a.take(1, now).await.unwrap(), Ok(()));
+        assert_eq!(a.take(1).await.unwrap(), Ok(()));
         assert_expires_after(&server, STALE + WINDOW);
-        a.finish(1, Outcome::Counted, now).await.unwrap();
+        a.finish(1, Outcome::Counted).await.unwrap();
         assert_expires_after(&server, WINDOW);
-        assert_eq!(a.take(2, now).await.unwrap(), Ok(()));
-        let Err(frees_at) = a.take(3, now).await.unwrap() else { panic!("a window of 2 holds 2") };
-        assert!(expires_in(&server) > frees_at - now, "the key outlives the full window");
+        assert_eq!(a.take(2).await.unwrap(), Ok(()));
+        let Err(wait) = a.take(3).await.unwrap() else { panic!("a window of 2 holds 2") };
+        assert!(expires_in(&server) > wait, "the key outlives the full window");
         // A pause longer than any fixed expiry would have been: the key outlives it too.
         let pause = Duration::from_secs(7200);
-        a.finish(2, Outcome::Refused { pause: Some(pause) }, now).await.unwrap();
+        a.finish(2, Outcome::Refused { pause: Some(pause) }).await.unwrap();
         assert_expires_after(&server, pause);
     }
 
     #[tokio::test]
     async fn the_key_of_a_process_gone_expires_by_itself_and_the_next_run_starts_afresh() {
         let server = Server::start(None);
-        let (gone, next) = (window("t", &server.url), window("t", &server.url));
-        // A request left in flight by a process that died so long ago that its key expires in a second.
-        let long_ago = gone.now() + Duration::from_secs(1) - (STALE + WINDOW + EXPIRY_MARGIN);
-        assert_eq!(gone.take(1, long_ago).await.unwrap(), Ok(()));
-        let mut keys = held_keys(&server);
-        assert_eq!(keys.len(), 1, "the step was written");
-        for _ in 0..200 {
-            if keys.is_empty() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-            keys = held_keys(&server);
-        }
-        assert!(keys.is_empty(), "expired without anyone stepping it: {keys:?}");
-        let now = next.now();
-        assert_eq!(next.take(2, now).await.unwrap(), Ok(()));
-        assert_eq!(next.take(3, now).await.unwrap(), Ok(()));
-        assert_eq!(next.take(4, now).await.unwrap(), Err(now + WINDOW), "a window of 2, counted anew");
+        let gone = store(&server.url);
+        // A window with nothing in force at the server's time is not kept.
+        let long_ago = STALE + WINDOW + Duration::from_secs(1);
+        gone.update("meta-search", |w, now| w.take(1, Some(2), now - long_ago)).await.unwrap().unwrap();
+        assert!(held_keys(&server).is_empty());
+        // A request left in flight by a process that died: its key expires by itself, once its
+        // slot is stale; then (the key dropped as its expiry does) the next run counts anew.
+        gone.update("meta-search", |w, now| w.take(2, Some(2), now)).await.unwrap().unwrap();
         assert_expires_after(&server, STALE + WINDOW);
+        let () = redis::cmd("FLUSHDB").query(&mut server.connect()).unwrap();
+        let next = window("t", &server.url);
+        assert_eq!(next.take(3).await.unwrap(), Ok(()));
+        assert_eq!(next.take(4).await.unwrap(), Ok(()));
+        let Err(wait) = next.take(5).await.unwrap() else { panic!("a window of 2, counted anew") };
+        assert!(wait > WINDOW - Duration::from_secs(2) && wait <= WINDOW, "{wait:?}");
+    }
+
+    #[tokio::test]
+    async fn a_state_moved_an_hour_ahead_is_reset_with_a_warning_and_waits_no_window() {
+        let server = Server::start(None);
+        let told = Told::sink();
+        let a = window_told("t", &server.url, &told);
+        let move_ahead = |by: Duration| {
+            let mut redis = server.connect();
+            for key in held_keys(&server) {
+                let text: String = redis::cmd("GET").arg(&key).query(&mut redis).unwrap();
+                let moved = serde_json::from_str::<Window>(&text).unwrap().shifted(by);
+                let () =
+                    redis::cmd("SET").arg(&key).arg(serde_json::to_string(&moved).unwrap()).query(&mut redis).unwrap();
+            }
+        };
+        scenarios::a_state_from_the_future_is_reset(&*a, move_ahead, &told).await;
     }
 
     #[tokio::test]
     async fn a_server_lost_mid_run_is_a_connection_error_naming_it_without_its_password() {
         let server = Server::start(Some("hunter2"));
         let a = window("t", &server.url);
-        assert_eq!(a.take(1, a.now()).await.unwrap(), Ok(()));
+        assert_eq!(a.take(1).await.unwrap(), Ok(()));
         drop(server);
-        let err = a.take(2, a.now()).await.unwrap_err().to_string();
+        let err = a.take(2).await.unwrap_err().to_string();
         assert!(matches!(err.split_once(':'), Some(("shared_pacing", _))), "{err}");
         assert!(err.contains("redis://:***@127.0.0.1:") && !err.contains("hunter2"), "{err}");
     }
