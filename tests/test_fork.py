@@ -10,47 +10,26 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import pickle
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fork_scenarios import PAPERS, QUERIES, answer
+from isolated import run_json
 
 import paperlens
 from paperlens import _bridge
 from paperlens.errors import ConfigurationError
 from paperlens.sandbox import Sandbox
 
-ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = Path(__file__).with_name("fork_scenarios.py")
 TIMEOUT = 120
 SANDBOX = {"papers": PAPERS}
 
 
 def run(scenario: str, method: str) -> dict[str, Any]:
-    path = [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    process = subprocess.Popen(
-        [sys.executable, str(SCENARIOS), scenario, method],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        out, err = process.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        pytest.fail(f"{scenario} with {method} hung (killed after {TIMEOUT} s); stderr:\n{err}")
-    assert process.returncode == 0, err
-    result: dict[str, Any] = json.loads(out)
+    result: dict[str, Any] = run_json(SCENARIOS, scenario, method, timeout=TIMEOUT)
     return result
 
 

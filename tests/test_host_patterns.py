@@ -9,45 +9,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from host_patterns import PATTERNS, QUERIES, search
+from isolated import run_json
 
 from paperlens.sandbox import Sandbox
 
-ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = Path(__file__).with_name("host_patterns.py")
 TIMEOUT = 180
 SANDBOX = {"papers": 300}
 
 
 def run(pattern: str, sandbox: Sandbox) -> dict[str, Any]:
-    path = [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    process = subprocess.Popen(
-        [sys.executable, str(PROGRAM), pattern, sandbox.base_url, sandbox.token],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        out, err = process.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        pytest.fail(f"{pattern} hung (killed after {TIMEOUT} s); stderr:\n{err}")
-    if process.returncode < 0:
-        pytest.fail(f"{pattern} crashed: {signal.Signals(-process.returncode).name}; stderr:\n{err}")
-    assert process.returncode == 0, err
-    result: dict[str, Any] = json.loads(out)
+    result: dict[str, Any] = run_json(PROGRAM, pattern, sandbox.base_url, sandbox.token, timeout=TIMEOUT)
     return result
 
 
