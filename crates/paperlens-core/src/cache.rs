@@ -6,7 +6,7 @@
 //! `<dir>/<2 hex>/<64 hex>.plc`, written to a temporary file in the same directory and
 //! renamed into place, so several processes may share a directory: a reader sees a whole
 //! entry or none. After its magic comes an HMAC-SHA256 of the rest (header and body) under
-//! the user's secret ([`private::user_secret`]): an entry damaged on disk (a byte changed,
+//! the user's secret (kept by `cache::private`): an entry damaged on disk (a byte changed,
 //! cut short, of another key) or written by anybody without that secret (another user
 //! forging one from its file name) is never served but deleted, reported
 //! ([`Lookup::Damaged`]) and fetched again. An entry older than the TTL, or written by
