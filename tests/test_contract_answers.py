@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import json
 import pickle
+import re
 import string
 import types
 import typing
@@ -521,19 +522,33 @@ def test_error_bodies_keep_details_of_any_shape(client, replies, data):
 
 _TOKEN_CHARS = string.ascii_letters + string.digits + "!#$%&'+-.^_`~"
 _UNSAFE = set('/\\<>:"|?*')
-#: A name that is already a safe base name: the SDK must give it back unchanged.
+#: Windows' reserved device names, which the SDK prefixes with ``_``.
+_RESERVED = re.compile(r"(?i)(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?")
+#: A name that is already a safe base name: the SDK must give it back unchanged. Not one: names
+#: with format characters or line separators (dropped), a leading dot (a hidden file), trailing
+#: dots or spaces (Windows drops them), a reserved device name.
 _SAFE_TEXT = st.text(
-    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters=_UNSAFE), min_size=1, max_size=16
-).filter(lambda s: s == s.strip() and s not in (".", ".."))
+    st.characters(blacklist_categories=("Cs", "Cc", "Cf", "Zl", "Zp"), blacklist_characters=_UNSAFE),
+    min_size=1,
+    max_size=16,
+).filter(lambda s: s == s.strip() and not s.startswith(".") and not s.endswith(".") and not _RESERVED.fullmatch(s))
 _SAFE_ASCII = _SAFE_TEXT.filter(lambda s: s.isascii())
 #: A quoted name may hold any ISO-8859-1 text (RFC 6266, 4.3). The SDK reads a header's bytes
 #: as UTF-8 when they are, else as ISO-8859-1: a name whose ISO-8859-1 bytes are also valid
 #: UTF-8 (``Ã©``, bytes C3 A9) cannot be told from the UTF-8 name (``é``) and reads as that.
 _SAFE_LATIN_1 = st.text(
-    st.characters(max_codepoint=0xFF, blacklist_categories=("Cc",), blacklist_characters=_UNSAFE),
+    st.characters(max_codepoint=0xFF, blacklist_categories=("Cc", "Cf"), blacklist_characters=_UNSAFE),
     min_size=1,
     max_size=16,
-).filter(lambda s: s == s.strip() and not s.isascii() and not _is_utf_8(s.encode("latin-1")))
+).filter(
+    lambda s: (
+        s == s.strip()
+        and not s.startswith(".")
+        and not s.endswith(".")
+        and not s.isascii()
+        and not _is_utf_8(s.encode("latin-1"))
+    )
+)
 #: A name beyond ISO-8859-1, sent as raw UTF-8 bytes in a quoted ``filename`` (common in practice).
 _SAFE_UTF_8 = _SAFE_TEXT.filter(lambda s: not _is_latin_1(s))
 #: Fallback names that need quoted-pair escapes (``filename*`` must still win).

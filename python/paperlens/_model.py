@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import gc
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -562,11 +563,14 @@ _NOT_INT = frozenset((str, float))
 
 def _int(value: Any, request_id: str | None) -> Any:
     """Integers may arrive as JSON strings of digits, or as numbers with an exponent or a zero
-    fraction (``1e3``, ``12.0``); they become ints. Anything else (``12.5``, ``1e400``, which
-    reads as infinity) is the service's error."""
+    fraction (``1e3``, ``12.0``); they become ints. A number too large for a float (``1e400``
+    reads as infinity) is the service's error; another fraction (``12.5``) is kept as sent,
+    as any odd value is (an output keeps it in ``extra_json``)."""
     if type(value) is float:
         if value.is_integer():
             return int(value)
+        if math.isfinite(value):
+            return value
         raise ResponseDecodeError(
             f"expected an integer, got {value!r} (request_id={request_id})", request_id=request_id
         )
