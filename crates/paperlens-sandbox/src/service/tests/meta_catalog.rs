@@ -1,5 +1,3 @@
-use serde_json::json;
-
 use super::*;
 
 fn catalog(query: &[(&str, &str)], access: Access) -> Value {
