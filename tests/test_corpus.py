@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from paperlens.harvest import HarvestError, harvest_corpus
 from paperlens.sandbox import Sandbox
 
 from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
+from kills import documents, kill_at
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -298,14 +297,6 @@ def finish(process: subprocess.Popen[bytes]) -> None:
     assert process.returncode == 0, err.decode()
 
 
-def documents(out: Path) -> int:
-    """The documents committed so far (a document's folder is renamed into place whole)."""
-    try:
-        return sum(not name.startswith(".") for name in os.listdir(out / "documents"))
-    except FileNotFoundError:
-        return 0
-
-
 @pytest.fixture(scope="module")
 def uninterrupted(sandbox, tmp_path_factory):
     """The files of a whole run, and how many documents it writes."""
@@ -319,21 +310,10 @@ def test_a_harvest_killed_at_random_moments_ends_as_an_uninterrupted_one(sandbox
     expected, total = uninterrupted
     out = tmp_path / "corpus"
     rng = random.Random(seed)
-    kills, states = 0, set()
     # Four random moments, each once a random number of documents is on disk (0: while the process
-    # starts) and a few milliseconds more; moments by progress, not by clock, so a busy machine
-    # moves them in time but not in the work.
-    for point in sorted(rng.sample(range(total), 4)):
-        process = start(sandbox, out)
-        while process.poll() is None and documents(out) < point:
-            time.sleep(0.001)
-        time.sleep(rng.uniform(0, 0.02))
-        if process.poll() is not None:
-            break
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-        kills += 1
-        states.add(documents(out))
+    # starts) and a few milliseconds more.
+    points = sorted(rng.sample(range(total), 4))
+    kills, states = kill_at(points, lambda: start(sandbox, out), out, rng, jitter=0.02)
     finish(start(sandbox, out))
     # Killed at different points, once at least with documents written.
     assert kills >= 2 and len(states) >= 2 and max(states) > 0, (kills, states)

@@ -12,10 +12,8 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from paperlens.harvest import ChangedParametersError, harvest, harvest_corpus, m
 from paperlens.sandbox import Sandbox
 
 from fixtures import sandbox_client
+from kills import documents, kill_at
 
 pytest.importorskip("pyarrow")
 
@@ -214,13 +213,6 @@ def start_update(sandbox: Sandbox, out: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", UPDATE, str(out)], env=env, stderr=subprocess.PIPE)
 
 
-def documents(out: Path) -> int:
-    try:
-        return sum(not name.startswith(".") for name in os.listdir(out / "documents"))
-    except FileNotFoundError:
-        return 0
-
-
 def copy_output(out: Path, to: Path) -> None:
     shutil.copytree(out, to)
     shutil.copy2(out.with_name(out.name + ".checkpoint.json"), to.with_name(to.name + ".checkpoint.json"))
@@ -240,18 +232,8 @@ def test_an_update_killed_at_random_moments_ends_as_an_uninterrupted_one(tmp_pat
         assert process.wait(timeout=120) == 0, process.stderr.read().decode() if process.stderr else ""
         total = documents(whole)
         rng = random.Random(seed)
-        kills, states = 0, set()
-        for point in sorted(rng.sample(range(held, total), 3)):
-            process = start_update(sandbox, killed)
-            while process.poll() is None and documents(killed) < point:
-                time.sleep(0.001)
-            time.sleep(rng.uniform(0, 0.01))
-            if process.poll() is not None:
-                break
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait()
-            kills += 1
-            states.add(documents(killed))
+        points = sorted(rng.sample(range(held, total), 3))
+        kills, states = kill_at(points, lambda: start_update(sandbox, killed), killed, rng, jitter=0.01)
         process = start_update(sandbox, killed)
         assert process.wait(timeout=120) == 0
     assert kills >= 2 and len(states) >= 2, (kills, states)
