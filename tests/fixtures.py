@@ -1,7 +1,10 @@
-"""Realistic response bodies of the six Open Platform operations, and clients of a sandbox."""
+"""Realistic response bodies of the six Open Platform operations, and clients of a sandbox (in
+this process or in a child)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,6 +143,17 @@ RELATIONS = {
 def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
     """A client of ``sandbox`` with pacing off: tests count requests rather than wait for them."""
     return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)
+
+
+def sandbox_environment(sandbox: Sandbox) -> dict[str, str]:
+    """The environment of a child process that runs this tree's paperlens (whatever is installed)
+    against ``sandbox``."""
+    return {
+        **os.environ,
+        "PAPERLENS_API_TOKEN": sandbox.token,
+        "PAPERLENS_BASE_URL": sandbox.base_url,
+        "PYTHONPATH": str(Path(paperlens.__file__).parents[1]),
+    }
 
 
 def resume_told(error: paperlens.QuotaExhaustedError, capsys: pytest.CaptureFixture[str]) -> bool:

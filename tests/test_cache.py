@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ import pytest
 
 import paperlens
 from paperlens.sandbox import Sandbox
+
+from fixtures import sandbox_environment
 
 SANDBOX = dict(papers=300)
 
@@ -158,13 +159,7 @@ for _ in range(20):
 
 
 def test_processes_sharing_a_directory(sandbox, tmp_path):
-    env = {
-        **os.environ,
-        "PAPERLENS_API_TOKEN": sandbox.token,
-        "PAPERLENS_BASE_URL": sandbox.base_url,
-        # The package under test, wherever pytest imported it from.
-        "PYTHONPATH": str(Path(paperlens.__file__).parent.parent),
-    }
+    env = sandbox_environment(sandbox)
     writers = [
         subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path)], env=env, stderr=subprocess.PIPE)
         for _ in range(3)

@@ -5,7 +5,6 @@ uninterrupted one."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -19,7 +18,8 @@ from paperlens._manifest import read_manifest
 from paperlens.harvest import HarvestError, harvest_corpus
 from paperlens.sandbox import Sandbox
 
-from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
+from corpus_files import corpus_files
+from fixtures import resume_told, sandbox_client, sandbox_environment, strict_client  # noqa: F401 (the client fixture)
 from kills import documents, kill_at
 
 pd = pytest.importorskip("pandas")
@@ -229,7 +229,7 @@ async def test_the_async_client_writes_the_same_files(sandbox, client, tmp_path)
     result = await harvest_corpus(aclient, tmp_path / "async", figures=True, limit=40)
     harvest_corpus(client, tmp_path / "sync", figures=True, limit=40)
     assert result.records == 40 and result.done
-    assert snapshot(tmp_path / "async") == snapshot(tmp_path / "sync")
+    assert corpus_files(tmp_path / "async") == corpus_files(tmp_path / "sync")
 
 
 def test_a_corpus_harvest_stopped_by_an_exhausted_quota_says_when_to_resume(sandbox, client, tmp_path, capsys):
@@ -242,7 +242,7 @@ def test_a_corpus_harvest_stopped_by_an_exhausted_quota_says_when_to_resume(sand
     assert out.with_name("corpus.checkpoint.json").is_file()
     result = harvest_corpus(client, out, figures=True, limit=40)
     assert result.resumed and result.done
-    assert snapshot(out) == snapshot(tmp_path / "whole")
+    assert corpus_files(out) == corpus_files(tmp_path / "whole")
 
 
 # -- killed with SIGKILL and resumed ------------------------------------------------------------
@@ -259,37 +259,9 @@ assert result.done
 LIMIT = 210  # two pages of records
 
 
-def snapshot(out: Path) -> dict[str, Any]:
-    """Every file of a corpus harvest (and its checkpoint) by relative path: its bytes, or for
-    the manifest its JSON without the times, runs and request ids."""
-    files: dict[str, Any] = {"<checkpoint>": out.with_name(out.name + ".checkpoint.json").read_bytes()}
-    for path in sorted(out.rglob("*")):
-        name = path.relative_to(out).as_posix()
-        if path.is_dir():
-            files[name + "/"] = None
-            continue
-        data: Any = path.read_bytes()
-        if name == "manifest.json":
-            data = json.loads(data)
-            for volatile in ("started", "finished", "runs", "requests"):
-                data.pop(volatile)
-            data["run_entries"] = [
-                {**entry, "started": None, "finished": None, "requests": None} for entry in data["run_entries"]
-            ]
-        elif name == "manifest.requests.jsonl":
-            data = None  # the request ids differ from run to run
-        files[name] = data
-    return files
-
-
 def start(sandbox: Sandbox, out: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PAPERLENS_API_TOKEN": sandbox.token,
-        "PAPERLENS_BASE_URL": sandbox.base_url,
-        "PYTHONPATH": str(Path(paperlens.__file__).parents[1]),  # this tree, whatever is installed
-    }
-    return subprocess.Popen([sys.executable, "-c", HARVEST, str(out), str(LIMIT)], env=env, stderr=subprocess.PIPE)
+    command = [sys.executable, "-c", HARVEST, str(out), str(LIMIT)]
+    return subprocess.Popen(command, env=sandbox_environment(sandbox), stderr=subprocess.PIPE)
 
 
 def finish(process: subprocess.Popen[bytes]) -> None:
@@ -302,7 +274,7 @@ def uninterrupted(sandbox, tmp_path_factory):
     """The files of a whole run, and how many documents it writes."""
     out = tmp_path_factory.mktemp("whole") / "corpus"
     finish(start(sandbox, out))
-    return snapshot(out), documents(out)
+    return corpus_files(out), documents(out)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -317,7 +289,7 @@ def test_a_harvest_killed_at_random_moments_ends_as_an_uninterrupted_one(sandbox
     finish(start(sandbox, out))
     # Killed at different points, once at least with documents written.
     assert kills >= 2 and len(states) >= 2 and max(states) > 0, (kills, states)
-    assert snapshot(out) == expected
+    assert corpus_files(out) == expected
     # Each run that found the manifest of an earlier one counts itself.
     assert 2 <= json.loads((out / "manifest.json").read_text())["runs"] <= kills + 1
 

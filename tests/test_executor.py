@@ -26,7 +26,8 @@ import paperlens
 from paperlens._executor import in_order
 from paperlens.harvest import harvest, harvest_corpus
 
-from fixtures import sandbox_client
+from corpus_files import corpus_files
+from fixtures import sandbox_client, sandbox_environment
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -35,34 +36,13 @@ SANDBOX = dict(papers=300)
 LIMIT = 230  # two pages of records, the second cut by the limit
 
 
-def snapshot(out: Path) -> dict[str, Any]:
-    """Every file of a corpus harvest (and its checkpoint) by relative path: its bytes, or for
-    the manifest its JSON without the times and runs, and the number of its request ids."""
-    files: dict[str, Any] = {"<checkpoint>": out.with_name(out.name + ".checkpoint.json").read_bytes()}
-    for path in sorted(out.rglob("*")):
-        name = path.relative_to(out).as_posix()
-        if path.is_dir():
-            files[name + "/"] = None
-            continue
-        data: Any = path.read_bytes()
-        if name == "manifest.json":
-            data = json.loads(data)
-            for volatile in ("started", "finished", "runs"):
-                data.pop(volatile)
-            data["run_entries"] = [{**entry, "started": None, "finished": None} for entry in data["run_entries"]]
-        elif name == "manifest.requests.jsonl":
-            data = len(data.splitlines())  # the request ids differ from run to run
-        files[name] = data
-    return files
-
-
 @pytest.fixture(scope="module")
 def plain(sandbox, tmp_path_factory):
     """The files of a run without executor."""
     out = tmp_path_factory.mktemp("plain") / "corpus"
     result = harvest_corpus(sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT)
     assert result.done and result.texts > 100 and result.figures > 100
-    return snapshot(out)
+    return corpus_files(out, request_counts=True)
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +61,7 @@ def test_a_process_pool_writes_what_a_plain_run_writes(sandbox, plain, tmp_path,
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(method)) as pool:
         result = harvest_corpus(client, out, figures=True, limit=LIMIT, executor=pool)
     assert result.done and not result.resumed
-    assert snapshot(out) == plain
+    assert corpus_files(out, request_counts=True) == plain
 
 
 def test_a_dask_local_cluster_writes_what_a_plain_run_writes(sandbox, plain, dask_client, tmp_path):
@@ -90,7 +70,7 @@ def test_a_dask_local_cluster_writes_what_a_plain_run_writes(sandbox, plain, das
         sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT, executor=dask_client
     )
     assert result.done
-    assert snapshot(out) == plain
+    assert corpus_files(out, request_counts=True) == plain
     # The documents were fetched by the workers' processes, not this one.
     workers = {info["id"] for info in dask_client.scheduler_info()["workers"].values()}
     assert len(workers) == 2
@@ -102,7 +82,7 @@ def test_joblibs_loky_executor_writes_what_a_plain_run_writes(sandbox, plain, tm
     harvest_corpus(
         sandbox_client(sandbox, max_retries=0), out, figures=True, limit=LIMIT, executor=loky.get_reusable_executor(2)
     )
-    assert snapshot(out) == plain
+    assert corpus_files(out, request_counts=True) == plain
 
 
 def test_an_error_on_a_worker_is_the_same_exception_and_the_resumed_run_ends_as_a_plain_one(
@@ -121,7 +101,7 @@ def test_an_error_on_a_worker_is_the_same_exception_and_the_resumed_run_ends_as_
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         result = harvest_corpus(client, out, figures=True, limit=LIMIT, executor=pool)
     assert result.resumed and result.done
-    assert snapshot(out) == plain
+    assert corpus_files(out, request_counts=True) == plain
 
 
 HARVEST = """
@@ -136,15 +116,9 @@ with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as p
 
 
 def start(sandbox: Any, out: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PAPERLENS_API_TOKEN": sandbox.token,
-        "PAPERLENS_BASE_URL": sandbox.base_url,
-        "PYTHONPATH": str(Path(paperlens.__file__).parents[1]),  # this tree, whatever is installed
-    }
     command = [sys.executable, "-c", HARVEST, str(out), str(LIMIT)]
     # A session of its own: the kill takes the driver and its worker processes at once.
-    return subprocess.Popen(command, env=env, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(command, env=sandbox_environment(sandbox), stderr=subprocess.PIPE, start_new_session=True)
 
 
 def written(out: Path) -> int:
@@ -185,7 +159,7 @@ def test_a_harvest_on_workers_killed_at_random_moments_ends_as_a_plain_one(sandb
     _, err = process.communicate(timeout=300)
     assert process.returncode == 0, err.decode()
     assert kills and max(kills) > 0, kills
-    assert across_processes(snapshot(out)) == across_processes(plain)
+    assert across_processes(corpus_files(out, request_counts=True)) == across_processes(plain)
 
 
 def test_an_executor_needs_a_sync_client_and_a_submit_method(sandbox, tmp_path):

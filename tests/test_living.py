@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 import random
 import re
 import shutil
@@ -19,12 +18,12 @@ from typing import Any
 
 import pytest
 
-import paperlens
 from paperlens._manifest import read_manifest
 from paperlens.harvest import ChangedParametersError, harvest, harvest_corpus, manifest_path, read_records
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from corpus_files import corpus_files
+from fixtures import sandbox_client, sandbox_environment
 from kills import documents, kill_at
 
 pytest.importorskip("pyarrow")
@@ -141,33 +140,11 @@ def test_a_changed_query_filter_or_fields_is_refused_before_any_request(growing,
     assert growing.requests() == []
 
 
-def corpus_snapshot(out: Path) -> dict[str, Any]:
-    """The files of a corpus output: bytes, but the manifest without its times and request
-    ids and the side file of request ids by its number of lines."""
-    files: dict[str, Any] = {"<checkpoint>": json.loads(out.with_name(out.name + ".checkpoint.json").read_bytes())}
-    for path in sorted(out.rglob("*")):
-        name = path.relative_to(out).as_posix()
-        if path.is_dir() or name.startswith("."):
-            continue
-        data: Any = path.read_bytes()
-        if name == "manifest.json":
-            data = json.loads(data)
-            for volatile in ("started", "finished", "runs", "requests"):
-                data.pop(volatile)
-            data["run_entries"] = [
-                {**e, "started": None, "finished": None, "requests": None} for e in data["run_entries"]
-            ]
-        elif name.endswith(".requests.jsonl"):
-            data = None
-        files[name] = data
-    return files
-
-
 def test_a_corpus_update_fetches_texts_only_for_the_new_records(growing, tmp_path):
     client = sandbox_client(growing, max_retries=0)
     out = tmp_path / "corpus"
     harvest_corpus(client, out, figures=True)
-    before = corpus_snapshot(out)
+    before = corpus_files(out)
     held = read_records(out)
     growing.reveal()
     new = [r for r in searched(growing) if r["unique_id"] not in {h["unique_id"] for h in held}]
@@ -178,7 +155,7 @@ def test_a_corpus_update_fetches_texts_only_for_the_new_records(growing, tmp_pat
 
     assert result.added == len(new) and list(result.new_ids) == [r["unique_id"] for r in new]
     assert read_records(out, run=-1) == new
-    after = corpus_snapshot(out)
+    after = corpus_files(out)
     # Old records, documents and figures untouched; the new documents are those of the new records.
     kept = [name for name in before if "manifest" not in name and name != "<checkpoint>"]
     assert kept and all(after[name] == before[name] for name in kept)
@@ -204,13 +181,8 @@ harvest_corpus(client, sys.argv[1], update=True)
 
 
 def start_update(sandbox: Sandbox, out: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PAPERLENS_API_TOKEN": sandbox.token,
-        "PAPERLENS_BASE_URL": sandbox.base_url,
-        "PYTHONPATH": str(Path(paperlens.__file__).parents[1]),
-    }
-    return subprocess.Popen([sys.executable, "-c", UPDATE, str(out)], env=env, stderr=subprocess.PIPE)
+    command = [sys.executable, "-c", UPDATE, str(out)]
+    return subprocess.Popen(command, env=sandbox_environment(sandbox), stderr=subprocess.PIPE)
 
 
 def copy_output(out: Path, to: Path) -> None:
@@ -237,7 +209,7 @@ def test_an_update_killed_at_random_moments_ends_as_an_uninterrupted_one(tmp_pat
         process = start_update(sandbox, killed)
         assert process.wait(timeout=120) == 0
     assert kills >= 2 and len(states) >= 2, (kills, states)
-    assert corpus_snapshot(killed) == corpus_snapshot(whole)
+    assert corpus_files(killed) == corpus_files(whole)
     assert read_records(killed, run=-1) == read_records(whole, run=-1) != []
 
 
