@@ -53,6 +53,11 @@ def waits(caplog: pytest.LogCaptureFixture) -> list[tuple[float, int]]:
     return [(float(m.group(1)), int(m.group(2))) for r in caplog.records if (m := WAITING.match(r.getMessage()))]
 
 
+def sharing_client(sandbox: Sandbox, shared_pacing: str, **options: Any) -> paperlens.Client:
+    """A client of ``sandbox`` that shares its pacing through ``shared_pacing`` (a file or a Redis URL)."""
+    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, shared_pacing=shared_pacing, **options)
+
+
 def meta_searches(sandbox: Sandbox) -> int:
     return sum(1 for request in sandbox.requests() if request.path == "/meta-search")
 
@@ -78,7 +83,7 @@ def test_a_stalled_file_sharer_costs_a_call_its_deadline_and_fork_goes_on(sandbo
     assert found["fork_seconds"] < 1.0, found
     assert meta_searches(sandbox) == 0
     # Let go, the file works again for everyone.
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, shared_pacing=str(path))
+    client = sharing_client(sandbox, str(path))
     assert client.meta_search("q", page_size=1).results is not None
     assert meta_searches(sandbox) == 1
 
@@ -102,14 +107,7 @@ def test_a_redis_reply_lost_after_the_step_is_retried_and_its_slot_settled(
     sandbox: Sandbox, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     with DelayingProxy(redis_server.port, delay=1.5, scripts=1) as proxy:
-        client = paperlens.Client(
-            api_token=sandbox.token,
-            base_url=sandbox.base_url,
-            shared_pacing=proxy.url(),
-            connect_timeout=0.5,
-            max_retries=2,
-            retry_backoff=1.5,
-        )
+        client = sharing_client(sandbox, proxy.url(), connect_timeout=0.5, max_retries=2, retry_backoff=1.5)
         with caplog.at_level(logging.WARNING, logger="paperlens"):
             client.meta_search("q", page_size=1)
     assert proxy.delayed == 1, "the first step's reply came too late"
@@ -126,25 +124,12 @@ def test_a_call_failed_on_a_lost_reply_leaves_no_slot_for_the_next_client(
 ) -> None:
     limits = {"meta-search": 1}
     with DelayingProxy(redis_server.port, delay=1.0, scripts=1) as proxy:
-        slow = paperlens.Client(
-            api_token=sandbox.token,
-            base_url=sandbox.base_url,
-            shared_pacing=proxy.url(),
-            connect_timeout=0.5,
-            max_retries=0,
-            rate_limits=limits,
-        )
+        slow = sharing_client(sandbox, proxy.url(), connect_timeout=0.5, max_retries=0, rate_limits=limits)
         with pytest.raises(paperlens.APIConnectionError, match="shared_pacing: the Redis server at"):
             slow.meta_search("q", page_size=1)
         # The server applied the step (a slot in flight); the client settles it by id meanwhile.
         assert once_none_in_flight(redis_server) == []
-    fresh = paperlens.Client(
-        api_token=sandbox.token,
-        base_url=sandbox.base_url,
-        shared_pacing=redis_server.url,
-        rate_limits=limits,
-        deadline=2,
-    )
+    fresh = sharing_client(sandbox, redis_server.url, rate_limits=limits, deadline=2)
     with caplog.at_level(logging.INFO, logger="paperlens"):
         fresh.meta_search("q", page_size=1)
     assert waits(caplog) == [], "the one slot a minute was free"
@@ -154,14 +139,7 @@ def test_a_call_failed_on_a_lost_reply_leaves_no_slot_for_the_next_client(
 def test_a_redis_restart_loses_at_most_the_window_in_force(sandbox: Sandbox, caplog: pytest.LogCaptureFixture) -> None:
     server = RedisServer()
     try:
-        client = paperlens.Client(
-            api_token=sandbox.token,
-            base_url=sandbox.base_url,
-            shared_pacing=server.url,
-            rate_limits={"meta-search": 2},
-            retry_backoff=0.2,
-            deadline=10,
-        )
+        client = sharing_client(sandbox, server.url, rate_limits={"meta-search": 2}, retry_backoff=0.2, deadline=10)
         for n in range(2):
             client.meta_search(f"q{n}", page_size=1)
         assert len(slots(server)) == 2
@@ -181,13 +159,7 @@ def test_a_redis_restart_loses_at_most_the_window_in_force(sandbox: Sandbox, cap
 def test_a_redis_state_moved_an_hour_ahead_is_reset_with_a_warning(
     sandbox: Sandbox, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client = paperlens.Client(
-        api_token=sandbox.token,
-        base_url=sandbox.base_url,
-        shared_pacing=redis_server.url,
-        rate_limits={"meta-search": 1},
-        deadline=2,
-    )
+    client = sharing_client(sandbox, redis_server.url, rate_limits={"meta-search": 1}, deadline=2)
     client.meta_search("q", page_size=1)
     [(key, value)] = redis_server.keys().items()
     window = json.loads(value)
