@@ -26,46 +26,31 @@ import paperlens
 import paperlens.mcp
 
 from conftest import TOKEN
+from hostile_server import LoopbackServer, path_of, read_head
 
 #: How long the service holds ``/content`` when its client stays (far beyond the waits below).
 HOLD = 120.0
 HIT = {"doc_id": "d1", "offset": 0, "chunk": "An answer.", "score": 0.5}
 
 
-class HoldingService:
+class HoldingService(LoopbackServer):
     """An HTTP/1.1 service on 127.0.0.1: ``/content`` is never answered while the client keeps
     the connection (``abandoned`` is set when it closes it), ``/agentic-search`` answers
     :data:`HIT` at once; ``paths`` lists what was asked, in order."""
 
     def __init__(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.base_url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
         self.token = TOKEN
         self.paths: list[str] = []
         self.abandoned = threading.Event()
-        self._closed = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
+        self.base_url = self.url
 
-    def _accept(self) -> None:
-        while not self._closed.is_set():
-            try:
-                connection, _ = self._listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
-
-    def _serve(self, connection: socket.socket) -> None:
+    def serve(self, connection: socket.socket) -> None:
         with connection:
             connection.settimeout(HOLD)
-            while True:
-                head = b""
-                while b"\r\n\r\n" not in head:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        return
-                    head += chunk
+            while (head := read_head(connection)) is not None:
                 lines = head.split(b"\r\n")
-                path = lines[0].split(b" ")[1].decode().split("?")[0]
+                path = path_of(head)
                 length = next(
                     (int(line.split(b":")[1]) for line in lines if line.lower().startswith(b"content-length:")), 0
                 )
@@ -88,10 +73,6 @@ class HoldingService:
                     + b"\r\n\r\n"
                     + answer
                 )
-
-    def close(self) -> None:
-        self._closed.set()
-        self._listener.close()
 
 
 class Endpoint(NamedTuple):
