@@ -10,10 +10,8 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +19,8 @@ import pytest
 
 import paperlens
 from paperlens.sandbox import Sandbox
+
+from other_user import as_nobody, needs_root, shared_folder
 
 SANDBOX = dict(papers=50)
 PACKAGE_ROOT = Path(paperlens.__file__).resolve().parent.parent
@@ -162,23 +162,13 @@ def test_a_cache_key_that_is_not_the_users_alone_is_not_used(sandbox, tmp_path, 
     assert f"the cache key {key}: {why}" in warning
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to become another user")
+@needs_root
 def test_a_cache_folder_another_user_made_first_is_not_used(sandbox, config_home, caplog):
-    base = Path(tempfile.mkdtemp(prefix="paperlens-other-user-"))  # in /tmp, which every user may enter
-    try:
-        base.chmod(0o1777)
+    with shared_folder() as base:
         cache = base / "cache"
-        made = subprocess.run(
-            ["sh", "-c", 'mkdir -m 755 "$1" && mkdir -m 777 "$1/ab"', "make", str(cache)],
-            user="nobody",
-            capture_output=True,
-            text=True,
-        )
-        assert made.returncode == 0, made.stderr
+        as_nobody('mkdir -m 755 "$1" && mkdir -m 777 "$1/ab"', str(cache))
         owner = cache.stat().st_uid
         assert owner != 0
         warning = refused(sandbox, cache, caplog)
         assert f"the folder {cache} belongs to uid {owner}, not to this user (uid 0)" in warning
         assert [p.name for p in cache.iterdir()] == ["ab"] and list((cache / "ab").iterdir()) == []
-    finally:
-        shutil.rmtree(base)

@@ -8,7 +8,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -25,6 +24,7 @@ from paperlens._output_guard import OutputLock, lock_folder, lock_path
 from paperlens.harvest import HarvestError, OutputInUseError, harvest, harvest_corpus, read_records
 
 from fixtures import strict_client  # noqa: F401 (the client fixture)
+from other_user import as_nobody, needs_root, shared_folder
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("fsspec")
@@ -85,11 +85,9 @@ def test_a_lock_folder_with_room_for_others_is_refused_then_made_private(sandbox
     assert oct(folder.stat().st_mode & 0o777) == "0o700" and list(folder.iterdir()) == []
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to become another user")
+@needs_root
 def test_a_lock_folder_another_user_made_first_is_refused_and_its_links_never_followed(sandbox, client, monkeypatch):
-    base = Path(tempfile.mkdtemp(prefix="paperlens-other-user-"))  # in /tmp, which every user may enter
-    try:
-        base.chmod(0o1777)
+    with shared_folder() as base:
         victim = base / "victim.txt"
         victim.write_bytes(VICTIM)
         monkeypatch.setattr(tempfile, "tempdir", str(base))
@@ -97,28 +95,12 @@ def test_a_lock_folder_another_user_made_first_is_refused_and_its_links_never_fo
         folder, lock = lock_folder(), lock_path(url)
         assert lock.parent == folder
         # Another user, knowing the names, makes the folder open to all and plants a link.
-        planter = subprocess.run(
-            [
-                "sh",
-                "-c",
-                'mkdir "$1" && chmod 777 "$1" && ln -s "$3" "$2"',
-                "plant",
-                str(folder),
-                str(lock),
-                str(victim),
-            ],
-            user="nobody",
-            capture_output=True,
-            text=True,
-        )
-        assert planter.returncode == 0, planter.stderr
+        as_nobody('mkdir "$1" && chmod 777 "$1" && ln -s "$3" "$2"', str(folder), str(lock), str(victim))
         assert folder.stat().st_uid != 0 and lock.is_symlink()
         sandbox.clear_requests()
         with pytest.raises(HarvestError, match=f"the lock folder {folder} belongs to uid {folder.stat().st_uid}"):
             harvest_corpus(client, url, limit=3)
         assert victim.read_bytes() == VICTIM and sandbox.requests() == []
-    finally:
-        shutil.rmtree(base)
 
 
 def test_workers_forked_during_a_run_never_hold_its_lock_and_the_rerun_starts_at_once(tmp_path):
