@@ -4,12 +4,15 @@ this process or in a child)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import paperlens
+from paperlens.harvest import harvest
 from paperlens.sandbox import Sandbox
 
 
@@ -143,6 +146,16 @@ RELATIONS = {
 def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
     """A client of ``sandbox`` with pacing off: tests count requests rather than wait for them."""
     return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)
+
+
+@contextmanager
+def harvested_growing(out: Path, papers: int) -> Iterator[tuple[Sandbox, paperlens.Client]]:
+    """A sandbox of ``papers`` papers, a fifth of them hidden until ``reveal()``, and its client,
+    once the papers it shows are harvested at ``out`` (in pages of 100)."""
+    with Sandbox(papers=papers, hidden_share=0.2) as sandbox:
+        client = sandbox_client(sandbox)
+        harvest(client, None, out=out, page_size=100)
+        yield sandbox, client
 
 
 def sandbox_environment(sandbox: Sandbox) -> dict[str, str]:

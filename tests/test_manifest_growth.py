@@ -15,9 +15,8 @@ from paperlens._harvesting import checkpoint_beside
 from paperlens._manifest import ManifestRecorder, read_manifest
 from paperlens._store import LocalStore
 from paperlens.harvest import harvest, manifest_path, read_records
-from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from fixtures import harvested_growing, sandbox_client
 
 pytest.importorskip("pyarrow")
 
@@ -147,10 +146,8 @@ def as_version_1(out: Path) -> dict[str, Any]:
 
 
 def test_a_version_1_manifest_stays_readable_and_is_updated(tmp_path):
-    with Sandbox(papers=300, hidden_share=0.2) as sandbox:
-        client = sandbox_client(sandbox)
-        out = tmp_path / "papers"
-        harvest(client, None, out=out, page_size=100)
+    out = tmp_path / "papers"
+    with harvested_growing(out, papers=300) as (sandbox, client):
         old = as_version_1(out)
         assert read_manifest(tmp_path, manifest_path(out).name) == old  # version 1, read as it is
         held = read_records(out)

@@ -16,9 +16,8 @@ from pytest_httpserver import HTTPServer
 from paperlens._harvesting import ParquetParts, checkpoint_beside
 from paperlens._records import JSON, JSON_TEXT, RecordSchema
 from paperlens.harvest import harvest, read_records
-from paperlens.sandbox import Sandbox
 
-from fixtures import meta_search_page, metadata_record, sandbox_client
+from fixtures import harvested_growing, meta_search_page, metadata_record
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -121,10 +120,8 @@ def older_schema(schema: RecordSchema) -> RecordSchema:
 
 
 def test_an_older_output_is_read_and_updated_in_its_own_schema(tmp_path):
-    with Sandbox(papers=250, hidden_share=0.2) as sandbox:
-        client = sandbox_client(sandbox)
-        out = tmp_path / "papers"
-        harvest(client, None, out=out, page_size=100)
+    out = tmp_path / "papers"
+    with harvested_growing(out, papers=250) as (sandbox, client):
         held = read_records(out)
         # Rewrite its parts as an older paperlens wrote them.
         state = json.loads(checkpoint_beside(out).read_text())
