@@ -184,6 +184,13 @@ def strict_client(sandbox: Sandbox) -> paperlens.Client:
     return sandbox_client(sandbox, max_retries=0)
 
 
+@pytest.fixture(name="client", scope="module")
+def module_client(sandbox: Sandbox) -> paperlens.Client:
+    """The ``client`` fixture of a module that imports it: one client of the module's sandbox, for
+    all its tests, that does not pace."""
+    return sandbox_client(sandbox)
+
+
 PROVENANCE = [{"marker": 12, "paragraph_id": "p-0012"}]
 #: A ``/paper-schema`` entity, as the entity operations answer it.
 ENTITY = {

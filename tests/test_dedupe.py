@@ -11,14 +11,9 @@ from paperlens.deduplication import Merge, normalize_title
 from paperlens.export import RecordList
 from paperlens.types import MetadataRecord
 
-from fixtures import sandbox_client
+from fixtures import module_client  # noqa: F401 (the client fixture)
 
 SANDBOX = dict(papers=300, seed=5)
-
-
-@pytest.fixture(scope="module")
-def client(sandbox):
-    return sandbox_client(sandbox)
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,8 @@ import pytest
 
 import paperlens
 from paperlens import Filter
-from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from fixtures import module_client  # noqa: F401 (the client fixture)
 
 SANDBOX = dict(papers=2000, seed=0)
 
@@ -27,11 +26,6 @@ def spellings(doi: str) -> list[str]:
         f" DOI: {doi.upper()} ",
         f"http://dx.doi.org/{escaped}",
     ]
-
-
-@pytest.fixture(scope="module")
-def client(sandbox: Sandbox) -> paperlens.Client:
-    return sandbox_client(sandbox)
 
 
 @pytest.fixture(scope="module")

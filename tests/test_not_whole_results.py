@@ -15,14 +15,9 @@ import pytest
 import paperlens
 from paperlens.sandbox import Sandbox
 
-from fixtures import sandbox_client
+from fixtures import module_client  # noqa: F401 (the client fixture)
 
 SANDBOX = dict(papers=2000, seed=0)
-
-
-@pytest.fixture(scope="module")
-def client(sandbox: Sandbox) -> paperlens.Client:
-    return sandbox_client(sandbox)
 
 
 @pytest.fixture(scope="module")

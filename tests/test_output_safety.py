@@ -31,7 +31,7 @@ from paperlens.harvest import (
 )
 
 from disks import Mounts
-from fixtures import sandbox_client
+from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 pytest.importorskip("pyarrow")
 
@@ -95,11 +95,6 @@ def parquet_reference(sandbox, tmp_path_factory):
     out = tmp_path_factory.mktemp("reference") / "parts"
     harvest(sandbox_client(sandbox), out=out, **CHUNK)
     return read_records(out)
-
-
-@pytest.fixture
-def client(sandbox):
-    return sandbox_client(sandbox, max_retries=0)
 
 
 def start_child(sandbox, tmp_path: Path, out: Path, query: str = "") -> subprocess.Popen[str]:

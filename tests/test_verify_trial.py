@@ -17,7 +17,7 @@ import paperlens
 from paperlens._bibtex import read_bibtex
 from paperlens.cli import EXIT_OK, EXIT_USAGE, main
 
-from fixtures import sandbox_client
+from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
 
 SANDBOX = dict(papers=400, seed=5)
 
@@ -37,11 +37,6 @@ def unique(corpus):
         if r.title and r.title.isascii() and r.author and r.doi and r.publication_venue_name_unified
         if titles[r.title.lower()] == 1 and len(r.title.split()) >= 5
     ]
-
-
-@pytest.fixture(scope="module")
-def client(sandbox):
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, max_retries=0)
 
 
 def names(record):
