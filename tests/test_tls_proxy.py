@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,22 @@ def https_url(tls_server: Relay, host: str = "127.0.0.1") -> str:
     return f"https://{host}:{tls_server.port}"
 
 
+@pytest.fixture
+def catalog_over_tls(sandbox: Sandbox, tls_server: Relay, ca_file: Path) -> Callable[..., Any]:
+    """``catalog(**options)``: the catalog through the sandbox's TLS terminator, by a client that
+    takes ``options`` and trusts the test CA (unless they say otherwise)."""
+    return lambda **options: catalog_via(sandbox, https_url(tls_server), **{"ca_bundle": ca_file, **options})
+
+
+def proxy_options(tap: Relay, monkeypatch: pytest.MonkeyPatch, variable: str | None) -> dict[str, Any]:
+    """The client options that name the tap's proxy: the ``proxy`` argument when ``variable`` is
+    None, else none, the proxy being set in that environment variable."""
+    if variable is None:
+        return {"proxy": proxy_url(tap)}
+    monkeypatch.setenv(variable, proxy_url(tap))
+    return {}
+
+
 def test_an_unknown_ca_is_refused(sandbox: Sandbox, tls_server: Relay) -> None:
     with pytest.raises(paperlens.APIConnectionError, match=r"UnknownIssuer.*give its PEM file as ca_bundle="):
         catalog_via(sandbox, https_url(tls_server))
@@ -160,9 +176,9 @@ def test_ca_from_the_environment_is_trusted(
     assert catalog_via(sandbox, https_url(tls_server, "localhost")).request_id
 
 
-def test_ca_bundle_argument_is_trusted(sandbox: Sandbox, tls_server: Relay, ca_file: Path) -> None:
-    assert catalog_via(sandbox, https_url(tls_server), ca_bundle=ca_file).request_id
-    assert catalog_via(sandbox, https_url(tls_server), ca_bundle=str(ca_file)).request_id
+def test_ca_bundle_argument_is_trusted(catalog_over_tls: Callable[..., Any], ca_file: Path) -> None:
+    assert catalog_over_tls().request_id
+    assert catalog_over_tls(ca_bundle=str(ca_file)).request_id
 
 
 def test_a_bad_ca_file_is_a_configuration_error(
@@ -187,10 +203,10 @@ def test_an_invalid_proxy_is_a_configuration_error(bad: str) -> None:
 
 
 def test_https_goes_through_a_connect_tunnel_the_proxy_cannot_read(
-    sandbox: Sandbox, tls_server: Relay, ca_file: Path, tap: Relay
+    sandbox: Sandbox, tls_server: Relay, catalog_over_tls: Callable[..., Any], tap: Relay
 ) -> None:
     tls_server.reset()
-    page = catalog_via(sandbox, https_url(tls_server), ca_bundle=ca_file, proxy=proxy_url(tap))
+    page = catalog_over_tls(proxy=proxy_url(tap))
     assert page.request_id
     seen = bytes(tap.received)
     assert seen.startswith(f"CONNECT 127.0.0.1:{tls_server.port} HTTP/1.1".encode())
@@ -201,44 +217,32 @@ def test_https_goes_through_a_connect_tunnel_the_proxy_cannot_read(
     assert tls_server.connections == 1
 
 
-def test_the_proxy_asks_for_its_credentials(sandbox: Sandbox, tls_server: Relay, ca_file: Path, tap: Relay) -> None:
+def test_the_proxy_asks_for_its_credentials(catalog_over_tls: Callable[..., Any], tap: Relay) -> None:
     with pytest.raises(paperlens.APIConnectionError):
-        catalog_via(sandbox, https_url(tls_server), ca_bundle=ca_file, proxy=proxy_url(tap, credentials=False))
+        catalog_over_tls(proxy=proxy_url(tap, credentials=False))
     assert tap.connections == 1
 
 
 @pytest.mark.parametrize("variable", ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"])
 def test_proxy_from_the_environment(
-    sandbox: Sandbox,
-    tls_server: Relay,
-    ca_file: Path,
-    tap: Relay,
-    monkeypatch: pytest.MonkeyPatch,
-    variable: str,
+    catalog_over_tls: Callable[..., Any], tap: Relay, monkeypatch: pytest.MonkeyPatch, variable: str
 ) -> None:
     monkeypatch.setenv(variable, proxy_url(tap))
-    assert catalog_via(sandbox, https_url(tls_server), ca_bundle=ca_file).request_id
+    assert catalog_over_tls().request_id
     assert bytes(tap.received).startswith(b"CONNECT ")
 
 
 @pytest.mark.parametrize("variable", ["NO_PROXY", "no_proxy"])
-@pytest.mark.parametrize("source", ["argument", "environment"])
+@pytest.mark.parametrize("proxy_variable", [None, "HTTPS_PROXY"])
 def test_no_proxy_bypasses_the_proxy(
-    sandbox: Sandbox,
-    tls_server: Relay,
-    ca_file: Path,
+    catalog_over_tls: Callable[..., Any],
     tap: Relay,
     monkeypatch: pytest.MonkeyPatch,
     variable: str,
-    source: str,
+    proxy_variable: str | None,
 ) -> None:
     monkeypatch.setenv(variable, "example.org, 127.0.0.1")
-    options: dict[str, Any] = {"ca_bundle": ca_file}
-    if source == "argument":
-        options["proxy"] = proxy_url(tap)
-    else:
-        monkeypatch.setenv("HTTPS_PROXY", proxy_url(tap))
-    assert catalog_via(sandbox, https_url(tls_server), **options).request_id
+    assert catalog_over_tls(**proxy_options(tap, monkeypatch, proxy_variable)).request_id
     assert tap.connections == 0
 
 
@@ -247,10 +251,5 @@ def test_plain_http_never_goes_through_a_proxy(
     sandbox: Sandbox, tap: Relay, monkeypatch: pytest.MonkeyPatch, variable: str | None
 ) -> None:
     """Through a proxy, a plain-http request would show the token to it: loopback is reached directly."""
-    options: dict[str, Any] = {}
-    if variable is None:
-        options["proxy"] = proxy_url(tap)
-    else:
-        monkeypatch.setenv(variable, proxy_url(tap))
-    assert catalog_via(sandbox, sandbox.base_url, **options).request_id
+    assert catalog_via(sandbox, sandbox.base_url, **proxy_options(tap, monkeypatch, variable)).request_id
     assert tap.connections == 0
