@@ -22,25 +22,9 @@ from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
 from paperlens.types import MetadataRecord
 from paperlens.verification import Verification
 
-from fixtures import sandbox_client
+from verification_papers import distinct_papers, searched_papers  # noqa: F401 (fixtures)
 
 SANDBOX = dict(papers=400, seed=5)
-
-
-@pytest.fixture(scope="module")
-def corpus(sandbox):
-    return sandbox_client(sandbox).iter_meta_search(page_size=200).to_list()
-
-
-@pytest.fixture(scope="module")
-def records(corpus):
-    """English papers with a DOI whose title no other paper has, and whose first author's
-    surname is no other author's of a paper of that title's words."""
-    english = [
-        r for r in corpus if r.title and r.title.isascii() and r.author and r.doi and r.publication_venue_name_unified
-    ]
-    titles = Counter(r.title.lower() for r in corpus)
-    return [r for r in english if titles[r.title.lower()] == 1 and len(r.title.split()) >= 5]
 
 
 @pytest.fixture(params=["sync", "async"])

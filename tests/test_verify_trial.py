@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 
 import pytest
 from pybtex.database import parse_string as pybtex_parse
@@ -17,26 +16,10 @@ import paperlens
 from paperlens._bibtex import read_bibtex
 from paperlens.cli import EXIT_OK, EXIT_USAGE, main
 
-from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)
+from fixtures import strict_client  # noqa: F401 (the client fixture)
+from verification_papers import distinct_papers, searched_papers  # noqa: F401 (fixtures)
 
 SANDBOX = dict(papers=400, seed=5)
-
-
-@pytest.fixture(scope="module")
-def corpus(sandbox):
-    return sandbox_client(sandbox).iter_meta_search(page_size=200).to_list()
-
-
-@pytest.fixture(scope="module")
-def unique(corpus):
-    """English records with a DOI, a venue and a title no other record has."""
-    titles = Counter(r.title.lower() for r in corpus if r.title)
-    return [
-        r
-        for r in corpus
-        if r.title and r.title.isascii() and r.author and r.doi and r.publication_venue_name_unified
-        if titles[r.title.lower()] == 1 and len(r.title.split()) >= 5
-    ]
 
 
 def names(record):
@@ -82,9 +65,9 @@ def cli(capsys, *argv):
 # -- no false all-clear ------------------------------------------------------------------------------
 
 
-def test_a_csl_json_file_is_read_as_csl_json_items(client, unique, tmp_path):
+def test_a_csl_json_file_is_read_as_csl_json_items(client, records, tmp_path):
     path = tmp_path / "refs.json"
-    chosen = unique[:6]
+    chosen = records[:6]
     path.write_text(json.dumps([csl(r) for r in chosen], indent=2), encoding="utf-8")
     checked = client.verify_citations(str(path))
     assert [(i.key, i.status, i.record.unique_id) for i in checked] == [
@@ -93,8 +76,8 @@ def test_a_csl_json_file_is_read_as_csl_json_items(client, unique, tmp_path):
     assert checked.all_verified
 
 
-def test_a_text_file_is_read_one_reference_a_line(client, unique, tmp_path):
-    chosen = unique[6:16]
+def test_a_text_file_is_read_one_reference_a_line(client, records, tmp_path):
+    chosen = records[6:16]
     path = tmp_path / "refs.txt"
     path.write_text("\n".join(apa(r) for r in chosen) + "\n\n", encoding="utf-8")
     checked = client.verify_citations(path)
@@ -103,8 +86,8 @@ def test_a_text_file_is_read_one_reference_a_line(client, unique, tmp_path):
     ]
 
 
-def test_a_ris_file_is_read_as_ris_records(client, unique, tmp_path):
-    record = unique[16]
+def test_a_ris_file_is_read_as_ris_records(client, records, tmp_path):
+    record = records[16]
     lines = ["TY  - JOUR", "ID  - r1", f"TI  - {record.title}"]
     lines += [f"AU  - {n.split()[-1]}, {n.split()[0]}" for n in names(record)]
     lines += [f"PY  - {record.publication_published_year}", f"JO  - {record.publication_venue_name_unified}"]
@@ -134,8 +117,8 @@ def test_a_file_holding_no_reference_is_refused_not_passed(sandbox, client, tmp_
     assert sandbox.requests() == []
 
 
-def test_the_cli_reads_a_csl_json_file_as_items_not_lines(env, capsys, unique, tmp_path):
-    chosen = unique[17:20]
+def test_the_cli_reads_a_csl_json_file_as_items_not_lines(env, capsys, records, tmp_path):
+    chosen = records[17:20]
     path = tmp_path / "refs.json"
     path.write_text(json.dumps([csl(r) for r in chosen], indent=2), encoding="utf-8")
     code, out, err = cli(capsys, str(path), "--format", "json")
@@ -149,8 +132,8 @@ def test_the_cli_reads_a_csl_json_file_as_items_not_lines(env, capsys, unique, t
 # -- never rewrite a citation into another work -----------------------------------------------------
 
 
-def test_to_bibtex_keeps_the_string_definitions_kept_entries_use(client, unique):
-    record = unique[20]
+def test_to_bibtex_keeps_the_string_definitions_kept_entries_use(client, records):
+    record = records[20]
     text = (
         '@string{zl = "Zebra Letters"}\n@string{unused = "Nobody Reads This"}\n@string{zz = zl # " Weekly"}\n'
         "@article{inv, author = {Okonkwo, Bea}, title = {Tidal harmonics of lunar basalt in glacier cartography},\n"
@@ -180,8 +163,8 @@ def test_to_bibtex_keeps_the_users_braces_on_words_the_corrected_title_holds(cli
     assert read_bibtex(item_bib)[0].year == record.publication_published_year  # the record's year
 
 
-def test_an_invented_reference_whose_title_exists_is_kept_as_given(client, unique, corpus):
-    record = unique[21]
+def test_an_invented_reference_whose_title_exists_is_kept_as_given(client, records, corpus):
+    record = records[21]
     other_venue = next(
         v
         for v in sorted({r.publication_venue_name_unified for r in corpus if r.publication_venue_name_unified})
@@ -245,9 +228,9 @@ def spelling(title):
     return re.sub(r"\b(\w*?)(l|z|t)(\w+\w)\b", lambda m: m.group(1) + m.group(2) * 2 + m.group(3), title, count=1)
 
 
-def test_a_title_a_word_off_is_a_mismatch_on_the_title_with_the_exact_title_found(client, unique):
-    has_synonym = [r for r in unique if any(re.search(rf"\b{w}\b", r.title) for w in SYNONYMS)]
-    cases = [(unique[22], plural), (unique[23], spelling), *((r, synonym) for r in has_synonym[:2])]
+def test_a_title_a_word_off_is_a_mismatch_on_the_title_with_the_exact_title_found(client, records):
+    has_synonym = [r for r in records if any(re.search(rf"\b{w}\b", r.title) for w in SYNONYMS)]
+    cases = [(records[22], plural), (records[23], spelling), *((r, synonym) for r in has_synonym[:2])]
     lines = [apa(r, title=change(r.title)) for r, change in cases]
     assert all(apa(r) != line for (r, _), line in zip(cases, lines, strict=True))
     checked = client.verify_citations(lines)
