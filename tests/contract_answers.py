@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -105,21 +104,6 @@ def expected(value: Any) -> Any:
         return {k: expected(v) for k, v in value.items()}
     if isinstance(value, list):
         return [expected(v) for v in value]
-    return value
-
-
-#: A surrogate code point: in a str that ``json.loads`` gave, one without its pair.
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def lone_surrogates_replaced(value: Any) -> Any:
-    """``value`` (as ``json.loads`` gives it) with each lone surrogate as U+FFFD, as paperlens reads it."""
-    if isinstance(value, str):
-        return LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [lone_surrogates_replaced(item) for item in value]
-    if isinstance(value, dict):
-        return {lone_surrogates_replaced(key): lone_surrogates_replaced(item) for key, item in value.items()}
     return value
 
 

@@ -15,8 +15,8 @@ from werkzeug import Request, Response
 import paperlens
 from paperlens import types as t
 
-from contract_answers import lone_surrogates_replaced
 from fixtures import metadata_record
+from json_oracle import lone_surrogates_replaced
 
 PAGE_SIZE = 200
 PAGES = 3

@@ -19,8 +19,8 @@ import paperlens
 from paperlens import types as t
 from paperlens._paperlens import Row
 
-from contract_answers import LONE_SURROGATE, lone_surrogates_replaced
 from fixtures import meta_search_page
+from json_oracle import json_text, lone_surrogates_replaced, same
 
 
 def eager_page(body: dict) -> t.MetaSearchPage:
@@ -214,17 +214,6 @@ def test_a_bad_row_fails_the_call_not_a_later_read(client, httpserver: HTTPServe
     assert caught.value.request_id
 
 
-def _same(a: object, b: object) -> bool:
-    """Equal, with the same types throughout (1 and 1.0 and True differ)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(v, b[k]) for k, v in a.items())  # type: ignore[index]
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=False))  # type: ignore[arg-type]
-    return a == b
-
-
 # Text, and text with surrogates in it: lone ones, and pairs when a high one meets a low one.
 _strings = st.text(max_size=40) | st.lists(st.text(max_size=3) | st.integers(0xD800, 0xDFFF).map(chr), max_size=8).map(
     "".join
@@ -240,21 +229,15 @@ _json_values = st.recursive(
 )
 
 
-def _json_text(value: object, ensure_ascii: bool, indent: int | None) -> bytes:
-    """JSON text of `value`; surrogates, which UTF-8 cannot hold, always as escapes."""
-    text = json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
-    return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text).encode()
-
-
 @settings(max_examples=400, deadline=None)
 @given(value=_json_values, key=_strings, ensure_ascii=st.booleans(), indent=st.sampled_from([None, 0, 2]))
 def test_a_row_decodes_as_the_json_module_does(value: object, key: str, ensure_ascii: bool, indent: int | None):
-    text = _json_text({key: value, "n": [value]}, ensure_ascii, indent)
+    text = json_text({key: value, "n": [value]}, ensure_ascii, indent)
     expected = lone_surrogates_replaced(json.loads(text))
     row = Row(text)
-    assert _same(row.loads(), expected)
+    assert same(row.loads(), expected)
     name = next(iter(expected))  # the key as decoded (a high and a low surrogate make one character)
-    assert _same(row.get(name), expected[name])
+    assert same(row.get(name), expected[name])
 
 
 @pytest.mark.parametrize(
@@ -270,7 +253,7 @@ def test_a_row_decodes_as_the_json_module_does(value: object, key: str, ensure_a
     ],
 )
 def test_a_row_decodes_what_the_json_module_decodes(text: bytes):
-    assert _same(Row(text).loads(), json.loads(text))
+    assert same(Row(text).loads(), json.loads(text))
 
 
 def test_many_distinct_keys_decode_right_through_the_key_cache():
