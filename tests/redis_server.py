@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from types import TracebackType
+from typing import TypeVar
 
 
 def free_port() -> int:
@@ -22,7 +23,31 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class RedisServer:
+H = TypeVar("H", bound="_Helper")
+
+
+class _Helper:
+    """A process of the tests' own, killed by ``stop()`` or at the end of a ``with`` block."""
+
+    process: subprocess.Popen[str]
+
+    def stop(self) -> str:
+        """Kills the process if it still runs; returns what it printed (when its output is piped)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        out, _ = self.process.communicate()
+        return out or ""
+
+    def __enter__(self: H) -> H:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class RedisServer(_Helper):
     def __init__(self, password: str | None = None, port: int | None = None) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
@@ -32,7 +57,7 @@ class RedisServer:
         if password is not None:
             argv += ["--requirepass", password]
         self.password = password
-        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
         auth = f":{password}@" if password is not None else ""
         self.url = f"redis://{auth}127.0.0.1:{self.port}/0"
         deadline = time.monotonic() + 10
@@ -53,27 +78,14 @@ class RedisServer:
         """Every key and its value."""
         return {key: "\n".join(self.cli("GET", key)) for key in self.cli("KEYS", "*") if key}
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
 
-    def __enter__(self) -> RedisServer:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.stop()
-
-
-class DelayingProxy:
+class DelayingProxy(_Helper):
     """A loopback TCP proxy to the Redis server on ``upstream_port`` that holds back the reply to
     each of the next ``scripts`` script calls (``EVALSHA``) for ``delay`` seconds. The server has
     applied the script by then: a client whose reply times out meanwhile cannot tell whether it
     was. Replies keep their order, as on any one connection. It runs in a process of its own (a
     client holds the GIL while it connects); ``delayed`` counts the replies held back, once
-    closed."""
+    stopped."""
 
     def __init__(self, upstream_port: int, *, delay: float, scripts: int) -> None:
         argv = [sys.executable, __file__, str(upstream_port), str(delay), str(scripts)]
@@ -85,19 +97,10 @@ class DelayingProxy:
     def url(self, db: int = 0) -> str:
         return f"redis://127.0.0.1:{self.port}/{db}"
 
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        out, _ = self.process.communicate()
+    def stop(self) -> str:
+        out = super().stop()
         self.delayed += out.split().count("delayed")
-
-    def __enter__(self) -> DelayingProxy:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.close()
+        return out
 
 
 def _proxy(upstream_port: int, delay: float, scripts: int) -> None:
