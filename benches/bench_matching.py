@@ -291,23 +291,27 @@ def cases(records: list[paperlens.types.MetadataRecord], n: int, seed: int) -> l
 
 @dataclass
 class Tally:
+    """Answers counted: how many, how many right, how many the answer was sure of (a match of high
+    confidence here, a verified reference in bench_verify) and how many of those were wrong."""
+
     total: int = 0
     right: int = 0
-    high: int = 0
-    wrong_high: int = 0
+    sure: int = 0
+    wrong_sure: int = 0
 
-    def add(self, right: bool, high: bool) -> None:
+    def add(self, right: bool, sure: bool) -> None:
         self.total += 1
         self.right += right
-        self.high += high
-        self.wrong_high += high and not right
+        self.sure += sure
+        self.wrong_sure += sure and not right
+
+    def shares(self) -> str:
+        """The table cells of the count, the share right and the share sure."""
+        return f"{self.total} | {self.right / self.total:.3f} | {self.sure / self.total:.3f}"
 
     def row(self, name: str) -> str:
-        wrong = self.wrong_high / self.high if self.high else 0.0
-        return (
-            f"| {name} | {self.total} | {self.right / self.total:.3f} | {self.high / self.total:.3f} "
-            f"| {self.wrong_high} ({wrong:.3f}) |"
-        )
+        wrong = self.wrong_sure / self.sure if self.sure else 0.0
+        return f"| {name} | {self.shares()} | {self.wrong_sure} ({wrong:.3f}) |"
 
 
 def run(

@@ -34,7 +34,7 @@ import random
 import time
 from dataclasses import dataclass, replace
 
-from bench_matching import STYLES, Source, abbreviated, initials, source_of
+from bench_matching import STYLES, Source, Tally, abbreviated, initials, source_of
 
 import paperlens
 from paperlens._citation import terms
@@ -164,16 +164,14 @@ def in_forms(refs: list[Reference], bib: bool) -> list[Reference]:
 
 
 @dataclass
-class Tally:
-    total: int = 0
-    right: int = 0
-    verified: int = 0
+class SetTally(Tally):
+    """A set's references (sure: verified), and the /meta-search requests they took."""
+
     requests: int = 0
 
-    def row(self, name: str, seeds: str, requests: bool = True) -> str:
-        per = f"{self.requests / self.total:.2f}" if requests else ""
-        shares = f"{self.right / self.total:.3f} | {self.verified / self.total:.3f}"
-        return f"| {name} | {seeds} | {self.total} | {shares} | {per} |"
+
+def row(name: str, seeds: str, tally: Tally, per: str = "") -> str:
+    return f"| {name} | {seeds} | {tally.shares()} | {per} |"
 
 
 def check(client: paperlens.Client, sandbox: Sandbox, refs: list[Reference]) -> tuple[list, int]:
@@ -206,7 +204,9 @@ def show(ref: Reference, item: paperlens.VerifiedReference, k: int) -> None:
     print(f"      -> {item.status} {item.confidence} {dict(item.differences)} {item.reasons[:3]}")
 
 
-def run_seed(seed: int, n: int, bib: bool, shown: int, tallies: dict[str, Tally], by_field: dict[str, Tally]) -> None:
+def run_seed(
+    seed: int, n: int, bib: bool, shown: int, tallies: dict[str, SetTally], by_field: dict[str, Tally]
+) -> None:
     rng = random.Random(seed)
     with Sandbox(papers=PAPERS, seed=seed) as sandbox:
         client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None)
@@ -220,19 +220,13 @@ def run_seed(seed: int, n: int, bib: bool, shown: int, tallies: dict[str, Tally]
         }
         for kind, refs in sets.items():
             verdicts, requests = check(client, sandbox, refs)
-            tally = tallies[kind]
-            tally.total += len(refs)
-            tally.requests += requests
+            tallies[kind].requests += requests
             misses = 0
             for k, (ref, item) in enumerate(zip(refs, verdicts, strict=True)):
-                ok = right(kind, ref, item)
-                tally.right += ok
-                tally.verified += item.status == "verified"
+                ok, verified = right(kind, ref, item), item.status == "verified"
+                tallies[kind].add(ok, verified)
                 if kind == "altered" and ref.altered:
-                    field = by_field[ref.altered]
-                    field.total += 1
-                    field.right += ok
-                    field.verified += item.status == "verified"
+                    by_field[ref.altered].add(ok, verified)
                 if not ok and misses < shown:
                     misses += 1
                     show(ref, item, k)
@@ -251,16 +245,16 @@ def main() -> None:
     for group, seeds in (("tuning", args.seeds), ("held out", args.held_out)):
         if not seeds:
             continue
-        tallies = {k: Tally() for k in ("genuine", "altered", "invented")}
+        tallies = {k: SetTally() for k in ("genuine", "altered", "invented")}
         by_field = {f: Tally() for f in ALTERATIONS}
         started = time.perf_counter()
         for seed in seeds:
             run_seed(seed, args.n, bib, args.show, tallies, by_field)
         names = " ".join(map(str, seeds))
         for kind, tally in tallies.items():
-            print(tally.row(f"{kind} ({group})", names))
-        for field, tally in by_field.items():
-            print(tally.row(f"altered: {field} ({group})", names, requests=False))
+            print(row(f"{kind} ({group})", names, tally, f"{tally.requests / tally.total:.2f}"))
+        for field, counted in by_field.items():
+            print(row(f"altered: {field} ({group})", names, counted))
         total = sum(t.requests for t in tallies.values()) / sum(t.total for t in tallies.values())
         print(f"| all ({group}) | {names} | | | | {total:.2f} |  <!-- {time.perf_counter() - started:.0f} s -->")
 
