@@ -3,7 +3,8 @@
 Operations are written once as definitions that return their parameters (``-> Params``) and
 are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` and
 ``@workflow`` (``paperlens._operation``). Static analysis sees the definitions, so this
-extension gives each the return type its method has. It also renders the docstrings' reST
+extension gives each the return type its method has, and an ``iter_`` definition the
+``Args:`` entries that ``@pages`` completes its docstring with. It also renders the docstrings' reST
 roles (``:class:`Client```) as code and fences bare ``>>>`` examples, which Markdown would
 otherwise read as block quotes.
 """
@@ -14,6 +15,8 @@ import re
 from typing import Any
 
 import griffe
+
+from paperlens._operation import paged_doc
 
 _ROLE = re.compile(r":(?:class|meth|func|mod|data|attr|exc|obj):`~?([^`]+)`")
 _DOUBLE = re.compile(r"``([^`]+?)``")
@@ -34,6 +37,13 @@ def _returns(func: griffe.Function) -> Any:
             module = func.package["_pagination"]
             return griffe.ExprSubscript(griffe.ExprName("Paginator", parent=module), value.arguments[1])
     return None
+
+
+def _is_paged(obj: griffe.Object) -> bool:
+    return isinstance(obj, griffe.Function) and any(
+        isinstance(decorator.value, griffe.ExprCall) and str(decorator.value.function) == "pages"
+        for decorator in obj.decorators
+    )
 
 
 def _fence_examples(text: str) -> str:
@@ -89,5 +99,10 @@ class PaperlensDocs(griffe.Extension):
             func.returns = returns
 
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        if obj.docstring is not None:
-            obj.docstring.value = _markdown(obj.docstring.value)
+        if obj.docstring is None:
+            return
+        text = obj.docstring.value
+        if _is_paged(obj):
+            names = [parameter.name for parameter in obj.parameters][1:]  # after ``self``
+            text = paged_doc(text, names, obj.name.removeprefix("iter_"))
+        obj.docstring.value = _markdown(text)

@@ -42,7 +42,26 @@ Named = Callable[[], type[T]]
 if TYPE_CHECKING:
     from inspect import Signature
 
-__all__ = ["AsyncCaller", "Call", "Params", "Plan", "SyncCaller", "operation", "pages", "params", "workflow"]
+__all__ = [
+    "AsyncCaller",
+    "Call",
+    "Params",
+    "Plan",
+    "SyncCaller",
+    "operation",
+    "paged_doc",
+    "pages",
+    "params",
+    "workflow",
+]
+
+#: What an ``iter_`` definition's parameters that the paginator takes, or that it starts from,
+#: mean unless its docstring says otherwise (see :func:`paged_doc`).
+_PAGED_ARGS = {
+    "cursor": "a ``next_cursor`` to resume from.",
+    "limit": "stop after this many items.",
+    "progress": "show a tqdm progress bar (the ``progress`` extra).",
+}
 
 
 def params(scope: dict[str, Any], *drop: str) -> Params:
@@ -161,7 +180,11 @@ class Pages(_Described[P, R]):
         options: tuple[str, ...],
         name: str | None,
     ) -> None:
-        super().__init__(define, name or define.__name__.removeprefix("iter_"), lambda: Paginator[item()])  # type: ignore[misc]
+        operation = define.__name__.removeprefix("iter_")
+        code = define.__code__
+        parameters = list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])  # after ``self``
+        define.__doc__ = paged_doc(define.__doc__ or "", parameters, operation)
+        super().__init__(define, name or operation, lambda: Paginator[item()])  # type: ignore[misc]
         self._model, self._paging, self._unit, self._options = model, paging, unit, options
 
     @overload
@@ -208,6 +231,36 @@ def pages(
     ``paging`` walks the pages; ``options`` are the parameters that go to the paginator
     rather than to the service."""
     return lambda define: Pages(define, model, item, paging, unit, options, name)
+
+
+def paged_doc(doc: str, parameters: list[str], operation: str) -> str:
+    """The docstring of an ``iter_`` form with an ``Args:`` entry for each of its
+    ``parameters`` that it does not document itself: the paginator's (``cursor``, ``limit``,
+    ``progress``) as in :data:`_PAGED_ARGS`, any other "as for" the method ``operation``. The
+    entries stand in the order of ``parameters``; a docstring without ``Args:`` gains one
+    before ``Returns:``."""
+    lines = doc.splitlines()
+    header = next((i for i, line in enumerate(lines) if line.strip() in ("Args:", "Returns:")), len(lines))
+    indent = lines[header][: len(lines[header]) - len(lines[header].lstrip())] if header < len(lines) else ""
+    entries: dict[str, list[str]] = {}
+    end = header
+    if header < len(lines) and lines[header].strip() == "Args:":
+        end = header + 1
+        while end < len(lines) and lines[end].strip():
+            if not lines[end].startswith(indent + "     "):  # an entry's first line, not a continuation
+                entries[lines[end].strip().split(":", 1)[0]] = []
+            entries[next(reversed(entries))].append(lines[end])
+            end += 1
+    else:
+        lines[header:header] = [""]
+        end = header
+    for name in parameters:
+        if name not in entries:
+            meaning = _PAGED_ARGS.get(name, f"as for :meth:`{operation}`.")
+            entries[name] = [f"{indent}    {name}: {meaning}"]
+    ordered = [line for name in parameters for line in entries.pop(name)]
+    args = [f"{indent}Args:", *ordered, *(line for rest in entries.values() for line in rest)]
+    return "\n".join([*lines[:header], *args, *lines[end:]])
 
 
 class Call:
