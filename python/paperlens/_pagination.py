@@ -220,14 +220,15 @@ class CursorPaging(Paging[Any]):
         return Trail("next_cursor", first.get("cursor"))
 
 
-def _finished(walk: _Walk, following: dict[str, Any] | None, trail: Trail | None) -> bool:
-    """Whether a walk that asks ahead ends after the page it just yielded: it holds what it
-    wants, or no page follows (the loop that stopped it, if one did, is raised)."""
+def _onward(walk: _Walk, following: dict[str, Any] | None, trail: Trail | None) -> dict[str, Any] | None:
+    """``following``, the parameters of the next request, when a walk that asks ahead goes on
+    after the page it just yielded; None when it ends: it holds what it wants, or no page
+    follows (the loop that stopped it, if one did, is raised)."""
     if walk.done:
-        return True
+        return None
     if following is None and trail is not None:
         trail.check()
-    return following is None
+    return following
 
 
 class _Base(Paged, Generic[T]):
@@ -410,7 +411,8 @@ class Paginator(_Base[T], Citable):
             if following is not None and self._start is not None and not walk.filled_by(page):
                 ahead = self._start(following)
             yield page
-            if _finished(walk, following, trail):
+            following = _onward(walk, following, trail)
+            if following is None:
                 return
             page = self._fetch(following) if ahead is None else ahead()
             params = following
@@ -496,7 +498,8 @@ class AsyncPaginator(_Base[T]):
                     ahead = asyncio.ensure_future(self._fetch(following))
                     await asyncio.sleep(0)  # the task's first step sends the request
                 yield page
-                if _finished(walk, following, trail):
+                following = _onward(walk, following, trail)
+                if following is None:
                     return
                 page = await self._fetch(following) if ahead is None else await ahead
                 ahead, params = None, following
