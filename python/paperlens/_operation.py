@@ -29,6 +29,7 @@ import functools
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
+from paperlens import _docstrings as docstrings
 from paperlens._pagination import AsyncPaginator, Paginator, Paging
 
 P = ParamSpec("P")
@@ -97,8 +98,11 @@ async def _awaited(call: Awaitable[T]) -> T:
 class _Described(Generic[P, R]):
     """``returns``: the return annotation, computed when first needed."""
 
+    #: What the descriptor takes from the definition (see ``functools.update_wrapper``).
+    _wrapped: tuple[str, ...] = ("__module__", "__name__", "__qualname__", "__doc__")
+
     def __init__(self, define: Callable[Concatenate[Any, P], Any], name: str, returns: Callable[[], Any]) -> None:
-        functools.update_wrapper(self, define, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+        functools.update_wrapper(self, define, assigned=self._wrapped)
         self._define = define
         self._name = name
         self._returns = returns
@@ -127,7 +131,7 @@ class _Described(Generic[P, R]):
 
     def _bind(self, obj: SyncCaller | AsyncCaller, run: Callable[..., Any]) -> Callable[..., Any]:
         run.__name__ = run.__qualname__ = self._define.__name__
-        run.__doc__ = self._define.__doc__
+        run.__doc__ = self.__doc__
         run.__signature__ = self._bound_signature  # type: ignore[attr-defined]
         # Kept on the instance, so the next read finds it without this descriptor.
         obj.__dict__[self._define.__name__] = run
@@ -168,7 +172,10 @@ class Operation(_Answers[P, R]):
 
 
 class Pages(_Described[P, R]):
-    """Every item of an operation's pages (see :func:`pages`)."""
+    # Every item of an operation's pages (see :func:`pages`). Its docstring is the property
+    # below: the definition's, completed by :func:`paged_doc` when first read (not on import).
+
+    _wrapped = ("__module__", "__name__", "__qualname__")
 
     def __init__(
         self,
@@ -180,12 +187,14 @@ class Pages(_Described[P, R]):
         options: tuple[str, ...],
         name: str | None,
     ) -> None:
-        operation = define.__name__.removeprefix("iter_")
-        code = define.__code__
-        parameters = list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])  # after ``self``
-        define.__doc__ = paged_doc(define.__doc__ or "", parameters, operation)
-        super().__init__(define, name or operation, lambda: Paginator[item()])  # type: ignore[misc]
+        super().__init__(define, name or define.__name__.removeprefix("iter_"), lambda: Paginator[item()])  # type: ignore[misc]
         self._model, self._paging, self._unit, self._options = model, paging, unit, options
+
+    @functools.cached_property
+    def __doc__(self) -> str:  # type: ignore[override]
+        code = self._define.__code__
+        parameters = list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])  # after ``self``
+        return paged_doc(self._define.__doc__ or "", parameters, self._define.__name__.removeprefix("iter_"))
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> Pages[P, R]: ...
@@ -237,30 +246,13 @@ def paged_doc(doc: str, parameters: list[str], operation: str) -> str:
     """The docstring of an ``iter_`` form with an ``Args:`` entry for each of its
     ``parameters`` that it does not document itself: the paginator's (``cursor``, ``limit``,
     ``progress``) as in :data:`_PAGED_ARGS`, any other "as for" the method ``operation``. The
-    entries stand in the order of ``parameters``; a docstring without ``Args:`` gains one
-    before ``Returns:``."""
-    lines = doc.splitlines()
-    header = next((i for i, line in enumerate(lines) if line.strip() in ("Args:", "Returns:")), len(lines))
-    indent = lines[header][: len(lines[header]) - len(lines[header].lstrip())] if header < len(lines) else ""
-    entries: dict[str, list[str]] = {}
-    end = header
-    if header < len(lines) and lines[header].strip() == "Args:":
-        end = header + 1
-        while end < len(lines) and lines[end].strip():
-            if not lines[end].startswith(indent + "     "):  # an entry's first line, not a continuation
-                entries[lines[end].strip().split(":", 1)[0]] = []
-            entries[next(reversed(entries))].append(lines[end])
-            end += 1
-    else:
-        lines[header:header] = [""]
-        end = header
-    for name in parameters:
-        if name not in entries:
-            meaning = _PAGED_ARGS.get(name, f"as for :meth:`{operation}`.")
-            entries[name] = [f"{indent}    {name}: {meaning}"]
-    ordered = [line for name in parameters for line in entries.pop(name)]
-    args = [f"{indent}Args:", *ordered, *(line for rest in entries.values() for line in rest)]
-    return "\n".join([*lines[:header], *args, *lines[end:]])
+    entries stand in the order of ``parameters``."""
+    own = docstrings.entries(doc, "Args:")
+    written = {
+        name: own.pop(name) if name in own else [f"    {name}: {_PAGED_ARGS.get(name, f'as for :meth:`{operation}`.')}"]
+        for name in parameters
+    }
+    return docstrings.with_entries(doc, "Args:", {**written, **own})
 
 
 class Call:
