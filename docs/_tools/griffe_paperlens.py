@@ -4,7 +4,8 @@ Operations are written once as definitions that return their parameters (``-> Pa
 are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` and
 ``@workflow`` (``paperlens._operation``). Static analysis sees the definitions, so this
 extension gives each the return type its method has, and an ``iter_`` definition the
-``Args:`` entries that ``@pages`` completes its docstring with. It also renders the docstrings' reST
+``Args:`` entries that ``@pages`` completes its docstring with, and a result type the
+``Attributes:`` entries of its bases (``Model.__init_subclass__`` does so). It also renders the docstrings' reST
 roles (``:class:`Client```) as code and fences bare ``>>>`` examples, which Markdown would
 otherwise read as block quotes.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 import griffe
 
+from paperlens import _docstrings as docstrings
 from paperlens._operation import paged_doc
 
 _ROLE = re.compile(r":(?:class|meth|func|mod|data|attr|exc|obj):`~?([^`]+)`")
@@ -90,8 +92,37 @@ def _markdown(text: str) -> str:
     return _fence_examples(_DOUBLE.sub(r"`\1`", _ROLE.sub(r"`\1`", text)))
 
 
+def _inherit_attributes(cls: griffe.Class, done: set[str]) -> None:
+    """As ``paperlens._model.Model.__init_subclass__``, bases first."""
+    if cls.path in done:
+        return
+    done.add(cls.path)
+    bases = [base for base in cls.resolved_bases if base.docstring is not None]
+    for base in bases:
+        _inherit_attributes(base, done)
+    if cls.docstring is not None and any(klass.path == "paperlens._model.Model" for klass in cls.mro()):
+        theirs = [base.docstring.value for base in bases if base.docstring is not None]
+        cls.docstring.value = docstrings.inherited(cls.docstring.value, theirs, "Attributes:")
+
+
+def _classes(obj: griffe.Object) -> list[griffe.Class]:
+    found: list[griffe.Class] = []
+    for member in obj.members.values():
+        if isinstance(member, griffe.Class):
+            found.append(member)
+        if isinstance(member, griffe.Module | griffe.Class):
+            found.extend(_classes(member))
+    return found
+
+
 class PaperlensDocs(griffe.Extension):
-    """Return types of operation definitions; docstrings in Markdown."""
+    """Return types of operation definitions; inherited attributes; docstrings in Markdown."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        if pkg.name == "paperlens":
+            done: set[str] = set()
+            for cls in _classes(pkg):
+                _inherit_attributes(cls, done)
 
     def on_function(self, *, func: griffe.Function, **kwargs: Any) -> None:
         returns = _returns(func)
