@@ -81,7 +81,7 @@ def with_entries(doc: str, title: str, section: dict[str, list[str]]) -> str:
     body = [f"{indent}{title}", *(indent + line for entry in section.values() for line in entry)]
     if start == end:  # a new section, set off by a blank line from what follows
         body.append("")
-    return "\n".join([*lines[:start], *body, *lines[end:]])
+    return "\n".join([*lines[:start], *body, *lines[end:]]) + ("\n" if doc.endswith("\n") else "")
 
 
 def inherited(doc: str, bases: list[str], title: str) -> str:
