@@ -4,10 +4,10 @@ Operations are written once as definitions that return their parameters (``-> Pa
 are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` and
 ``@workflow`` (``paperlens._operation``). Static analysis sees the definitions, so this
 extension gives each the return type its method has, and an ``iter_`` definition the
-``Args:`` entries that ``@pages`` completes its docstring with, and a result type the
-``Attributes:`` entries of its bases (``Model.__init_subclass__`` does so). It also renders the docstrings' reST
-roles (``:class:`Client```) as code and fences bare ``>>>`` examples, which Markdown would
-otherwise read as block quotes.
+``Args:`` entries that ``@pages`` completes its docstring with; it gives a result type the
+``Attributes:`` entries of its bases, as ``Model.__init_subclass__`` does. It also renders
+the docstrings' reST roles (``:class:`Client```) as code and fences bare ``>>>`` examples,
+which Markdown would otherwise read as block quotes.
 """
 
 from __future__ import annotations
