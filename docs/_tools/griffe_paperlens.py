@@ -3,9 +3,11 @@
 Operations are written once as definitions that return their parameters (``-> Params``) and
 are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` and
 ``@workflow`` (``paperlens._operation``). Static analysis sees the definitions, so this
-extension gives each the return type its method has. It also renders the docstrings' reST
-roles (``:class:`Client```) as code and fences bare ``>>>`` examples, which Markdown would
-otherwise read as block quotes.
+extension gives each the return type its method has, and an ``iter_`` definition the
+``Args:`` entries that ``@pages`` completes its docstring with; it gives a result type the
+``Attributes:`` entries of its bases, as ``Model.__init_subclass__`` does. It also renders
+the docstrings' reST roles (``:class:`Client```) as code and fences bare ``>>>`` examples,
+which Markdown would otherwise read as block quotes.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import re
 from typing import Any
 
 import griffe
+
+from paperlens import _docstrings as docstrings
+from paperlens._operation import paged_doc
 
 _ROLE = re.compile(r":(?:class|meth|func|mod|data|attr|exc|obj):`~?([^`]+)`")
 _DOUBLE = re.compile(r"``([^`]+?)``")
@@ -34,6 +39,13 @@ def _returns(func: griffe.Function) -> Any:
             module = func.package["_pagination"]
             return griffe.ExprSubscript(griffe.ExprName("Paginator", parent=module), value.arguments[1])
     return None
+
+
+def _is_paged(obj: griffe.Object) -> bool:
+    return isinstance(obj, griffe.Function) and any(
+        isinstance(decorator.value, griffe.ExprCall) and str(decorator.value.function) == "pages"
+        for decorator in obj.decorators
+    )
 
 
 def _fence_examples(text: str) -> str:
@@ -80,8 +92,37 @@ def _markdown(text: str) -> str:
     return _fence_examples(_DOUBLE.sub(r"`\1`", _ROLE.sub(r"`\1`", text)))
 
 
+def _inherit_attributes(cls: griffe.Class, done: set[str]) -> None:
+    """As ``paperlens._model.Model.__init_subclass__``, bases first."""
+    if cls.path in done:
+        return
+    done.add(cls.path)
+    bases = [base for base in cls.resolved_bases if base.docstring is not None]
+    for base in bases:
+        _inherit_attributes(base, done)
+    if cls.docstring is not None and any(klass.path == "paperlens._model.Model" for klass in cls.mro()):
+        theirs = [base.docstring.value for base in bases if base.docstring is not None]
+        cls.docstring.value = docstrings.inherited(cls.docstring.value, theirs, "Attributes:")
+
+
+def _classes(obj: griffe.Object) -> list[griffe.Class]:
+    found: list[griffe.Class] = []
+    for member in obj.members.values():
+        if isinstance(member, griffe.Class):
+            found.append(member)
+        if isinstance(member, griffe.Module | griffe.Class):
+            found.extend(_classes(member))
+    return found
+
+
 class PaperlensDocs(griffe.Extension):
-    """Return types of operation definitions; docstrings in Markdown."""
+    """Return types of operation definitions; inherited attributes; docstrings in Markdown."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        if pkg.name == "paperlens":
+            done: set[str] = set()
+            for cls in _classes(pkg):
+                _inherit_attributes(cls, done)
 
     def on_function(self, *, func: griffe.Function, **kwargs: Any) -> None:
         returns = _returns(func)
@@ -89,5 +130,10 @@ class PaperlensDocs(griffe.Extension):
             func.returns = returns
 
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        if obj.docstring is not None:
-            obj.docstring.value = _markdown(obj.docstring.value)
+        if obj.docstring is None:
+            return
+        text = obj.docstring.value
+        if _is_paged(obj):
+            names = [parameter.name for parameter in obj.parameters][1:]  # after ``self``
+            text = paged_doc(text, names, obj.name.removeprefix("iter_"))
+        obj.docstring.value = _markdown(text)

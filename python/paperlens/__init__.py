@@ -12,31 +12,11 @@ On the role of bleaching in loss of marine biodiversity
 import importlib
 from typing import TYPE_CHECKING
 
+from paperlens import errors
 from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
-from paperlens.errors import (
-    APIConnectionError,
-    APIError,
-    APITimeoutError,
-    AuthenticationError,
-    BadRequestError,
-    BibTeXSyntaxError,
-    ConfigurationError,
-    GatewayTimeoutError,
-    NotFoundError,
-    PagingLoopError,
-    PaperlensError,
-    PartialResultWarning,
-    PermissionDeniedError,
-    QuotaExhaustedError,
-    RateLimitError,
-    ResourceWriteError,
-    ResponseDecodeError,
-    ResponseTooLargeError,
-    ServerError,
-    ValidationError,
-)
+from paperlens.errors import *  # noqa: F403 (the exceptions: errors.__all__, public here too)
 from paperlens.filters import Filter
 
 if TYPE_CHECKING:
@@ -62,36 +42,16 @@ if TYPE_CHECKING:
     from paperlens.verification import Verification, VerifiedReference
 
 __all__ = [
-    "APIConnectionError",
-    "APIError",
-    "APITimeoutError",
     "AsyncClient",
     "AsyncPaginator",
-    "AuthenticationError",
-    "BadRequestError",
-    "BibTeXSyntaxError",
     "CitationNetwork",
     "Client",
-    "ConfigurationError",
     "Deduped",
     "Filter",
-    "GatewayTimeoutError",
     "Lookup",
-    "NotFoundError",
     "PageCapWarning",
     "Paginator",
-    "PagingLoopError",
-    "PaperlensError",
-    "PartialResultWarning",
-    "PermissionDeniedError",
-    "QuotaExhaustedError",
-    "RateLimitError",
     "ReferenceMatch",
-    "ResourceWriteError",
-    "ResponseDecodeError",
-    "ResponseTooLargeError",
-    "ServerError",
-    "ValidationError",
     "Verification",
     "VerifiedReference",
     "__version__",
@@ -103,6 +63,7 @@ __all__ = [
     "to_ris",
     "types",
 ]
+__all__ += errors.__all__
 
 
 #: The workflows' names, imported on first use so that ``import paperlens`` stays light.

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from paperlens import _docstrings as docstrings
 from paperlens._paperlens import LazyField, Row, columns, undecoded_rows
 from paperlens._result import Listing, Result, plain
 from paperlens.errors import ResponseDecodeError
@@ -154,6 +155,14 @@ class Model(_State):
 
     __slots__ = ()
     _plan: ClassVar[_Plan | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A result type documents its bases' fields too, in their words: its ``Attributes:``
+        # lists theirs first, as a dataclass orders the fields.
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            bases = [base.__doc__ or "" for base in cls.__bases__]
+            cls.__doc__ = docstrings.inherited(cls.__doc__, bases, "Attributes:")
 
     def __post_init__(self) -> None:
         _plan(type(self))

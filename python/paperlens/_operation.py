@@ -29,6 +29,7 @@ import functools
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
+from paperlens import _docstrings as docstrings
 from paperlens._pagination import AsyncPaginator, Paginator, Paging
 
 P = ParamSpec("P")
@@ -42,7 +43,26 @@ Named = Callable[[], type[T]]
 if TYPE_CHECKING:
     from inspect import Signature
 
-__all__ = ["AsyncCaller", "Call", "Params", "Plan", "SyncCaller", "operation", "pages", "params", "workflow"]
+__all__ = [
+    "AsyncCaller",
+    "Call",
+    "Params",
+    "Plan",
+    "SyncCaller",
+    "operation",
+    "paged_doc",
+    "pages",
+    "params",
+    "workflow",
+]
+
+#: What an ``iter_`` definition's parameters that the paginator takes, or that it starts from,
+#: mean unless its docstring says otherwise (see :func:`paged_doc`).
+_PAGED_ARGS = {
+    "cursor": "a ``next_cursor`` to resume from.",
+    "limit": "stop after this many items.",
+    "progress": "show a tqdm progress bar (the ``progress`` extra).",
+}
 
 
 def params(scope: dict[str, Any], *drop: str) -> Params:
@@ -78,8 +98,11 @@ async def _awaited(call: Awaitable[T]) -> T:
 class _Described(Generic[P, R]):
     """``returns``: the return annotation, computed when first needed."""
 
+    #: What the descriptor takes from the definition (see ``functools.update_wrapper``).
+    _wrapped: tuple[str, ...] = ("__module__", "__name__", "__qualname__", "__doc__")
+
     def __init__(self, define: Callable[Concatenate[Any, P], Any], name: str, returns: Callable[[], Any]) -> None:
-        functools.update_wrapper(self, define, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+        functools.update_wrapper(self, define, assigned=self._wrapped)
         self._define = define
         self._name = name
         self._returns = returns
@@ -108,7 +131,7 @@ class _Described(Generic[P, R]):
 
     def _bind(self, obj: SyncCaller | AsyncCaller, run: Callable[..., Any]) -> Callable[..., Any]:
         run.__name__ = run.__qualname__ = self._define.__name__
-        run.__doc__ = self._define.__doc__
+        run.__doc__ = self.__doc__
         run.__signature__ = self._bound_signature  # type: ignore[attr-defined]
         # Kept on the instance, so the next read finds it without this descriptor.
         obj.__dict__[self._define.__name__] = run
@@ -149,7 +172,10 @@ class Operation(_Answers[P, R]):
 
 
 class Pages(_Described[P, R]):
-    """Every item of an operation's pages (see :func:`pages`)."""
+    # Every item of an operation's pages (see :func:`pages`). Its docstring is the property
+    # below: the definition's, completed by :func:`paged_doc` when first read (not on import).
+
+    _wrapped = ("__module__", "__name__", "__qualname__")
 
     def __init__(
         self,
@@ -163,6 +189,12 @@ class Pages(_Described[P, R]):
     ) -> None:
         super().__init__(define, name or define.__name__.removeprefix("iter_"), lambda: Paginator[item()])  # type: ignore[misc]
         self._model, self._paging, self._unit, self._options = model, paging, unit, options
+
+    @functools.cached_property
+    def __doc__(self) -> str:  # type: ignore[override]
+        code = self._define.__code__
+        parameters = list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])  # after ``self``
+        return paged_doc(self._define.__doc__ or "", parameters, self._define.__name__.removeprefix("iter_"))
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> Pages[P, R]: ...
@@ -208,6 +240,19 @@ def pages(
     ``paging`` walks the pages; ``options`` are the parameters that go to the paginator
     rather than to the service."""
     return lambda define: Pages(define, model, item, paging, unit, options, name)
+
+
+def paged_doc(doc: str, parameters: list[str], operation: str) -> str:
+    """The docstring of an ``iter_`` form with an ``Args:`` entry for each of its
+    ``parameters`` that it does not document itself: the paginator's (``cursor``, ``limit``,
+    ``progress``) as in :data:`_PAGED_ARGS`, any other "as for" the method ``operation``. The
+    entries stand in the order of ``parameters``."""
+    own = docstrings.entries(doc, "Args:")
+    written = {
+        name: own.pop(name) if name in own else [f"    {name}: {_PAGED_ARGS.get(name, f'as for :meth:`{operation}`.')}"]
+        for name in parameters
+    }
+    return docstrings.with_entries(doc, "Args:", {**written, **own})
 
 
 class Call:

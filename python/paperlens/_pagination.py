@@ -93,6 +93,11 @@ class Paging(Generic[P]):
     #: for unless the caller gives a size (or wants fewer items), since every page costs quota.
     size_param: str | None = None
     max_size = 0
+    #: The page's field holding its items, the one holding the number of them all (a count,
+    #: or an object with a ``value``), and the parameter that says where a request starts.
+    items_field = "items"
+    total_field: str | None = None
+    position_param: str | None = None
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
@@ -112,14 +117,17 @@ class Paging(Generic[P]):
         raise NotImplementedError
 
     def items(self, page: P) -> list[Any]:
-        raise NotImplementedError
+        items: list[Any] = getattr(page, self.items_field)
+        return items
 
     def total(self, page: P) -> int | None:
-        return None
+        total = None if self.total_field is None else getattr(page, self.total_field, None)
+        total = getattr(total, "value", total)
+        return total if isinstance(total, int) else None
 
     def resume_token(self, params: dict[str, Any] | None) -> Any:
         """What the caller passes back to continue at ``params`` (None: nothing left)."""
-        return None
+        return None if params is None or self.position_param is None else params.get(self.position_param)
 
     def trail(self, first: dict[str, Any]) -> Trail | None:
         """The trail of a walk starting at ``first``; None when its positions cannot repeat
@@ -131,10 +139,12 @@ class MetaSearchPaging(Paging[Any]):
     """Cursor deep paging; page numbers up to the cap while a boost forbids cursors."""
 
     size_param, max_size = "page_size", PAGE_SIZE_MAX
+    items_field, total_field = "results", "total_count"
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
         self.boosted = boost_active(params)
+        self.position_param = "page" if self.boosted else "cursor"
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         if not page.results:
@@ -156,19 +166,6 @@ class MetaSearchPaging(Paging[Any]):
             )
         return None
 
-    def items(self, page: Any) -> list[Any]:
-        items: list[Any] = page.results
-        return items
-
-    def total(self, page: Any) -> int | None:
-        total: int | None = page.total_count
-        return total
-
-    def resume_token(self, params: dict[str, Any] | None) -> Any:
-        if params is None:
-            return None
-        return params.get("page") if self.boosted else params.get("cursor")
-
     def trail(self, first: dict[str, Any]) -> Trail | None:
         return None if self.boosted else Trail("next_cursor", first.get("cursor"))
 
@@ -177,6 +174,7 @@ class PageNumberPaging(Paging[Any]):
     """Page numbers until ``total_pages`` (``/meta-paper-relations``)."""
 
     size_param, max_size = "page_size", PAGE_SIZE_MAX
+    total_field, position_param = "total_count", "page"
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         number = params.get("page") or 1
@@ -184,20 +182,11 @@ class PageNumberPaging(Paging[Any]):
             return None
         return {**params, "page": number + 1}
 
-    def items(self, page: Any) -> list[Any]:
-        items: list[Any] = page.items
-        return items
-
-    def total(self, page: Any) -> int | None:
-        total: int | None = page.total_count
-        return total
-
-    def resume_token(self, params: dict[str, Any] | None) -> Any:
-        return None if params is None else params.get("page")
-
 
 class OffsetPaging(Paging[Any]):
     """``/content`` pages: follows ``next_offset`` until ``more`` is false."""
+
+    position_param = "offset"
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         if not page.more:
@@ -212,12 +201,6 @@ class OffsetPaging(Paging[Any]):
     def items(self, page: Any) -> list[Any]:
         return [page]
 
-    def total(self, page: Any) -> int | None:
-        return None
-
-    def resume_token(self, params: dict[str, Any] | None) -> Any:
-        return None if params is None else params.get("offset")
-
     def trail(self, first: dict[str, Any]) -> Trail | None:
         return Trail("next_offset", first.get("offset") or 0, ordered=True)
 
@@ -227,25 +210,25 @@ class CursorPaging(Paging[Any]):
     (the ``/paper-schema`` list operations)."""
 
     size_param, max_size = "size", SCHEMA_PAGE_SIZE_MAX
+    total_field, position_param = "total", "cursor"
 
     def after(self, params: dict[str, Any], page: Any) -> dict[str, Any] | None:
         cursor = page.next_cursor
         return {**params, "cursor": cursor} if cursor else None
 
-    def items(self, page: Any) -> list[Any]:
-        items: list[Any] = page.items
-        return items
-
-    def total(self, page: Any) -> int | None:
-        total = getattr(page, "total", None)
-        total = getattr(total, "value", total)
-        return total if isinstance(total, int) else None
-
-    def resume_token(self, params: dict[str, Any] | None) -> Any:
-        return None if params is None else params.get("cursor")
-
     def trail(self, first: dict[str, Any]) -> Trail | None:
         return Trail("next_cursor", first.get("cursor"))
+
+
+def _onward(walk: _Walk, following: dict[str, Any] | None, trail: Trail | None) -> dict[str, Any] | None:
+    """``following``, the parameters of the next request, when a walk that asks ahead goes on
+    after the page it just yielded; None when it ends: it holds what it wants, or no page
+    follows (the loop that stopped it, if one did, is raised)."""
+    if walk.done:
+        return None
+    if following is None and trail is not None:
+        trail.check()
+    return following
 
 
 class _Base(Paged, Generic[T]):
@@ -428,11 +411,8 @@ class Paginator(_Base[T], Citable):
             if following is not None and self._start is not None and not walk.filled_by(page):
                 ahead = self._start(following)
             yield page
-            if walk.done:
-                return
+            following = _onward(walk, following, trail)
             if following is None:
-                if trail is not None:
-                    trail.check()
                 return
             page = self._fetch(following) if ahead is None else ahead()
             params = following
@@ -518,11 +498,8 @@ class AsyncPaginator(_Base[T]):
                     ahead = asyncio.ensure_future(self._fetch(following))
                     await asyncio.sleep(0)  # the task's first step sends the request
                 yield page
-                if walk.done:
-                    return
+                following = _onward(walk, following, trail)
                 if following is None:
-                    if trail is not None:
-                        trail.check()
                     return
                 page = await self._fetch(following) if ahead is None else await ahead
                 ahead, params = None, following

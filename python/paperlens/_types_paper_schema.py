@@ -327,11 +327,6 @@ class Capabilities(SchemaResponse):
     never a health check.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         resources: Resource names of the API.
         entity_taxonomy: Public entity types and subtypes.
         relation_taxonomy: Public relation categories.
@@ -351,11 +346,6 @@ class PaperSearchPage(SchemaResponse, ListResult):
     """One page of ``schema.search``.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         total: Number of matching papers; large queries may give a bound (see ``Total.relation``).
         items: Paper cards of this page.
         next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
@@ -389,11 +379,6 @@ class EntityRelatedPapersPage(SchemaResponse, ListResult):
     """One page of papers found through entities similar to the query.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         items: The papers of this page, each with its matched entities.
         next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
     """
@@ -428,11 +413,6 @@ class RelatedPapers(SchemaResponse, ListResult):
     """Related-paper candidates of a seed paper, from term, entity and resolved-citation signals.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         seed: Summary of the seed paper.
         items: The candidates, each with its score components.
     """
@@ -448,11 +428,6 @@ class EntitySearchPage(SchemaResponse, ListResult):
     """One page of entity search; the result unit is the entity.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         items: The entities of this page.
         next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
     """
@@ -468,11 +443,6 @@ class EntityPage(SchemaResponse, ListResult):
     """One page of the entity set of a paper; ``total`` counts it after filtering.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         schema_id: Key of the paper.
         total: Number of entities after filtering.
         items: The entities of this page.
@@ -491,11 +461,6 @@ class EntityDetail(SchemaResponse, ListResult):
     """One entity of a paper, with its adjacent internal relations when requested.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         entity: The entity (type, name, text, section, provenance).
         relations: Adjacent internal relations; empty unless ``include_relations=True``.
         relations_truncated: ``True`` when ``relation_limit`` was reached; ``None`` when not sent.
@@ -525,11 +490,6 @@ class RelationSearchPage(SchemaResponse, ListResult):
     when it is an object, else as sent).
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         total: Number of matching relations, when sent; else ``None``.
         items: The relations of this page.
         next_cursor: Opaque cursor of the next page, when sent; ``None`` or ``""`` when no page follows.
@@ -553,11 +513,6 @@ class RelationDetail(SchemaResponse):
     """One internal relation of a paper, with its endpoint entities (never a citation edge).
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         relation: The relation.
         source_entity: The source entity, or ``None``.
         target_entity: The target entity, or ``None``.
@@ -608,11 +563,6 @@ class CitationSummary(SchemaResponse):
     coverage, not lost data.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         schema_id: Key of the paper.
         outbound: Counts of the paper's references.
         inbound: Counts of the citations the paper receives.
@@ -684,11 +634,6 @@ class CitationsPage(SchemaResponse, ListResult):
     """One page of the complete citation list; ``total`` is the complete citation count.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         schema_id: Key of the paper.
         total: Complete number of citation relations (not the number of resolved items).
         items: The citations of this page, resolved or not.
@@ -707,19 +652,6 @@ class GraphNode(PaperCard):
     """A paper of the citation graph, with its availability status.
 
     Attributes:
-        schema_id: Public key of the paper in every ``client.schema`` call.
-        title: Title.
-        abstract: Abstract.
-        authors: Authors, as sent.
-        venue: Venue name.
-        year: Publication year.
-        topics: Topics of the paper, as sent.
-        tasks: Tasks the paper addresses, as sent.
-        research_problem: Research problem (extracted, normalised).
-        central_contribution: Central contribution.
-        headline_result: Headline result.
-        has_code: Whether code is available for the paper.
-        has_data: Whether data is available for the paper.
         schema_paper: Card of the paper, when sent nested; else ``None``.
         availability: Availability status of the paper.
     """
@@ -764,11 +696,6 @@ class CitationGraph(SchemaResponse, ListResult):
     node or edge cap was reached (narrow the depth or expand around chosen nodes).
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         root_schema_id: Key of the root paper.
         direction: ``outbound`` (papers the root cites) or ``inbound`` (papers citing it).
         nodes: Papers of the graph, each with its card and availability status.
@@ -836,11 +763,6 @@ class EvidenceSearchPage(SchemaResponse, ListResult):
     """One page of evidence search: normalised fields and locations only.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         items: The evidence of this page.
         next_cursor: Opaque cursor of the next page, passed back unchanged; ``None`` or ``""`` when no page follows.
     """
@@ -856,11 +778,6 @@ class EvidenceDetail(SchemaResponse):
     """One evidence; ``source`` identifies its source entity or relation.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         evidence: The evidence (group, key, normalised values).
         source: Identifier of the source entity or relation, as sent.
         provenance: Locations of the evidence (``marker``, ``paragraph_id``).
@@ -893,11 +810,6 @@ class ResolvedProvenance(SchemaResponse, ListResult):
     ``missing`` lists the locators that could not be resolved.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         segments: The located paragraphs (``relative_position == 0``; :attr:`hits`), each with up
             to ``window`` neighbours, in paper order around each located one.
         trace: Locator mode used.
@@ -923,11 +835,6 @@ class InPaperSearchResult(SchemaResponse, ListResult):
     an object as a :class:`SegmentTrace`).
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         segments: The matching paragraphs (:attr:`hits`) and their neighbours, each with its
             in-paper ``score``.
         trace: Query method and elapsed time, as sent.
@@ -981,11 +888,6 @@ class HydratedItems(SchemaResponse, ListResult):
     """Every requested item, in order; one failure does not discard the others.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         items: One result per requested item, in request order.
     """
 
@@ -1051,11 +953,6 @@ class Materials(SchemaResponse, ListResult):
     """Trimmed, goal-oriented bundles of known papers; not the complete lists.
 
     Attributes:
-        partial: ``True`` when a dependent step failed or degraded but usable results are still returned (read
-            ``warnings``); not a complete success. ``False`` when not sent.
-        truncated: ``True`` when the operation's count, graph-size or materials cap was hit. ``False`` when not sent.
-        warnings: Notes on degradation, partial results or other matters the caller must handle.
-        contract_version: Public contract version (capability and search responses); ``None`` when not sent.
         items: One bundle per paper.
     """
 

@@ -624,18 +624,10 @@ class _OpenPlatform:
         ``page_size`` is given or ``limit`` needs fewer.
 
         Args:
-            query: as for :meth:`meta_search`.
-            collection: as for :meth:`meta_search`.
-            filters: as for :meth:`meta_search`.
-            sort: as for :meth:`meta_search`.
-            fields: as for :meth:`meta_search`.
             page: the page number to start from.
             page_size: records per request, 1-200.
             cursor: a ``next_cursor`` to resume from (``paginator.next_cursor`` of a partial run).
             facets: as for :meth:`meta_search` (they arrive on each page: ``.pages()``).
-            freshness_boost: as for :meth:`meta_search`.
-            impact_boost: as for :meth:`meta_search`.
-            language_affinity: as for :meth:`meta_search`.
             limit: stop after this many records.
             progress: show a tqdm progress bar sized by ``total_count`` (the ``progress`` extra).
 
@@ -701,8 +693,6 @@ class _OpenPlatform:
             unique_id: the paper's ``unique_id``.
             relation: ``"CITATIONS"``, ``"REFERENCES"`` or ``"RELATED_WORKS"``, in any case.
             page_size: items per request, 1-200 (default: 200, or fewer when ``limit`` needs fewer).
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``RelationItem``; requests are sent as you iterate.

@@ -419,6 +419,17 @@ _BY_STATUS: dict[int, type[APIError]] = {
 }
 
 
+#: The core's other kinds of error; an unknown kind is a ``ConfigurationError``.
+_BY_KIND: dict[str, type[PaperlensError]] = {
+    "validation": ValidationError,
+    "timeout": APITimeoutError,
+    "connection": APIConnectionError,
+    "decode": ResponseDecodeError,
+    "too_large": ResponseTooLargeError,
+    "io": ResourceWriteError,
+}
+
+
 def _api_error_class(status: int) -> type[APIError]:
     if status in _BY_STATUS:
         return _BY_STATUS[status]
@@ -432,16 +443,7 @@ def _from_native(kind: str, message: str, fields: dict[str, Any]) -> PaperlensEr
         if retry_at is not None:  # set by the core only for a 429 beyond max_rate_limit_wait
             return QuotaExhaustedError(message, retry_at=datetime.fromtimestamp(retry_at, timezone.utc), **fields)
         return _api_error_class(fields["status"])(message, **fields)
-    if kind == "validation":
-        return ValidationError(message, **fields)
-    if kind == "timeout":
-        return APITimeoutError(message, **fields)
-    if kind == "connection":
-        return APIConnectionError(message, **fields)
-    if kind == "decode":
-        return ResponseDecodeError(message, **fields)
-    if kind == "too_large":
-        return ResponseTooLargeError(message, **fields)
-    if kind == "io":
-        return ResourceWriteError(message, **fields)
+    by_kind = _BY_KIND.get(kind)
+    if by_kind is not None:
+        return by_kind(message, **fields)
     return ConfigurationError(message)

@@ -147,13 +147,7 @@ class _SchemaOperations:
         """Every paper of :meth:`search`, following ``next_cursor``.
 
         Args:
-            query: as for :meth:`search`.
-            filters: as for :meth:`search`.
-            sort: as for :meth:`search`.
             size: papers per request, 1-100 (default: 100, or fewer when ``limit`` needs fewer).
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``PaperCard``; requests are sent as you iterate.
@@ -214,14 +208,7 @@ class _SchemaOperations:
         """Every item of :meth:`entity_related_papers`, following ``next_cursor``.
 
         Args:
-            query: as for :meth:`entity_related_papers`.
-            entity_types: as for :meth:`entity_related_papers`.
-            entity_subtypes: as for :meth:`entity_related_papers`.
-            exclude_schema_ids: as for :meth:`entity_related_papers`.
             size: items per request, 1-100.
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``EntityRelatedPaper``.
@@ -308,13 +295,7 @@ class _SchemaOperations:
         """Every entity of :meth:`search_entities`, following ``next_cursor``.
 
         Args:
-            query: as for :meth:`search_entities`.
-            filters: as for :meth:`search_entities`.
-            hydrate_schema_papers: as for :meth:`search_entities`.
             size: entities per request, 1-100.
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``Entity``.
@@ -370,13 +351,7 @@ class _SchemaOperations:
 
         Args:
             schema_id: the paper.
-            entity_types: as for :meth:`entities`.
-            entity_subtypes: as for :meth:`entities`.
-            sections: as for :meth:`entities`.
             size: entities per request, 1-100.
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``Entity``.
@@ -474,13 +449,7 @@ class _SchemaOperations:
         """Every relation of :meth:`search_relations`, following ``next_cursor``.
 
         Args:
-            filters: as for :meth:`search_relations`.
-            evidence_query: as for :meth:`search_relations`.
-            include_context: as for :meth:`search_relations`.
             size: relations per request, 1-100.
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``Relation``.
@@ -566,9 +535,6 @@ class _SchemaOperations:
         Args:
             schema_id: the paper.
             size: citations per request, 1-100.
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``CitationItem``.
@@ -678,20 +644,7 @@ class _SchemaOperations:
         """Every evidence of :meth:`search_evidence`, following ``next_cursor``.
 
         Args:
-            groups: as for :meth:`search_evidence`.
-            group_operator: as for :meth:`search_evidence`.
-            schema_ids: as for :meth:`search_evidence`.
-            query: as for :meth:`search_evidence`.
-            key: as for :meth:`search_evidence`.
-            path_bucket: as for :meth:`search_evidence`.
-            value_number_min: as for :meth:`search_evidence`.
-            value_number_max: as for :meth:`search_evidence`.
-            value_bool: as for :meth:`search_evidence`.
-            hydrate_schema_papers: as for :meth:`search_evidence`.
             size: evidence per request, 1-100.
-            cursor: a ``next_cursor`` to resume from.
-            limit: stop after this many items.
-            progress: show a tqdm progress bar (the ``progress`` extra).
 
         Returns:
             A paginator of ``Evidence``.
