@@ -10,24 +10,19 @@ import json
 import os
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._manifest import now
 from paperlens._operation import Call
 from paperlens._records import to_json
 from paperlens.errors import ValidationError
 
-__all__ = ["Growth", "Journal", "now", "relation_plan", "seeds_key"]
+__all__ = ["Growth", "Journal", "relation_plan", "seeds_key"]
 
 _FOUND_BY = {"CITATIONS": "citations", "REFERENCES": "references"}
 _CHECKPOINT_VERSION = 1
-
-
-def now() -> str:
-    """The time now, UTC, as the journal and a network's manifest write it."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Journal:

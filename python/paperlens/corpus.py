@@ -63,13 +63,14 @@ from paperlens._harvesting import (
     HarvestResult,
     ParquetParts,
     SkippedFigure,
+    added_ids,
+    begin_update,
     checkpoint_beside,
-    first_run,
+    current_run,
     load_checkpoint,
     new_run,
     record_key,
     recorder,
-    shown_id,
     sync_entries,
     unheld,
     write_json_atomically,
@@ -82,7 +83,7 @@ from paperlens._pagination import Trail
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
 from paperlens._store import location
-from paperlens._stored import held_keys, own_schema, stored_records
+from paperlens._stored import held_keys, own_schema
 from paperlens._whole_text import whole_text
 from paperlens.errors import NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
@@ -356,7 +357,7 @@ def _harvest(
     if state is not None:
         parts.schema = own_schema(output.store, output.records, state) or parts.schema
         if update and state["next"] is None and state["pending"] is None:
-            _begin_update(state, manifest, limit == 0 or ids == [])
+            _begin_update(state, limit == 0 or ids == [])
             write_json_atomically(output.checkpoint, state, output.store)
             resumed = False
     if state is None:
@@ -382,7 +383,7 @@ def _harvest(
     else:
         parts.rewind(state)
     output.prepare()
-    state["run"] = state.get("run") or first_run(manifest, state)
+    state["run"] = current_run(state)
     harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit, parts)
     harvest.executor = executor
     if state["run"]["kind"] == "update" and not harvest.done:
@@ -414,9 +415,9 @@ def _harvest(
     return harvest.result(resumed)
 
 
-def _begin_update(state: dict[str, Any], manifest: ManifestRecorder, nothing: bool) -> None:
+def _begin_update(state: dict[str, Any], nothing: bool) -> None:
     """Turns the checkpoint of a finished corpus harvest into that of an update starting now."""
-    state["run"] = new_run("update", {**state, "run": state.get("run") or first_run(manifest, state)})
+    begin_update(state)
     state["next"] = None if nothing else {"batch": 0, "cursor": None, "found": []}
     state["not_found"], state["total_count"] = [], None
 
@@ -624,10 +625,6 @@ class _Harvest:
 
     def result(self, resumed: bool) -> HarvestResult:
         state, run = self.state, self.state["run"]
-        new_ids: tuple[str, ...] = ()
-        if self.done and run["kind"] == "update":
-            span = (run["chunks_from"], state["chunks"])
-            new_ids = tuple(map(shown_id, stored_records(self.output.store, self.output.records, "parquet", span)))
         return HarvestResult(
             out=Path(self.output.out),
             checkpoint=Path(self.output.checkpoint),
@@ -644,7 +641,7 @@ class _Harvest:
             skipped_figures=tuple(SkippedFigure(**skipped) for skipped in state["skipped_figures"]),
             url=self.output.url,
             added=state["records"] - run["records_from"],
-            new_ids=new_ids,
+            new_ids=added_ids(self.output.store, self.output.records, "parquet", state) if self.done else (),
         )
 
 

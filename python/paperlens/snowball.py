@@ -44,11 +44,12 @@ from typing import Any
 
 from paperlens import _checks as checks
 from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._manifest import now
 from paperlens._operation import Call, Plan
 from paperlens._output_guard import guarded_plan
 from paperlens._progress import Listen
 from paperlens._records import INTEGER, relation_schema
-from paperlens._relation_pages import Growth, Journal, now, relation_plan, seeds_key
+from paperlens._relation_pages import Growth, Journal, relation_plan, seeds_key
 from paperlens._types_open_platform import RelationItem
 
 __all__ = ["DIRECTIONS", "SEED_FIELDS", "CitationNetwork", "snowball_plan"]

@@ -22,9 +22,10 @@ import math
 import os
 
 from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._manifest import now
 from paperlens._operation import Plan
 from paperlens._output_guard import guarded_plan
-from paperlens._relation_pages import Growth, Journal, now, relation_plan
+from paperlens._relation_pages import Growth, Journal, relation_plan
 from paperlens.bibliometrics._sources import Documents, reference_count
 from paperlens.errors import NotFoundError
 from paperlens.estimate import OperationEstimate
