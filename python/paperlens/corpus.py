@@ -51,7 +51,7 @@ import shutil
 from collections.abc import Coroutine, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypedDict, overload
 from urllib.parse import quote
 
 from paperlens._checks import invalid
@@ -89,6 +89,8 @@ from paperlens.errors import NotFoundError, PermissionDeniedError, ValidationErr
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's from Python 3.11
+
     from paperlens.client import AsyncClient, Client
 
 __all__ = ["BY", "harvest_corpus"]
@@ -102,37 +104,28 @@ _IN_FLIGHT = 32
 _HASHED = "sha256-"
 
 
+class _Options(TypedDict, total=False):
+    """The arguments of :func:`harvest_corpus` that its two forms (a ``Client``'s, an
+    ``AsyncClient``'s) share."""
+
+    query: str | None
+    ids: Iterable[str] | None
+    by: str
+    filters: FilterSpec | list[FilterSpec] | None
+    texts: bool
+    figures: bool
+    limit: int | None
+    progress: bool
+    update: bool
+
+
 @overload
 def harvest_corpus(
-    client: Client,
-    out: str | os.PathLike[str],
-    *,
-    query: str | None = None,
-    ids: Iterable[str] | None = None,
-    by: str = "unique_id",
-    filters: FilterSpec | list[FilterSpec] | None = None,
-    texts: bool = True,
-    figures: bool = False,
-    limit: int | None = None,
-    progress: bool = False,
-    executor: Executor | None = None,
-    update: bool = False,
+    client: Client, out: str | os.PathLike[str], *, executor: Executor | None = None, **options: Unpack[_Options]
 ) -> HarvestResult: ...
 @overload
 def harvest_corpus(
-    client: AsyncClient,
-    out: str | os.PathLike[str],
-    *,
-    query: str | None = None,
-    ids: Iterable[str] | None = None,
-    by: str = "unique_id",
-    filters: FilterSpec | list[FilterSpec] | None = None,
-    texts: bool = True,
-    figures: bool = False,
-    limit: int | None = None,
-    progress: bool = False,
-    executor: None = None,
-    update: bool = False,
+    client: AsyncClient, out: str | os.PathLike[str], *, executor: None = None, **options: Unpack[_Options]
 ) -> Coroutine[Any, Any, HarvestResult]: ...
 def harvest_corpus(
     client: Client | AsyncClient,
