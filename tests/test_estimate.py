@@ -16,7 +16,7 @@ import pytest
 import paperlens
 from paperlens.cli import main
 from paperlens.corpus import figure_names
-from paperlens.estimate import Estimate
+from paperlens.estimate import Estimate, OperationEstimate
 from paperlens.harvest import harvest, harvest_corpus
 from paperlens.sandbox import Sandbox
 from tests.fixtures import sandbox_client
@@ -210,6 +210,16 @@ def test_the_time_is_what_the_client_s_rates_allow(sandbox: Sandbox) -> None:
     ]
     assert "meta-search" in str(default) and "network-bound" in str(default)
     assert "<table>" in default._repr_html_()
+
+
+def test_an_operation_estimate_at_given_rates_and_its_time_as_text() -> None:
+    paced = OperationEstimate.at_rates("meta_search", "/meta-search", 3601, "meta-search", {"meta-search": 30}, False)
+    assert (paced.per_minute, paced.seconds, paced.time_text()) == (30, 120 * 60.0, "2 h 00 min")
+    unbound = OperationEstimate.at_rates("content", "/content", 7, None, {"meta-search": 30}, True, (5, 9))
+    assert unbound == OperationEstimate("content", "/content", 7, None, None, None, True, (5, 9))
+    assert (unbound.time_text(), unbound.time_text("no quota")) == ("network-bound", "no quota")
+    unpaced = OperationEstimate.at_rates("meta_search", "/meta-search", 61, "meta-search", {}, False)
+    assert (unpaced.per_minute, unpaced.seconds, unpaced.time_text()) == (None, 0.0, "0 s")
 
 
 def test_the_time_is_at_a_lower_rate_the_client_learned_from_a_429(sandbox: Sandbox) -> None:

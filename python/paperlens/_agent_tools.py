@@ -114,13 +114,7 @@ class AgentTool:
         request, or the client's errors) is an answer too, saying what to do (:func:`failed`).
         ``memory``: the session's answers, which continuations are served from (None: a new
         one, so that no continuation of an earlier call is known)."""
-        try:
-            with _Waits(client) as waits:
-                turn = _Turn(self, arguments, max_chars, memory or Memory())
-                parts = turn.finish(turn.kept if turn.plan is None else _run_sync(_Methods(client), turn.plan))
-        except Exception as error:  # every failure goes back to the model as an answer
-            return failed(error, client)
-        return _answer(client, waits.noted(parts), is_error=False)
+        return _run_sync(_Methods(client), self._answering(client, arguments, max_chars, memory))
 
     async def arun(
         self,
@@ -130,12 +124,22 @@ class AgentTool:
         memory: Memory | None = None,
     ) -> Answer:
         """:meth:`run` with an ``AsyncClient``, awaited; cancelled, it cancels its request."""
+        return await _run_async(_Methods(client), self._answering(client, arguments, max_chars, memory))
+
+    def _answering(
+        self,
+        client: Client | AsyncClient,
+        arguments: Mapping[str, Any] | None,
+        max_chars: int,
+        memory: Memory | None,
+    ) -> Plan[Answer]:
+        """The plan of :meth:`run` and :meth:`arun`: the tool's plan, its failure an answer."""
         try:
             with _Waits(client) as waits:
                 turn = _Turn(self, arguments, max_chars, memory or Memory())
-                result = turn.kept if turn.plan is None else await _run_async(_Methods(client), turn.plan)
+                result = turn.kept if turn.plan is None else (yield from turn.plan)
                 parts = turn.finish(result)
-        except Exception as error:  # as in run
+        except Exception as error:  # every failure goes back to the model as an answer
             return failed(error, client)
         return _answer(client, waits.noted(parts), is_error=False)
 

@@ -17,7 +17,7 @@ from paperlens._manifest import ManifestError, ManifestRecorder, now
 from paperlens._output_guard import HarvestError
 from paperlens._records import to_json
 from paperlens._store import LOCAL, Store, replace_atomically
-from paperlens._stored import checkpoint_beside, part_index, pyarrow_modules, record_key
+from paperlens._stored import checkpoint_beside, part_index, pyarrow_modules, record_key, stored_records
 
 __all__ = [  # the helpers of paperlens._stored are used through this module too
     "ChangedParametersError",
@@ -25,16 +25,17 @@ __all__ = [  # the helpers of paperlens._stored are used through this module too
     "JsonlWriter",
     "ParquetParts",
     "Writer",
+    "added_ids",
+    "begin_update",
     "checkpoint_beside",
+    "current_run",
     "encode_chunk",
-    "first_run",
     "load_checkpoint",
     "new_run",
     "part_index",
     "pyarrow_modules",
     "record_key",
     "recorder",
-    "shown_id",
     "sync_entries",
     "unheld",
     "write_atomically",
@@ -162,7 +163,29 @@ def new_run(kind: str, state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def first_run(manifest: ManifestRecorder, state: dict[str, Any]) -> dict[str, Any]:
+def current_run(state: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint's current run entry; for a checkpoint that predates run entries, the
+    harvest itself."""
+    return state.get("run") or _first_run(state)
+
+
+def begin_update(state: dict[str, Any]) -> None:
+    """Starts the run entry of an update on the finished output whose checkpoint is ``state``."""
+    state["run"] = new_run("update", {**state, "run": current_run(state)})
+
+
+def added_ids(store: Store, records: PurePath, format: str, state: dict[str, Any]) -> tuple[str, ...]:
+    """The ids (:func:`shown_id`) of the records in ``records`` that the checkpoint's current
+    run added, when it is an update (a harvest's are none)."""
+    run = state["run"]
+    if run["kind"] != "update":
+        return ()
+    unit = "bytes" if "bytes" in state else "chunks"  # JSONL counts bytes, Parquet parts
+    span = (run[f"{unit}_from"], int(state[unit]))
+    return tuple(map(shown_id, stored_records(store, records, format, span)))
+
+
+def _first_run(state: dict[str, Any]) -> dict[str, Any]:
     """The run entry of a harvest whose checkpoint predates run entries: the harvest itself."""
     return {
         "index": 0,
@@ -178,11 +201,11 @@ def sync_entries(manifest: ManifestRecorder, state: dict[str, Any], finished: bo
     """Brings the manifest's ``run_entries`` in line with the checkpoint's current run (a
     manifest a ``kill -9`` left behind lags it; the times are the manifest's alone: a
     checkpoint holds none, so that a resumed run writes the same bytes as one never stopped)."""
-    run = state.get("run") or first_run(manifest, state)
+    run = current_run(state)
     entries: list[dict[str, Any]] = manifest.manifest.setdefault("run_entries", [])
     if not entries and run["index"] > 0:
         # An output of a paperlens before run entries: its harvest is the first.
-        first = _entry(first_run(manifest, state), state)
+        first = _entry(_first_run(state), state)
         first.update(
             started=manifest.manifest["started"],
             finished=manifest.manifest.get("finished"),

@@ -51,7 +51,7 @@ import shutil
 from collections.abc import Coroutine, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypedDict, overload
 from urllib.parse import quote
 
 from paperlens._checks import invalid
@@ -63,13 +63,14 @@ from paperlens._harvesting import (
     HarvestResult,
     ParquetParts,
     SkippedFigure,
+    added_ids,
+    begin_update,
     checkpoint_beside,
-    first_run,
+    current_run,
     load_checkpoint,
     new_run,
     record_key,
     recorder,
-    shown_id,
     sync_entries,
     unheld,
     write_json_atomically,
@@ -82,12 +83,14 @@ from paperlens._pagination import Trail
 from paperlens._progress import Progress
 from paperlens._records import STRING, STRINGS, RecordSchema, metadata_schema
 from paperlens._store import location
-from paperlens._stored import held_keys, own_schema, stored_records
+from paperlens._stored import held_keys, own_schema
 from paperlens._whole_text import whole_text
 from paperlens.errors import NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.filters import Filter, FilterSpec, filters_to_wire
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's from Python 3.11
+
     from paperlens.client import AsyncClient, Client
 
 __all__ = ["BY", "harvest_corpus"]
@@ -101,37 +104,28 @@ _IN_FLIGHT = 32
 _HASHED = "sha256-"
 
 
+class _Options(TypedDict, total=False):
+    """The arguments of :func:`harvest_corpus` that its two forms (a ``Client``'s, an
+    ``AsyncClient``'s) share."""
+
+    query: str | None
+    ids: Iterable[str] | None
+    by: str
+    filters: FilterSpec | list[FilterSpec] | None
+    texts: bool
+    figures: bool
+    limit: int | None
+    progress: bool
+    update: bool
+
+
 @overload
 def harvest_corpus(
-    client: Client,
-    out: str | os.PathLike[str],
-    *,
-    query: str | None = None,
-    ids: Iterable[str] | None = None,
-    by: str = "unique_id",
-    filters: FilterSpec | list[FilterSpec] | None = None,
-    texts: bool = True,
-    figures: bool = False,
-    limit: int | None = None,
-    progress: bool = False,
-    executor: Executor | None = None,
-    update: bool = False,
+    client: Client, out: str | os.PathLike[str], *, executor: Executor | None = None, **options: Unpack[_Options]
 ) -> HarvestResult: ...
 @overload
 def harvest_corpus(
-    client: AsyncClient,
-    out: str | os.PathLike[str],
-    *,
-    query: str | None = None,
-    ids: Iterable[str] | None = None,
-    by: str = "unique_id",
-    filters: FilterSpec | list[FilterSpec] | None = None,
-    texts: bool = True,
-    figures: bool = False,
-    limit: int | None = None,
-    progress: bool = False,
-    executor: None = None,
-    update: bool = False,
+    client: AsyncClient, out: str | os.PathLike[str], *, executor: None = None, **options: Unpack[_Options]
 ) -> Coroutine[Any, Any, HarvestResult]: ...
 def harvest_corpus(
     client: Client | AsyncClient,
@@ -356,7 +350,7 @@ def _harvest(
     if state is not None:
         parts.schema = own_schema(output.store, output.records, state) or parts.schema
         if update and state["next"] is None and state["pending"] is None:
-            _begin_update(state, manifest, limit == 0 or ids == [])
+            _begin_update(state, limit == 0 or ids == [])
             write_json_atomically(output.checkpoint, state, output.store)
             resumed = False
     if state is None:
@@ -382,7 +376,7 @@ def _harvest(
     else:
         parts.rewind(state)
     output.prepare()
-    state["run"] = state.get("run") or first_run(manifest, state)
+    state["run"] = current_run(state)
     harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit, parts)
     harvest.executor = executor
     if state["run"]["kind"] == "update" and not harvest.done:
@@ -414,9 +408,9 @@ def _harvest(
     return harvest.result(resumed)
 
 
-def _begin_update(state: dict[str, Any], manifest: ManifestRecorder, nothing: bool) -> None:
+def _begin_update(state: dict[str, Any], nothing: bool) -> None:
     """Turns the checkpoint of a finished corpus harvest into that of an update starting now."""
-    state["run"] = new_run("update", {**state, "run": state.get("run") or first_run(manifest, state)})
+    begin_update(state)
     state["next"] = None if nothing else {"batch": 0, "cursor": None, "found": []}
     state["not_found"], state["total_count"] = [], None
 
@@ -624,10 +618,6 @@ class _Harvest:
 
     def result(self, resumed: bool) -> HarvestResult:
         state, run = self.state, self.state["run"]
-        new_ids: tuple[str, ...] = ()
-        if self.done and run["kind"] == "update":
-            span = (run["chunks_from"], state["chunks"])
-            new_ids = tuple(map(shown_id, stored_records(self.output.store, self.output.records, "parquet", span)))
         return HarvestResult(
             out=Path(self.output.out),
             checkpoint=Path(self.output.checkpoint),
@@ -644,7 +634,7 @@ class _Harvest:
             skipped_figures=tuple(SkippedFigure(**skipped) for skipped in state["skipped_figures"]),
             url=self.output.url,
             added=state["records"] - run["records_from"],
-            new_ids=new_ids,
+            new_ids=added_ids(self.output.store, self.output.records, "parquet", state) if self.done else (),
         )
 
 

@@ -108,6 +108,30 @@ class OperationEstimate:
     estimated: bool
     likely: tuple[int, int] | None = None
 
+    @classmethod
+    def at_rates(
+        cls,
+        operation: str,
+        path: str,
+        requests: int,
+        resource: str | None,
+        rates: Mapping[str, int],
+        estimated: bool,
+        likely: tuple[int, int] | None = None,
+    ) -> OperationEstimate:
+        """The estimate of ``requests`` to ``operation`` at the client's pacing ``rates``
+        (requests per minute, by quota resource)."""
+        per_minute = rates.get(resource) if resource else None
+        seconds = None
+        if resource is not None:
+            # A fresh window lets N requests go at once; each further N waits a minute more.
+            seconds = 60.0 * max(0, math.ceil(requests / per_minute) - 1) if per_minute else 0.0
+        return cls(operation, path, requests, resource, per_minute, seconds, estimated, likely)
+
+    def time_text(self, unpaced: str = "network-bound") -> str:
+        """``seconds`` as text (``"1 min 00 s"``), or ``unpaced`` when no quota binds the requests."""
+        return _duration(self.seconds) if self.seconds is not None else unpaced
+
 
 @dataclasses.dataclass(frozen=True)
 class Estimate:
@@ -171,7 +195,7 @@ class Estimate:
                     f"{approx}{op.requests:,}{likely}",
                     op.resource or "none stated",
                     rate if op.resource else "-",
-                    _duration(op.seconds) if op.seconds is not None else "network-bound",
+                    op.time_text(),
                 )
             )
         approx = "~" if any(op.estimated for op in self.operations) else ""
@@ -417,17 +441,19 @@ def _estimate(
     held: int | None = None,
 ) -> Estimate:
     samples = samples or []
-    operations = [_operation("meta_search", "/meta-search", pages, "meta-search", rates, pages_estimated)]
+    operations = [
+        OperationEstimate.at_rates("meta_search", "/meta-search", pages, "meta-search", rates, pages_estimated)
+    ]
     every_text = texts_counted and texts is not None and len(samples) == texts
     if texts is not None:
         # The further pages of the sample texts are known; those of the others are not.
         requests = texts + sum(s.pages - 1 for s in samples)
-        operations.append(_operation("content", "/content", requests, None, rates, not every_text))
+        operations.append(OperationEstimate.at_rates("content", "/content", requests, None, rates, not every_text))
     figure_count = None
     if figures and texts is not None and (samples or texts == 0):
         figure_count, likely = _figures(texts, [s.figures for s in samples])
         operations.append(
-            _operation(
+            OperationEstimate.at_rates(
                 "download_resource",
                 "/resource",
                 figure_count,
@@ -465,23 +491,6 @@ def _figures(texts: int, counts: list[int]) -> tuple[int, tuple[int, int] | None
     finite = math.sqrt(max(0, texts - len(counts)) / (texts - 1))
     margin = 2 * texts * statistics.stdev(counts) / math.sqrt(len(counts)) * finite
     return estimate, (max(0, math.floor(mean * texts - margin)), math.ceil(mean * texts + margin))
-
-
-def _operation(
-    name: str,
-    path: str,
-    requests: int,
-    resource: str | None,
-    rates: Mapping[str, int],
-    estimated: bool,
-    likely: tuple[int, int] | None = None,
-) -> OperationEstimate:
-    per_minute = rates.get(resource) if resource else None
-    seconds = None
-    if resource is not None:
-        # A fresh window lets N requests go at once; each further N waits a minute more.
-        seconds = 60.0 * max(0, math.ceil(requests / per_minute) - 1) if per_minute else 0.0
-    return OperationEstimate(name, path, requests, resource, per_minute, seconds, estimated, likely)
 
 
 def _duration(seconds: float | None) -> str:

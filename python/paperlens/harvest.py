@@ -53,13 +53,14 @@ from paperlens._harvesting import (
     ParquetParts,
     SkippedFigure,
     Writer,
+    added_ids,
+    begin_update,
     checkpoint_beside,
+    current_run,
     encode_chunk,
-    first_run,
     load_checkpoint,
     new_run,
     recorder,
-    shown_id,
     sync_entries,
     unheld,
     write_json_atomically,
@@ -207,18 +208,15 @@ def harvest(
         if "request_log" in state:
             manifest.log.rewind(int(state["request_log"]))
         if update and state["next"] is None:
-            state["run"] = new_run("update", {**state, "run": state.get("run") or first_run(manifest, state)})
+            begin_update(state)
             state["next"] = {"cursor": None}
             write_json_atomically(ckpt_path, state, store)
             resumed = False
-    run: dict[str, Any] = state.get("run") or first_run(manifest, state)
+    run = current_run(state)
     state["run"] = run
 
     def result() -> HarvestResult:
         finished = state["next"] is None
-        new_ids: tuple[str, ...] = ()
-        if finished and run["kind"] == "update":
-            new_ids = tuple(map(shown_id, stored_records(store, path, format, _run_written(run, state))))
         return HarvestResult(
             out=Path(path),
             checkpoint=Path(ckpt_path),
@@ -230,7 +228,7 @@ def harvest(
             manifest=Path(where),
             url=None if store.local else str(out),
             added=state["records"] - run["records_from"],
-            new_ids=new_ids,
+            new_ids=added_ids(store, path, format, state) if finished else (),
         )
 
     def save_manifest(*, boundary: bool) -> None:
@@ -324,13 +322,6 @@ def harvest(
     return result()
 
 
-def _run_written(run: dict[str, Any], state: dict[str, Any]) -> tuple[int, int]:
-    """The parts (Parquet) or bytes (JSONL) the run ``run`` wrote, up to the checkpoint ``state``."""
-    if "bytes" in state:
-        return run["bytes_from"], int(state["bytes"])
-    return run["chunks_from"], int(state["chunks"])
-
-
 def _fingerprint(search: dict[str, Any], format: str, limit: int | None) -> str:
     blob = json.dumps({"params": search, "format": format, "limit": limit}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
@@ -378,7 +369,7 @@ def read_records(
 
 
 def _run_span(out: str | os.PathLike[str], state: dict[str, Any], run: int) -> tuple[int, int | None]:
-    """What run entry ``run`` of the output ``out`` wrote (see :func:`_run_written`)."""
+    """What run entry ``run`` of the output ``out`` wrote: its parts (Parquet) or bytes (JSONL)."""
     manifest = output_manifest(out, request_ids=False)
     entries = (manifest or {}).get("run_entries") or [{"chunks": [0, None], "bytes": [0, None]}]
     if isinstance(run, bool) or not isinstance(run, int) or not -len(entries) <= run < len(entries):

@@ -122,10 +122,8 @@ def co_citation(
     True
     """
     documents, requests = _prepared(source, client, complete, min_weight, checkpoint)
-    works: dict[str, int] = {}
-    groups = [[works.setdefault(w, len(works)) for w in documents.cited(i)] for i in range(len(documents.ids))]
-    matrix = incidence(groups, len(works))
-    return _network("co-citation", documents, list(works), matrix, min_weight, documents.ids, "citations", requests)
+    works, matrix = _cited_works(documents)
+    return _network("co-citation", documents, works, matrix, min_weight, documents.ids, "citations", requests)
 
 
 def bibliographic_coupling(
@@ -157,12 +155,11 @@ def bibliographic_coupling(
     2
     """
     documents, requests = _prepared(source, client, complete, min_weight, checkpoint)
-    works: dict[str, int] = {}
-    groups = [[works.setdefault(w, len(works)) for w in documents.cited(i)] for i in range(len(documents.ids))]
-    matrix = incidence(groups, len(works)).T.tocsr()
+    works, cited = _cited_works(documents)
+    matrix = cited.T.tocsr()
     matrix.sort_indices()
     return _network(
-        "bibliographic-coupling", documents, documents.ids, matrix, min_weight, list(works), "references", requests
+        "bibliographic-coupling", documents, documents.ids, matrix, min_weight, works, "references", requests
     )
 
 
@@ -333,6 +330,14 @@ def _prepared(
     if complete:
         requests = _run_sync(client, complete_plan(documents, checkpoint=checkpoint))
     return documents, requests
+
+
+def _cited_works(documents: Documents) -> tuple[list[str], Any]:
+    """The works the documents cite, and the document-by-work incidence matrix (a row per
+    document, a column per work)."""
+    works: dict[str, int] = {}
+    groups = [[works.setdefault(w, len(works)) for w in documents.cited(i)] for i in range(len(documents.ids))]
+    return list(works), incidence(groups, len(works))
 
 
 def _reference_facts(documents: Documents, requests: list[str]) -> dict[str, Any]:

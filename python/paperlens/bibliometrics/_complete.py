@@ -22,11 +22,13 @@ import math
 import os
 
 from paperlens._contract import PAGE_SIZE_MAX
+from paperlens._manifest import now
 from paperlens._operation import Plan
 from paperlens._output_guard import guarded_plan
-from paperlens.bibliometrics._sources import Documents, _integer
+from paperlens._relation_pages import Growth, Journal, relation_plan
+from paperlens.bibliometrics._sources import Documents, reference_count
 from paperlens.errors import NotFoundError
-from paperlens.estimate import OperationEstimate, _duration, _operation
+from paperlens.estimate import OperationEstimate
 
 __all__ = ["ReferenceEstimate", "complete_plan", "estimate_documents"]
 
@@ -57,7 +59,7 @@ class ReferenceEstimate:
     def __str__(self) -> str:
         op = self.operation
         approx = "~" if op.estimated else ""
-        time = _duration(op.seconds) if op.seconds is not None else "network-bound (no quota stated)"
+        time = op.time_text("network-bound (no quota stated)")
         return (
             f"Reference lists of {self.documents:,} documents: {approx}{op.requests:,} requests to "
             f"{op.path} ({self.counted:,} reference_count known); time: {time}"
@@ -83,12 +85,14 @@ def estimate_documents(documents: Documents, rates: dict[str, int] | None = None
     wanted = set(asked(documents))
     rows = [row for key, row in zip(documents.ids, documents.rows, strict=True) if key in wanted]
     for row in rows:
-        count = _integer(row.get("reference_count"))
+        count = reference_count(row)
         if count is not None:
             counted += 1
         requests += max(1, math.ceil((count or 0) / PAGE_SIZE_MAX))
     estimated = counted < len(rows)
-    operation = _operation("paper_relations", "/meta-paper-relations", requests, None, rates or {}, estimated)
+    operation = OperationEstimate.at_rates(
+        "paper_relations", "/meta-paper-relations", requests, None, rates or {}, estimated
+    )
     return ReferenceEstimate(len(rows), counted, operation)
 
 
@@ -102,24 +106,22 @@ def complete_plan(documents: Documents, *, checkpoint: str | os.PathLike[str] | 
         OutputInUseError: another run is writing ``checkpoint``.
         HarvestWriteError: ``checkpoint`` cannot be written (call again to resume).
         ValidationError: ``checkpoint`` records another call's pages."""
-    from paperlens.snowball import _Growth, _Journal, _now, _relation_plan
-
     _LOG.info("%s", estimate_documents(documents))
-    journal = _Journal(checkpoint, {"references_of": documents.ids}) if checkpoint is not None else None
-    growth = _Growth(limit=None)
+    journal = Journal(checkpoint, {"references_of": documents.ids}) if checkpoint is not None else None
+    growth = Growth(limit=None)
     for key in documents.ids:
         growth.nodes[key] = {"depth": 0, "item": {"id": key, "id_type": "unique_id"}}
     known = set()
     try:
         for key in asked(documents):
             try:
-                yield from _relation_plan(key, "REFERENCES", None, growth, journal)
+                yield from relation_plan(key, "REFERENCES", None, growth, journal)
             except NotFoundError:
                 _LOG.warning("%s is not a paper of the service (404): its record's reference list is used", key)
                 continue
             known.add(key)
         if journal is not None:
-            journal.finish(_now())
+            journal.finish(now())
     finally:
         if journal is not None:
             journal.close()

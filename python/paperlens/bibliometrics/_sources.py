@@ -20,7 +20,7 @@ from paperlens import _checks as checks
 from paperlens._ids import normalize_doi, strip_doi
 from paperlens._lazy import is_data_frame
 
-__all__ = ["Documents", "author_key", "read_documents", "term_key"]
+__all__ = ["Documents", "author_key", "read_documents", "reference_count", "term_key"]
 
 _UNSEEN = "\x00unseen"
 _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])", re.IGNORECASE)
@@ -89,7 +89,7 @@ class Documents:
         """The documents whose reference list is shorter than their ``reference_count``."""
         short = []
         for key, row, references in zip(self.ids, self.rows, self.references, strict=True):
-            count = _integer(row.get("reference_count"))
+            count = reference_count(row)
             if count is not None and len(references or ()) < count:
                 short.append(key)
         return short
@@ -203,7 +203,10 @@ def _listed(value: Any) -> list[Any] | None:
     return [value]
 
 
-def _integer(value: Any) -> int | None:
+def reference_count(row: dict[str, Any]) -> int | None:
+    """The record's ``reference_count`` as a whole number (written as one in a float or a text
+    too), or None."""
+    value = row.get("reference_count")
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

@@ -148,29 +148,20 @@ def harvest(args: argparse.Namespace) -> int:
         raise UsageError("--sample-texts: only with --dry-run and --texts (the samples are texts of the harvest)")
     if args.texts or args.figures or args.ids is not None:
         return _harvest_corpus(args)
+    wanted = dict(filters=_filters(args), limit=args.limit, collection=args.collection, page_size=args.page_size)
     with Session(shared_pacing=args.shared_pacing) as client:
         if args.dry_run:
-            return _estimate(
-                client,
-                args.query,
-                filters=_filters(args),
-                limit=args.limit,
-                collection=args.collection,
-                page_size=args.page_size,
-            )
+            return _estimate(client, args.query, **wanted)
         result = harvesting.harvest(
             client,
             args.query,
             out=args.out,
             format=args.format,
-            filters=_filters(args),
             sort=list(args.sort) or None,
             fields=args.fields,
-            collection=args.collection,
             chunk_size=args.chunk_size,
-            page_size=args.page_size,
-            limit=args.limit,
             progress=show_progress(args),
+            **wanted,
         )
     resumed = " (resumed)" if result.resumed else ""
     print(f"{result.records} records in {result.chunks} chunks written to {result.url or result.out}{resumed}")
