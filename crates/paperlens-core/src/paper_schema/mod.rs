@@ -16,6 +16,7 @@ mod provenance;
 mod relations;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde::Deserializer;
 
 pub use capability::Capabilities;
 pub use citations::{CitationGraph, CitationSummary, Citations};
@@ -28,9 +29,35 @@ pub use relations::{Relation, RelationFilters, SearchRelations};
 
 use crate::error::Error;
 use crate::request::{ApiRequest, Quota};
+use crate::request_type::{build, unknown_operation};
 use crate::validate::{self as v, Check};
 
 pub const BASE: &str = "/paper-schema";
+
+/// Builds the request of operation `name` of this group (see [`crate::operation::prepare`]).
+pub fn prepare<'de, D: Deserializer<'de>>(name: &str, params: D, validate: bool) -> Result<ApiRequest, Error> {
+    match name {
+        "schema.capabilities" => build::<Capabilities, D>(params, validate),
+        "schema.search" => build::<Search, D>(params, validate),
+        "schema.entity_related_papers" => build::<EntityRelatedPapers, D>(params, validate),
+        "schema.related_papers" => build::<RelatedPapers, D>(params, validate),
+        "schema.search_entities" => build::<SearchEntities, D>(params, validate),
+        "schema.entities" => build::<Entities, D>(params, validate),
+        "schema.entity" => build::<Entity, D>(params, validate),
+        "schema.search_relations" => build::<SearchRelations, D>(params, validate),
+        "schema.relation" => build::<Relation, D>(params, validate),
+        "schema.citation_summary" => build::<CitationSummary, D>(params, validate),
+        "schema.citations" => build::<Citations, D>(params, validate),
+        "schema.citation_graph" => build::<CitationGraph, D>(params, validate),
+        "schema.search_evidence" => build::<SearchEvidence, D>(params, validate),
+        "schema.evidence" => build::<Evidence, D>(params, validate),
+        "schema.resolve_provenance" => build::<ResolveProvenance, D>(params, validate),
+        "schema.search_in_paper" => build::<SearchInPaper, D>(params, validate),
+        "schema.hydrate_items" => build::<HydrateItems, D>(params, validate),
+        "schema.materials" => build::<Materials, D>(params, validate),
+        _ => Err(unknown_operation(name)),
+    }
+}
 
 /// Everything but the unreserved characters of RFC 3986, so an id is always one path segment.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
@@ -104,7 +131,7 @@ mod testing {
     use crate::request::{ApiRequest, Quota};
 
     pub fn prepare(op: &str, params: Value) -> ApiRequest {
-        let request = crate::prepare(op, params.clone(), true).unwrap_or_else(|e| panic!("{op} {params}: {e}"));
+        let request = super::prepare(op, params.clone(), true).unwrap_or_else(|e| panic!("{op} {params}: {e}"));
         assert_eq!(request.quota, Some(Quota::PaperSchema), "{op}");
         request
     }
@@ -138,7 +165,7 @@ mod testing {
 
     /// The parameter a rejected request names.
     pub fn rejected(op: &str, params: Value) -> String {
-        match crate::prepare(op, params.clone(), true) {
+        match super::prepare(op, params.clone(), true) {
             Err(Error::Validation { param, .. }) => param,
             other => panic!("{op} {params}: expected a validation error, got {other:?}"),
         }
@@ -148,7 +175,7 @@ mod testing {
     pub fn assert_rules(op: &str, cases: &[(Value, &str)]) {
         for (params, param) in cases {
             assert_eq!(rejected(op, params.clone()), *param, "{op} {params}");
-            assert!(crate::prepare(op, params.clone(), false).is_ok(), "{op} {params} with validate=false");
+            assert!(super::prepare(op, params.clone(), false).is_ok(), "{op} {params} with validate=false");
         }
     }
 }
