@@ -116,10 +116,25 @@ pub fn read<'de, T: Deserialize<'de>, D: Deserializer<'de>>(params: D) -> Result
     serde_path_to_error::deserialize(params).map_err(|e| type_error(&e.path().to_string(), &e.inner().to_string()))
 }
 
-/// The error of a name that is no operation.
-pub fn unknown_operation(name: &str) -> Error {
-    Error::Configuration(format!("unknown operation {name:?}"))
+/// The table of a group of operations, each name (the Python method name) with its request
+/// type: `prepare(name, params, validate)`, as [`crate::operation::prepare`] for the group.
+macro_rules! table {
+    ($($name:literal => $type:ty,)*) => {
+        /// Builds the request of operation `name` of this group from `params`.
+        pub fn prepare<'de, D: serde::Deserializer<'de>>(
+            name: &str,
+            params: D,
+            validate: bool,
+        ) -> Result<$crate::request::ApiRequest, $crate::error::Error> {
+            match name {
+                $($name => $crate::request_type::build::<$type, D>(params, validate),)*
+                _ => Err($crate::error::Error::Configuration(format!("unknown operation {name:?}"))),
+            }
+        }
+    };
 }
+
+pub(crate) use table;
 
 /// A parameter that does not fit its request type, in Python's words: the parameter and the
 /// rule, from the message of serde or of the Python converter (the caller, which holds the

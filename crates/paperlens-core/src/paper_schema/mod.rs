@@ -16,7 +16,6 @@ mod provenance;
 mod relations;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use serde::Deserializer;
 
 pub use capability::Capabilities;
 pub use citations::{CitationGraph, CitationSummary, Citations};
@@ -29,34 +28,29 @@ pub use relations::{Relation, RelationFilters, SearchRelations};
 
 use crate::error::Error;
 use crate::request::{ApiRequest, Quota};
-use crate::request_type::{build, unknown_operation};
 use crate::validate::{self as v, Check};
 
 pub const BASE: &str = "/paper-schema";
 
-/// Builds the request of operation `name` of this group (see [`crate::operation::prepare`]).
-pub fn prepare<'de, D: Deserializer<'de>>(name: &str, params: D, validate: bool) -> Result<ApiRequest, Error> {
-    match name {
-        "schema.capabilities" => build::<Capabilities, D>(params, validate),
-        "schema.search" => build::<Search, D>(params, validate),
-        "schema.entity_related_papers" => build::<EntityRelatedPapers, D>(params, validate),
-        "schema.related_papers" => build::<RelatedPapers, D>(params, validate),
-        "schema.search_entities" => build::<SearchEntities, D>(params, validate),
-        "schema.entities" => build::<Entities, D>(params, validate),
-        "schema.entity" => build::<Entity, D>(params, validate),
-        "schema.search_relations" => build::<SearchRelations, D>(params, validate),
-        "schema.relation" => build::<Relation, D>(params, validate),
-        "schema.citation_summary" => build::<CitationSummary, D>(params, validate),
-        "schema.citations" => build::<Citations, D>(params, validate),
-        "schema.citation_graph" => build::<CitationGraph, D>(params, validate),
-        "schema.search_evidence" => build::<SearchEvidence, D>(params, validate),
-        "schema.evidence" => build::<Evidence, D>(params, validate),
-        "schema.resolve_provenance" => build::<ResolveProvenance, D>(params, validate),
-        "schema.search_in_paper" => build::<SearchInPaper, D>(params, validate),
-        "schema.hydrate_items" => build::<HydrateItems, D>(params, validate),
-        "schema.materials" => build::<Materials, D>(params, validate),
-        _ => Err(unknown_operation(name)),
-    }
+crate::request_type::table! {
+    "schema.capabilities" => Capabilities,
+    "schema.search" => Search,
+    "schema.entity_related_papers" => EntityRelatedPapers,
+    "schema.related_papers" => RelatedPapers,
+    "schema.search_entities" => SearchEntities,
+    "schema.entities" => Entities,
+    "schema.entity" => Entity,
+    "schema.search_relations" => SearchRelations,
+    "schema.relation" => Relation,
+    "schema.citation_summary" => CitationSummary,
+    "schema.citations" => Citations,
+    "schema.citation_graph" => CitationGraph,
+    "schema.search_evidence" => SearchEvidence,
+    "schema.evidence" => Evidence,
+    "schema.resolve_provenance" => ResolveProvenance,
+    "schema.search_in_paper" => SearchInPaper,
+    "schema.hydrate_items" => HydrateItems,
+    "schema.materials" => Materials,
 }
 
 /// Everything but the unreserved characters of RFC 3986, so an id is always one path segment.
