@@ -53,7 +53,7 @@ fn tokens(source: &str) -> Vec<Token> {
         } else if c == '\'' {
             // A char literal ('x', '\n', '\u{1F600}') or a lifetime ('a).
             if at(i + 1) == '\\' {
-                i += 2;
+                i += 3; // past the quote, the backslash and the escaped character
                 while i < chars.len() && chars[i] != '\'' {
                     i += 1;
                 }
@@ -74,15 +74,14 @@ fn tokens(source: &str) -> Vec<Token> {
             }
             let word: String = chars[start..i].iter().collect();
             let prefix = matches!(word.as_str(), "r" | "b" | "br" | "c" | "cr");
-            if prefix && at(i) == '\'' && word == "b" {
-                i += if at(i + 1) == '\\' { 4 } else { 3 }; // b'x' or b'\n'
-            } else if prefix && (at(i) == '"' || (at(i) == '#' && !word.starts_with('b') && word != "c")) {
+            if word == "b" && at(i) == '\'' {
+                // A byte literal: read on as a char literal.
+            } else if prefix && (at(i) == '"' || (at(i) == '#' && word.ends_with('r'))) {
                 let hashes = (i..).take_while(|&j| at(j) == '#').count();
                 if at(i + hashes) == '"' {
                     i = after_string(&chars, i + hashes + 1, hashes);
                 } else {
-                    out.push(Token::Ident(word)); // r#ident is a raw identifier
-                    i += hashes;
+                    i += hashes; // r#ident, a raw identifier: the name follows
                 }
             } else {
                 out.push(Token::Ident(word));
@@ -318,23 +317,34 @@ fn a_made_up_circle_is_found_by_every_kind_of_path() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path();
     let files = [
-        ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\npub mod d;\npub mod e;\npub use e::Thing;\n"),
+        ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\npub mod d;\npub mod e;\npub mod f;\npub use e::Thing;\n"),
         // a -> b through a group, a -> e through a root re-export.
         ("a.rs", "use crate::{d as _, b::{self, X}};\nfn f() -> crate::Thing { b::X }\n"),
         // b -> c only inside a macro's expansion.
         ("b.rs", "pub struct X;\nmacro_rules! m { () => { $crate::c::f() }; }\n"),
         // c -> a from two inline modules down: super::super::super is the root.
         ("c/mod.rs", "mod inner { mod deeper { use super::super::super::a; } }\n"),
-        // d names a only in comments, strings and chars, and climbs to itself: no edge.
+        // d names a only in comments, strings and chars, and climbs to itself: no edge; after all
+        // of them, d -> e from the root.
         (
             "d.rs",
-            "// crate::a\n/* crate::a /* nested */ crate::a */\nconst S: &str = \"crate::a \\\" crate::a\";\n\
-             const R: &str = r#\"crate::a \"# ;\nconst C: char = '\"';\nfn g<'a>(x: &'a str) {}\n\
-             mod tests { use super::*; }\n",
+            r##"// crate::a
+/* crate::a /* nested */ crate::a */
+const S: &str = "crate::a \" crate::a";
+const R: &str = r#"crate::a "# ;
+const B: &[u8] = br#"crate::a"#;
+const C: char = '"';
+const Q: [u8; 2] = [b'\'', b'\x7f'];
+fn g<'a>(x: &'a str) {}
+mod tests { use super::*; }
+use super::e as _;
+"##,
         ),
         // e -> d through an exported macro of d named at the root.
         ("e.rs", "pub struct Thing;\nfn h() { crate::shout!(); }\n"),
-        ("d/more.rs", "#[macro_export]\nmacro_rules! shout { () => {}; }\nuse super::super::e as _;\n"),
+        ("d/more.rs", "#[macro_export]\nmacro_rules! shout { () => {}; }\n"),
+        // f -> a from a file one folder down.
+        ("f/inner.rs", "use super::super::a as _;\n"),
     ];
     for (name, text) in files {
         let path = src.join(name);
@@ -348,5 +358,6 @@ fn a_made_up_circle_is_found_by_every_kind_of_path() {
     assert_eq!(graph["c"], edges(&["a"]));
     assert_eq!(graph["d"], edges(&["e"]));
     assert_eq!(graph["e"], edges(&["d"]));
+    assert_eq!(graph["f"], edges(&["a"]));
     assert_eq!(circles(&graph), vec![edges(&["a", "b", "c"]), edges(&["d", "e"])]);
 }
