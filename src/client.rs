@@ -44,25 +44,14 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
     Ok(Some(Some(map)))
 }
 
-/// `max_concurrency` as Python gives it: `None` (the default bound) or a positive int.
-fn max_concurrency_input(value: Option<i64>) -> Result<Option<usize>, Error> {
+/// A setting that Python gives as `None` (the default) or a positive int: `max_concurrency`
+/// and the read bounds.
+fn positive<T: TryFrom<i64> + PartialOrd + From<u8>>(name: &str, value: Option<i64>) -> Result<Option<T>, Error> {
     value
         .map(|n| {
-            usize::try_from(n)
+            T::try_from(n)
                 .ok()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| Error::Configuration(format!("max_concurrency must be at least 1, got {n}")))
-        })
-        .transpose()
-}
-
-/// A read bound as Python gives it: `None` (the default, or the client's) or a positive int.
-fn bound_input(name: &str, value: Option<i64>) -> Result<Option<u64>, Error> {
-    value
-        .map(|n| {
-            u64::try_from(n)
-                .ok()
-                .filter(|n| *n >= 1)
+                .filter(|n| *n >= T::from(1))
                 .ok_or_else(|| Error::Configuration(format!("{name} must be at least 1, got {n}")))
         })
         .transpose()
@@ -75,9 +64,9 @@ fn bounds_input(
     max_compression_ratio: Option<i64>,
 ) -> Result<BoundsInput, Error> {
     Ok(BoundsInput {
-        max_response_bytes: bound_input("max_response_bytes", max_response_bytes)?,
-        max_download_bytes: bound_input("max_download_bytes", max_download_bytes)?,
-        max_compression_ratio: bound_input("max_compression_ratio", max_compression_ratio)?,
+        max_response_bytes: positive("max_response_bytes", max_response_bytes)?,
+        max_download_bytes: positive("max_download_bytes", max_download_bytes)?,
+        max_compression_ratio: positive("max_compression_ratio", max_compression_ratio)?,
     })
 }
 
@@ -159,7 +148,7 @@ impl NativeClient {
             cache_ttl: Some(cache_ttl),
             ca_bundle,
             proxy,
-            max_concurrency: max_concurrency_input(max_concurrency).map_err(PyPaperlensErr::from)?,
+            max_concurrency: positive("max_concurrency", max_concurrency).map_err(PyPaperlensErr::from)?,
             shared_pacing: shared_pacing_input(shared_pacing)?,
             bounds: bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)
                 .map_err(PyPaperlensErr::from)?,

@@ -42,6 +42,9 @@ pub fn to_py_err(py: Python<'_>, error: Error) -> PyErr {
 
 fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {
     let fields = PyDict::new(py);
+    if let Some(request_id) = error.request_id() {
+        fields.set_item("request_id", request_id)?;
+    }
     let kind = match error {
         Error::Configuration(_) => "configuration",
         Error::Validation { param, rule, value } => {
@@ -54,35 +57,25 @@ fn build<'py>(py: Python<'py>, error: &Error) -> PyResult<Bound<'py, PyAny>> {
             fields.set_item("status", api.status)?;
             fields.set_item("code", &api.code)?;
             fields.set_item("api_message", &api.message)?;
-            fields.set_item("request_id", &api.request_id)?;
             fields.set_item("details", pythonize::pythonize(py, &api.details)?)?;
             fields.set_item("retry_after", api.retry_after)?;
             let retry_at = api.retry_at.map(|at| at.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64());
             fields.set_item("retry_at", retry_at)?;
             "api"
         }
-        Error::Timeout { request_id, .. } => {
-            fields.set_item("request_id", request_id)?;
-            "timeout"
-        }
-        Error::Connection { request_id, .. } => {
-            fields.set_item("request_id", request_id)?;
-            "connection"
-        }
-        Error::Decode { request_id, status, .. } => {
-            fields.set_item("request_id", request_id)?;
+        Error::Timeout { .. } => "timeout",
+        Error::Connection { .. } => "connection",
+        Error::Decode { status, .. } => {
             fields.set_item("status", status)?;
             "decode"
         }
-        Error::TooLarge { request_id, status, bound, limit, .. } => {
-            fields.set_item("request_id", request_id)?;
+        Error::TooLarge { status, bound, limit, .. } => {
             fields.set_item("status", status)?;
             fields.set_item("bound", bound)?;
             fields.set_item("limit", limit)?;
             "too_large"
         }
-        Error::Io { request_id, errno, .. } => {
-            fields.set_item("request_id", request_id)?;
+        Error::Io { errno, .. } => {
             fields.set_item("errno", errno)?;
             "io"
         }

@@ -3,6 +3,7 @@
 mod bibtex;
 mod client;
 mod completions;
+mod contract;
 mod decode;
 mod errors;
 mod events;
@@ -18,6 +19,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("CONTRACT", contract::facts(m.py())?)?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<completions::Completions>()?;
     m.add_class::<operation::Pending>()?;

@@ -1,12 +1,13 @@
 # Hand-kept stub of the Rust extension module `paperlens._paperlens`.
 # Keep it true to src/*.rs (checked by `python -m mypy.stubtest paperlens._paperlens`).
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any, final
+from typing import Any, Final, final
 
 __all__ = [
+    "CONTRACT",
     "Completions",
     "LazyField",
     "NativeClient",
@@ -20,6 +21,11 @@ __all__ = [
     "undecoded_rows",
 ]
 __version__: str
+
+# -- the contract's facts (src/contract.rs) -------------------------------------------------
+
+#: The facts of the core's contract table that ``paperlens._contract`` reads (and types), by its names.
+CONTRACT: Final[Mapping[str, Any]]
 
 # -- rows (src/rows.rs) ---------------------------------------------------------------------
 

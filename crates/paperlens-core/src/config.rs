@@ -1,5 +1,7 @@
 //! Client settings: arguments first, then environment variables, then defaults.
 
+mod pacing_file;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::net::IpAddr;
@@ -9,7 +11,7 @@ use std::time::Duration;
 use url::{Host, Url};
 
 use crate::error::Error;
-use crate::network::{self, ProxyUrl};
+use crate::proxy::{self, ProxyUrl};
 use crate::request::Quota;
 
 pub const TOKEN_ENV: &str = "PAPERLENS_API_TOKEN";
@@ -218,7 +220,7 @@ impl RedisUrl {
 
 impl fmt::Display for RedisUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(network::shown(&self.url).as_str())
+        f.write_str(proxy::shown(&self.url).as_str())
     }
 }
 
@@ -281,7 +283,7 @@ fn max_concurrency(value: Option<usize>) -> Result<usize, Error> {
     }
 }
 
-/// The default file is in a local per-user folder ([`crate::pacing::default_file`]).
+/// The default file is in a local per-user folder ([`pacing_file::default_file`]).
 fn shared_pacing_store(
     choice: SharedPacing,
     env: impl Fn(&str) -> Option<String>,
@@ -290,7 +292,7 @@ fn shared_pacing_store(
         SharedPacing::Off => return Ok(None),
         SharedPacing::File(path) => PacingStore::File(path),
         SharedPacing::Url(url) => PacingStore::Redis(RedisUrl::parse(&url)?),
-        SharedPacing::DefaultFile => PacingStore::File(crate::pacing::default_file(env)?),
+        SharedPacing::DefaultFile => PacingStore::File(pacing_file::default_file(env)?),
     }))
 }
 

@@ -27,7 +27,6 @@ use crate::events::EventSink;
 use crate::request::{ApiRequest, Quota};
 use gate::{Gate, LocalAdaptive, LocalWindow};
 pub use gate::{Held, OnWait, Ticket};
-pub use shared::default_file;
 pub use window::WINDOW;
 
 /// How an attempt ended, for the pacing state.

@@ -10,6 +10,12 @@ use crate::error::Error;
 
 pub type Check = Result<(), Error>;
 
+/// The contract's rules on the fields of a request type, as [`crate::request!`] declares them;
+/// `prefix` goes before each field's name in an error (`filters.`).
+pub trait Rules {
+    fn rules(&self, prefix: &str) -> Result<(), Error>;
+}
+
 /// `value` has between `min` and `max` characters (Unicode code points); `usize::MAX`
 /// stands for no upper bound.
 pub fn chars(param: &str, value: &str, min: usize, max: usize) -> Check {
@@ -112,13 +118,12 @@ pub fn known_keys(param: &str, object: &serde_json::Map<String, Value>, allowed:
     }
 }
 
-/// The rules of [`crate::operation::request!`]: each checks one field, given or not.
+/// The rules of [`crate::request!`]: each checks one field, given or not.
 pub mod rule {
     use serde::Serialize;
 
-    use super::Check;
+    use super::{Check, Rules};
     use crate::contract::{Bound, Count};
-    use crate::operation::Rules;
 
     /// A field as the rules read it: absent (None) or given.
     pub trait Given {

@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 
 use crate::contract::{self as c, AGENTIC_FILTER_KEYS, RANGE_PAIR, TOPIC_DOMAINS, VENUE_TYPES};
 use crate::error::Error;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::{self as v, Check};
 
 // The rules are checked by `validate` below, `source_types` before `filters`.
@@ -155,7 +155,7 @@ mod tests {
     use serde_json::json;
 
     fn search(params: Value) -> Result<ApiRequest, Error> {
-        crate::prepare("agentic_search", params, true)
+        crate::open_platform::prepare("agentic_search", params, true)
     }
 
     #[test]
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn unvalidated_requests_are_sent_as_given() {
-        assert!(crate::prepare("agentic_search", json!({"query": "", "top_k": 1000}), false).is_ok());
+        assert!(crate::open_platform::prepare("agentic_search", json!({"query": "", "top_k": 1000}), false).is_ok());
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use crate::contract::{CONTENT_LIMIT, CONTENT_OFFSET};
 use crate::error::Error;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::{self as v, Check};
 
 // The rules are checked by `validate` below: at least one of `doc_id` and `source` first.
@@ -57,7 +57,9 @@ mod tests {
 
     #[test]
     fn query_holds_only_given_parameters() {
-        let request = crate::prepare("content", json!({"doc_id": "abc", "offset": 0, "limit": null}), true).unwrap();
+        let request =
+            crate::open_platform::prepare("content", json!({"doc_id": "abc", "offset": 0, "limit": null}), true)
+                .unwrap();
         assert_eq!(request.path, "/content");
         assert_eq!(request.query, vec![("doc_id".into(), "abc".into()), ("offset".into(), "0".into())]);
     }
@@ -74,11 +76,11 @@ mod tests {
             (json!({"doc_id": "a", "offset": 0, "limit": 0}), "limit"),
             (json!({"doc_id": "a", "offset": 0, "limit": 524_289}), "limit"),
         ] {
-            match crate::prepare("content", params.clone(), true) {
+            match crate::open_platform::prepare("content", params.clone(), true) {
                 Err(Error::Validation { param: p, .. }) => assert_eq!(p, param, "{params}"),
                 other => panic!("{params}: {other:?}"),
             }
         }
-        assert!(crate::prepare("content", json!({"source": "s3://bucket/key"}), true).is_ok());
+        assert!(crate::open_platform::prepare("content", json!({"source": "s3://bucket/key"}), true).is_ok());
     }
 }

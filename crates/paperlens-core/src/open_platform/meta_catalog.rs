@@ -2,8 +2,8 @@
 
 use super::content::present;
 use crate::contract::COLLECTIONS;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::one_of;
 
 request! {
@@ -31,13 +31,16 @@ mod tests {
 
     #[test]
     fn booleans_are_sent_as_words() {
-        let request =
-            crate::prepare("meta_catalog", json!({"include_field_stats": true, "collection": "authors"}), true)
-                .unwrap();
+        let request = crate::open_platform::prepare(
+            "meta_catalog",
+            json!({"include_field_stats": true, "collection": "authors"}),
+            true,
+        )
+        .unwrap();
         assert_eq!(
             request.query,
             vec![("collection".into(), "authors".into()), ("include_field_stats".into(), "true".into())]
         );
-        assert!(crate::prepare("meta_catalog", json!({"collection": "venues"}), true).is_err());
+        assert!(crate::open_platform::prepare("meta_catalog", json!({"collection": "venues"}), true).is_err());
     }
 }

@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use crate::contract::{self as c, PAGE_DEPTH_CAP};
 use crate::error::Error;
-use crate::operation::{request, Operation};
 use crate::request::{ApiRequest, Quota};
+use crate::request_type::{request, Operation};
 use crate::validate::{self as v, Check};
 
 // The rules are checked by `validate` below, paging first.
@@ -146,7 +146,7 @@ mod tests {
     use serde_json::json;
 
     fn check(params: Value) -> Result<ApiRequest, Error> {
-        crate::prepare("meta_search", params, true)
+        crate::open_platform::prepare("meta_search", params, true)
     }
 
     fn param_of(params: Value) -> String {

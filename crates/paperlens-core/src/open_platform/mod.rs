@@ -13,3 +13,12 @@ pub use meta_catalog::MetaCatalog;
 pub use meta_search::{FacetItem, FilterItem, MetaSearch, SortItem};
 pub use paper_relations::PaperRelations;
 pub use resource::Resource;
+
+crate::request_type::table! {
+    "agentic_search" => AgenticSearch,
+    "content" => Content,
+    "resource" => Resource,
+    "meta_catalog" => MetaCatalog,
+    "meta_search" => MetaSearch,
+    "paper_relations" => PaperRelations,
+}

@@ -1,8 +1,8 @@
 //! `POST /meta-paper-relations`: citations, references or related works of one paper.
 
 use crate::contract::{PAGE, PAGE_SIZE, PAPER_RELATIONS};
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::{at_least, non_empty, one_of, within};
 
 request! {
@@ -27,14 +27,14 @@ mod tests {
     #[test]
     fn bounds() {
         let ok = json!({"unique_id": "W1", "relation": "CITATIONS", "page": 2, "page_size": 200});
-        assert!(crate::prepare("paper_relations", ok, true).is_ok());
+        assert!(crate::open_platform::prepare("paper_relations", ok, true).is_ok());
         for bad in [
             json!({"unique_id": "", "relation": "CITATIONS"}),
             json!({"unique_id": "W1", "relation": "citations"}),
             json!({"unique_id": "W1", "relation": "CITATIONS", "page": 0}),
             json!({"unique_id": "W1", "relation": "CITATIONS", "page_size": 201}),
         ] {
-            assert!(crate::prepare("paper_relations", bad.clone(), true).is_err(), "{bad}");
+            assert!(crate::open_platform::prepare("paper_relations", bad.clone(), true).is_err(), "{bad}");
         }
     }
 }

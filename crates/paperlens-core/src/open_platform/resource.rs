@@ -1,8 +1,8 @@
 //! `GET /resource`: a binary attachment by its relative object path.
 
 use crate::error::Error;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::{self as v, Check};
 
 request! {
@@ -31,9 +31,9 @@ mod tests {
 
     #[test]
     fn path_rules() {
-        assert!(crate::prepare("resource", json!({"file_name": "figures/a/fig1.png"}), true).is_ok());
+        assert!(crate::open_platform::prepare("resource", json!({"file_name": "figures/a/fig1.png"}), true).is_ok());
         for bad in ["", "/etc/passwd", "a/../b", "a\\b"] {
-            assert!(crate::prepare("resource", json!({"file_name": bad}), true).is_err(), "{bad}");
+            assert!(crate::open_platform::prepare("resource", json!({"file_name": bad}), true).is_err(), "{bad}");
         }
     }
 }

@@ -11,15 +11,12 @@
 //! holding times from the future is reset, with a warning.
 
 mod file;
-mod location;
 mod redis;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-
-pub use location::default_file;
 
 use super::gate::{Cell, InForce, Step};
 use super::window::Window;

@@ -1,8 +1,8 @@
 //! `GET /paper-schema`: the capability contract (version, taxonomies, evidence groups, limits).
 
 use super::{get, Query, BASE};
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 
 request! {
     /// Takes no parameters besides the token.
@@ -26,6 +26,6 @@ mod tests {
         let request = prepare("schema.capabilities", json!({}));
         assert_eq!((request.method.as_str(), request.path.as_str()), ("GET", "/paper-schema"));
         assert!(request.query.is_empty() && request.body.is_none());
-        assert!(crate::prepare("schema.capabilities", json!({"verbose": true}), true).is_err());
+        assert!(crate::paper_schema::prepare("schema.capabilities", json!({"verbose": true}), true).is_err());
     }
 }

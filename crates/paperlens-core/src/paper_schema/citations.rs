@@ -2,8 +2,8 @@
 
 use super::{get, path_id, schema_path, Query};
 use crate::contract as c;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::{one_of, within};
 
 request! {

@@ -6,9 +6,10 @@ use serde_json::Value;
 use super::{given_list, path_id, post, schema_path, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::{each_one_of, items, nested, text, within};
+use crate::validate::Rules;
 use crate::validate::{self as v, Check};
 
 request! {
@@ -152,7 +153,8 @@ mod tests {
                 (json!({"query": "q", "size": 101}), "size"),
             ],
         );
-        assert!(crate::prepare("schema.search", json!({"query": "q", "filters": {"doi": ["x"]}}), false).is_err());
+        assert!(crate::paper_schema::prepare("schema.search", json!({"query": "q", "filters": {"doi": ["x"]}}), false)
+            .is_err());
     }
 
     #[test]

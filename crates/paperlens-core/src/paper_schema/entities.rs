@@ -3,10 +3,11 @@
 use super::{get, given_list, path_id, post, schema_path, segment, Query, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::{items, nested, text, within};
 use crate::validate::Check;
+use crate::validate::Rules;
 
 request! {
     /// `POST /paper-schema/entities/search`: entities by keyword, within papers or across them.

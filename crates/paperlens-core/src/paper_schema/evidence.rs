@@ -5,8 +5,8 @@ use serde_json::Number;
 use super::{get, given_list, given_text, path_id, post, schema_path, segment, Query, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::{self as v, Check};
 
 request! {
@@ -122,7 +122,7 @@ mod tests {
                 (json!({"groups": ["formula"], "key": "k", "size": 101}), "size"),
             ],
         );
-        assert!(crate::prepare(
+        assert!(crate::paper_schema::prepare(
             "schema.search_evidence",
             json!({"groups": ["formula"], "value_number_min": "1"}),
             false

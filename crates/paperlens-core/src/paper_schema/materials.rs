@@ -2,7 +2,7 @@
 
 use super::{post, BASE};
 use crate::contract::{self as c, lists};
-use crate::operation::request;
+use crate::request_type::request;
 use crate::validate::rule::{items, one_of, within};
 
 request! {

@@ -32,6 +32,27 @@ use crate::validate::{self as v, Check};
 
 pub const BASE: &str = "/paper-schema";
 
+crate::request_type::table! {
+    "schema.capabilities" => Capabilities,
+    "schema.search" => Search,
+    "schema.entity_related_papers" => EntityRelatedPapers,
+    "schema.related_papers" => RelatedPapers,
+    "schema.search_entities" => SearchEntities,
+    "schema.entities" => Entities,
+    "schema.entity" => Entity,
+    "schema.search_relations" => SearchRelations,
+    "schema.relation" => Relation,
+    "schema.citation_summary" => CitationSummary,
+    "schema.citations" => Citations,
+    "schema.citation_graph" => CitationGraph,
+    "schema.search_evidence" => SearchEvidence,
+    "schema.evidence" => Evidence,
+    "schema.resolve_provenance" => ResolveProvenance,
+    "schema.search_in_paper" => SearchInPaper,
+    "schema.hydrate_items" => HydrateItems,
+    "schema.materials" => Materials,
+}
+
 /// Everything but the unreserved characters of RFC 3986, so an id is always one path segment.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
@@ -104,7 +125,7 @@ mod testing {
     use crate::request::{ApiRequest, Quota};
 
     pub fn prepare(op: &str, params: Value) -> ApiRequest {
-        let request = crate::prepare(op, params.clone(), true).unwrap_or_else(|e| panic!("{op} {params}: {e}"));
+        let request = super::prepare(op, params.clone(), true).unwrap_or_else(|e| panic!("{op} {params}: {e}"));
         assert_eq!(request.quota, Some(Quota::PaperSchema), "{op}");
         request
     }
@@ -138,7 +159,7 @@ mod testing {
 
     /// The parameter a rejected request names.
     pub fn rejected(op: &str, params: Value) -> String {
-        match crate::prepare(op, params.clone(), true) {
+        match super::prepare(op, params.clone(), true) {
             Err(Error::Validation { param, .. }) => param,
             other => panic!("{op} {params}: expected a validation error, got {other:?}"),
         }
@@ -148,7 +169,7 @@ mod testing {
     pub fn assert_rules(op: &str, cases: &[(Value, &str)]) {
         for (params, param) in cases {
             assert_eq!(rejected(op, params.clone()), *param, "{op} {params}");
-            assert!(crate::prepare(op, params.clone(), false).is_ok(), "{op} {params} with validate=false");
+            assert!(super::prepare(op, params.clone(), false).is_ok(), "{op} {params} with validate=false");
         }
     }
 }

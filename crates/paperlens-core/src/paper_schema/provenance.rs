@@ -4,10 +4,11 @@
 use super::{given_list, given_text, post, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::{request, Operation, Rules};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::{items, non_empty, text, within};
 use crate::validate::Check;
+use crate::validate::Rules;
 
 request! {
     /// `POST /paper-schema/resolve-provenance`: exactly one locator mode, `schema_id` with

@@ -3,8 +3,8 @@
 use super::{get, given_list, path_id, post, schema_path, segment, Query, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::operation::{request, Operation};
 use crate::request::ApiRequest;
+use crate::request_type::{request, Operation};
 use crate::validate::rule::{items, nested, one_of, text, within};
 use crate::validate::Check;
 
