@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 import paperlens
-from paperlens._manifest import read_manifest
 from paperlens.harvest import ChangedParametersError, harvest, harvest_corpus, manifest_path, read_records
 from paperlens.sandbox import Sandbox
+from paperlens.storage._manifest import read_manifest
 
 from fixtures import sandbox_client
 from kills import documents, kill_at

@@ -2,7 +2,7 @@
 
 Operations are written once as definitions that return their parameters (``-> Params``) and
 are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` and
-``@workflow`` (``paperlens._operation``). Static analysis sees the definitions, so this
+``@workflow`` (``paperlens.machinery._operation``). Static analysis sees the definitions, so this
 extension gives each the return type its method has. It also renders the docstrings' reST
 roles (``:class:`Client```) as code and fences bare ``>>>`` examples, which Markdown would
 otherwise read as block quotes.

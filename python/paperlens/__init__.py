@@ -12,7 +12,6 @@ On the role of bleaching in loss of marine biodiversity
 import importlib
 from typing import TYPE_CHECKING
 
-from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
 from paperlens.errors import (
@@ -38,6 +37,7 @@ from paperlens.errors import (
     ValidationError,
 )
 from paperlens.filters import Filter
+from paperlens.machinery._pagination import AsyncPaginator, PageCapWarning, Paginator
 
 if TYPE_CHECKING:
     from paperlens import cache as cache

@@ -21,12 +21,12 @@ import logging
 import math
 import os
 
-from paperlens._contract import PAGE_SIZE_MAX
-from paperlens._operation import Plan
-from paperlens._output_guard import guarded_plan
+from paperlens.base._contract import PAGE_SIZE_MAX
 from paperlens.bibliometrics._sources import Documents, _integer
 from paperlens.errors import NotFoundError
-from paperlens.estimate import OperationEstimate, _duration, _operation
+from paperlens.machinery._operation import Plan
+from paperlens.storage._output_guard import guarded_plan
+from paperlens.workflows.estimate import OperationEstimate, _duration, _operation
 
 __all__ = ["ReferenceEstimate", "complete_plan", "estimate_documents"]
 
@@ -102,7 +102,7 @@ def complete_plan(documents: Documents, *, checkpoint: str | os.PathLike[str] | 
         OutputInUseError: another run is writing ``checkpoint``.
         HarvestWriteError: ``checkpoint`` cannot be written (call again to resume).
         ValidationError: ``checkpoint`` records another call's pages."""
-    from paperlens.snowball import _Growth, _Journal, _now, _relation_plan
+    from paperlens.workflows.snowball import _Growth, _Journal, _now, _relation_plan
 
     _LOG.info("%s", estimate_documents(documents))
     journal = _Journal(checkpoint, {"references_of": documents.ids}) if checkpoint is not None else None
