@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from bench_matching import STYLES, Source, initials, source_of
 
 import paperlens
-from paperlens._citation import terms
+from paperlens.base._citation import terms
 from paperlens.sandbox import Sandbox
 
 PAPERS = 2000

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import paperlens
-from paperlens._manifest import ManifestRecorder
 from paperlens.harvest import harvest, harvest_corpus
 from paperlens.sandbox import Sandbox
+from paperlens.storage._manifest import ManifestRecorder
 
 PAPERS, HIDDEN = 5000, 0.1
 CASES: list[tuple[str, str | None, dict[str, Any]]] = [

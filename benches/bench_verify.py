@@ -21,7 +21,7 @@ drawn with ``random.Random(seed)`` and written as references in three sets:
 
 Each reference is free text, in one of the eight citation styles of ``bench_matching.py``
 cycling (a DOI appended where the style has none), or a BibTeX entry (every other reference,
-when ``paperlens._bibtex`` is there). Each set goes to one ``client.verify_citations``; a
+when ``paperlens.workflows._bibtex`` is there). Each set goes to one ``client.verify_citations``; a
 genuine reference is right when ``verified`` with its record, an altered one when ``mismatch``
 naming the altered field, an invented one when ``not_found``. Seed 3 is held out: the
 thresholds were tuned on seeds 0-2, and no rule was chosen with it. Deterministic for ``n`` and seeds.
@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from bench_matching import STYLES, Source, Tally, abbreviated, initials, source_of
 
 import paperlens
-from paperlens._citation import terms
+from paperlens.base._citation import terms
 from paperlens.sandbox import Sandbox
 
 PAPERS = 2000
@@ -47,7 +47,7 @@ _ESCAPES = {"ä": '{\\"a}', "ö": '{\\"o}', "ü": '{\\"u}', "é": "{\\'e}", "è"
 
 def has_bibtex() -> bool:
     try:
-        import paperlens._bibtex  # noqa: F401
+        import paperlens.workflows._bibtex  # noqa: F401
     except ImportError:
         return False
     return True

@@ -1,5 +1,5 @@
 //! `read_bibtex`: the entries of a BibTeX text, read by `paperlens_core::bibtex`, as tuples
-//! that `paperlens._bibtex` turns into `BibEntry` dataclasses.
+//! that `paperlens.workflows._bibtex` turns into `BibEntry` dataclasses.
 
 use paperlens_core::bibtex::{self, BibEntry, Budgets};
 use pyo3::exceptions::PyValueError;

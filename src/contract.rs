@@ -1,11 +1,11 @@
-//! The contract's facts that the Python layer reads (`paperlens._contract`), taken from the
+//! The contract's facts that the Python layer reads (`paperlens.base._contract`), taken from the
 //! core's table (`paperlens_core::contract`) so that each is written once.
 
 use paperlens_core::contract as c;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-/// The facts by the names `paperlens._contract` gives them: tuples of names and integers.
+/// The facts by the names `paperlens.base._contract` gives them: tuples of names and integers.
 pub fn facts(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let facts = PyDict::new(py);
     let names = |names: &[&str]| PyTuple::new(py, names);

@@ -181,10 +181,10 @@ async fn download(
 }
 
 /// The name a download takes inside a directory: the one `Resource.filename` gives, from the
-/// same parser (`paperlens._disposition.download_name`).
+/// same parser (`paperlens.base._disposition.download_name`).
 fn download_name(disposition: Option<String>, file_name: &str) -> Result<String, String> {
     Python::attach(|py| {
-        let module = py.import("paperlens._disposition")?;
+        let module = py.import("paperlens.base._disposition")?;
         module.getattr("download_name")?.call1((disposition, file_name))?.extract::<String>()
     })
     .map_err(|e| format!("could not name the download: {e}"))

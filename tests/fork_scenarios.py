@@ -72,7 +72,7 @@ def with_inherited_async_client(query: str) -> Answer:
 
 def with_inherited_async_client_awaitables(query: str) -> Answer:
     """The core's plain awaitables, which loops that cannot watch sockets use (Windows' proactor)."""
-    from paperlens import _bridge
+    from paperlens.machinery import _bridge
 
     _bridge._bridge = lambda: None
     return with_inherited_async_client(query)

@@ -1,5 +1,5 @@
 """Reading record datasets back as a user would: whole directories of Parquet parts through
-pyarrow.dataset, DuckDB and polars, decoded by the documented schema of ``paperlens._records``
+pyarrow.dataset, DuckDB and polars, decoded by the documented schema of ``paperlens.storage._records``
 (typed columns, four struct columns, two JSON-text columns, the extras in ``extra_json``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""paperlens._bibtex.read_bibtex on the exports of real reference managers (tests/bibtex/),
+"""paperlens.workflows._bibtex.read_bibtex on the exports of real reference managers (tests/bibtex/),
 compared with what bibtexparser and pylatexenc make of the same files; the project's own
 BibTeX writer read back; malformed files named by entry and line."""
 
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from pylatexenc.latex2text import LatexNodes2Text
 
 import paperlens
-from paperlens._bibtex import BibEntry, read_bibtex
-from paperlens._formats import to_bibtex, works
-from paperlens._unicode import well_formed
+from paperlens.base._unicode import well_formed
 from paperlens.errors import BibTeXSyntaxError, ValidationError
+from paperlens.results._formats import to_bibtex, works
+from paperlens.workflows._bibtex import BibEntry, read_bibtex
 
 FILES = Path(__file__).parent / "bibtex"
 EXPORTS = sorted(FILES.glob("*.bib"))

@@ -12,9 +12,9 @@ import pytest
 from test_mcp import connect, text_of
 
 import paperlens
-from paperlens._bibtex import MAX_BRACE_DEPTH, MAX_BYTES, MAX_EXPANDED_BYTES, read_bibtex
 from paperlens.errors import BibTeXSyntaxError
 from paperlens.sandbox import Sandbox
+from paperlens.workflows._bibtex import MAX_BRACE_DEPTH, MAX_BYTES, MAX_EXPANDED_BYTES, read_bibtex
 
 MIB = 1 << 20
 

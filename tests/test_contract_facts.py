@@ -1,4 +1,4 @@
-"""The contract facts of the Python layer (``paperlens._contract``) against the sandbox's OpenAPI
+"""The contract facts of the Python layer (``paperlens.base._contract``) against the sandbox's OpenAPI
 document, and the modules that use them. The Rust core's facts are checked against the same
 document by ``crates/paperlens-sandbox/tests/contract.rs``: together, a fact that differs between
 the core, the sandbox, the document and Python fails CI."""
@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from paperlens import _contract as contract
-from paperlens import _pagination, filters
+from paperlens.base import _contract as contract
+from paperlens.base import filters
+from paperlens.machinery import _pagination
 
 DOCUMENT = Path(__file__).resolve().parents[1] / "crates" / "paperlens-sandbox" / "openapi.json"
 

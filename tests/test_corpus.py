@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import paperlens
-from paperlens._manifest import read_manifest
 from paperlens.harvest import HarvestError, harvest_corpus
 from paperlens.sandbox import Sandbox
+from paperlens.storage._manifest import read_manifest
 
 from corpus_files import corpus_files
 from fixtures import resume_told, sandbox_client, sandbox_environment, strict_client  # noqa: F401 (the client fixture)
@@ -319,7 +319,7 @@ def test_the_command_line_harvests_a_corpus(sandbox, catalogue, tmp_path, monkey
 
 
 def test_figure_names_and_folder_names_stay_inside_the_document_folder():
-    from paperlens.corpus import figure_names, folder_name
+    from paperlens.harvests.corpus import figure_names, folder_name
 
     text = (
         "![Figure 1: a](figures/W1/fig1.png)\n![again](figures/W1/fig1.png)\n![b](<figures/W1/fig 2.png>)\n"

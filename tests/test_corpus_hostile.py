@@ -13,8 +13,8 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 import paperlens
-from paperlens.corpus import folder_name
 from paperlens.harvest import SkippedFigure, harvest_corpus
+from paperlens.harvests.corpus import folder_name
 
 pytest.importorskip("pyarrow")
 

@@ -20,8 +20,8 @@ from pytest_httpserver import HTTPServer
 from test_contract_answers import OPERATIONS, PROFILE, WITH_COLLIDING_NAMES, draw_answer
 
 import paperlens
-from paperlens import _display
 from paperlens import types as t
+from paperlens.results import _display
 
 from contract_answers import IntText
 from fixtures import agentic_result, meta_search_page, sandbox_client

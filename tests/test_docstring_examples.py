@@ -58,8 +58,8 @@ def test_the_docstrings_of_the_public_api_are_found() -> None:
     names = {test.name for test in DOCSTRINGS}
     assert {
         "paperlens",
-        "paperlens.schema._SchemaOperations.resolve_provenance",
-        "paperlens.client._Workflows.lookup",
+        "paperlens.clients.schema._SchemaOperations.resolve_provenance",
+        "paperlens.clients.client._Workflows.lookup",
     } <= names
 
 

@@ -11,9 +11,9 @@ import inspect
 import pytest
 
 import paperlens
-from paperlens import _docstrings as docstrings
-from paperlens import types as t
-from paperlens._operation import paged_doc
+from paperlens.base import _docstrings as docstrings
+from paperlens.machinery._operation import paged_doc
+from paperlens.results import types as t
 from paperlens.schema import AsyncSchema, Schema
 
 PAGED = [

@@ -51,7 +51,7 @@ def test_not_equal_to_any_spelling_of_a_doi_leaves_the_record_out(client, record
 
 
 def test_conditions_on_other_fields_and_operators_are_sent_as_given():
-    from paperlens.filters import filters_to_wire
+    from paperlens.base.filters import filters_to_wire
 
     given = [Filter("doi", "contains", "DOI.ORG"), Filter("title", "==", "doi:10.1/X")]
     assert filters_to_wire(given) == [

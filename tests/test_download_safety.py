@@ -11,7 +11,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
-from paperlens._disposition import safe_filename
+from paperlens.base._disposition import safe_filename
 
 DATA = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
 MINE = b"the user's own file\n"

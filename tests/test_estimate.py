@@ -15,9 +15,9 @@ import pytest
 
 import paperlens
 from paperlens.cli import main
-from paperlens.corpus import figure_names
 from paperlens.estimate import Estimate, OperationEstimate
 from paperlens.harvest import harvest, harvest_corpus
+from paperlens.harvests.corpus import figure_names
 from paperlens.sandbox import Sandbox
 from tests.fixtures import sandbox_client
 

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 import paperlens
-from paperlens._executor import in_order
 from paperlens.harvest import harvest, harvest_corpus
+from paperlens.harvests._executor import in_order
 
 from corpus_files import corpus_files
 from fixtures import sandbox_client, sandbox_environment

@@ -2,7 +2,7 @@
 
 The Parquet outputs (``harvest`` parts, ``harvest_corpus`` records, snowball nodes) are read
 back by pyarrow.dataset, DuckDB and polars as a whole directory, and decoded here by the
-documented schema (``paperlens._records``): typed columns, six JSON-text columns, the extras in
+documented schema (``paperlens.storage._records``): typed columns, six JSON-text columns, the extras in
 ``extra_json``. They must equal the records' ``to_dict()`` with their null properties left out
 (a null cell stands for both); JSONL must equal it exactly.
 """
@@ -64,7 +64,7 @@ def test_a_projection_gives_its_columns_and_the_ids(sandbox, tmp_path):
 
 def test_the_schema_follows_the_catalog(sandbox):
     """The default columns are the catalog's default fields, typed by its types."""
-    from paperlens._records import DEFAULT_FIELDS, metadata_schema
+    from paperlens.storage._records import DEFAULT_FIELDS, metadata_schema
     from paperlens.types import MetadataRecord
 
     catalog = sandbox_client(sandbox).meta_catalog()

@@ -26,9 +26,9 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 import paperlens
-from paperlens._records import read_table_records
 from paperlens.corpus import harvest_corpus
 from paperlens.harvest import harvest, read_records
+from paperlens.storage._records import read_table_records
 
 from conftest import TOKEN
 from contract_answers import PROFILE, TEXT, Answers, expected

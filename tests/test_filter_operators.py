@@ -9,7 +9,7 @@ import contextlib
 import pytest
 
 import paperlens
-from paperlens._contract import OPERATOR_ALIASES
+from paperlens.base._contract import OPERATOR_ALIASES
 
 SANDBOX = dict(papers=50)
 

@@ -19,8 +19,8 @@ from fork_scenarios import PAPERS, QUERIES, answer
 from isolated import run_json
 
 import paperlens
-from paperlens import _bridge
 from paperlens.errors import ConfigurationError
+from paperlens.machinery import _bridge
 from paperlens.sandbox import Sandbox
 
 SCENARIOS = Path(__file__).with_name("fork_scenarios.py")

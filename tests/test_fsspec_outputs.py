@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 import paperlens
-from paperlens._output_guard import OutputLock
 from paperlens.harvest import OutputInUseError, harvest, harvest_corpus, read_records
+from paperlens.storage._output_guard import OutputLock
 
 from fixtures import sandbox_client
 

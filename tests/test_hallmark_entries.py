@@ -16,8 +16,8 @@ import pytest
 from bibtexparser import middlewares
 from test_bibtex import latex_text
 
-from paperlens._bibtex import read_bibtex
 from paperlens.errors import BibTeXSyntaxError
+from paperlens.workflows._bibtex import read_bibtex
 
 ENTRIES = Path(__file__).parent / "bibtex" / "hallmark" / "hallmark-v1.0.bib"
 

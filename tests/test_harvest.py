@@ -7,10 +7,10 @@ import json
 import pytest
 
 import paperlens
-from paperlens import harvest as harvest_module
-from paperlens._harvesting import checkpoint_beside
-from paperlens._manifest import read_manifest
 from paperlens.harvest import HarvestError, harvest, read_records
+from paperlens.harvests import harvest as harvest_module
+from paperlens.harvests._harvesting import checkpoint_beside
+from paperlens.storage._manifest import read_manifest
 
 from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
 

@@ -24,12 +24,12 @@ def test_import_leaves_the_workflows_asyncio_and_the_result_types_for_later() ->
         "dataclasses",
         "inspect",
         "pathlib",
-        "paperlens._model",
-        "paperlens._types_open_platform",
+        "paperlens.results._model",
+        "paperlens.results._types_open_platform",
         "paperlens.deduplication",
         "paperlens.export",
-        "paperlens._formats",
-        "paperlens._citation",
+        "paperlens.results._formats",
+        "paperlens.base._citation",
         "paperlens.matching",
         "paperlens.snowball",
         "paperlens.estimate",
@@ -59,8 +59,8 @@ def test_every_public_name_resolves_and_the_functions_stay_functions() -> None:
         "print(paperlens.dedupe.__module__, paperlens.to_pandas.__module__, paperlens.to_bibtex.__module__,"
         " paperlens.to_bibtex is paperlens.export.to_bibtex)"
     )
-    # The formats are written in paperlens._formats, below the result types; paperlens.export re-exports them.
-    assert run(code) == "paperlens.deduplication paperlens.pandas paperlens._formats True"
+    # The formats are written in paperlens.results._formats, below the result types; paperlens.export re-exports them.
+    assert run(code) == "paperlens.deduplication paperlens.pandas paperlens.results._formats True"
 
 
 def test_the_first_read_of_a_method_defines_its_result_type() -> None:
@@ -68,13 +68,15 @@ def test_the_first_read_of_a_method_defines_its_result_type() -> None:
         "import inspect, sys, typing, paperlens\n"
         "client = paperlens.Client(api_token='t', base_url='http://127.0.0.1:9')\n"
         "search = client.meta_search\n"
-        "assert 'paperlens._types_open_platform' in sys.modules\n"
+        "assert 'paperlens.results._types_open_platform' in sys.modules\n"
         "from paperlens.types import MetaSearchPage\n"
         "assert inspect.signature(search).return_annotation is MetaSearchPage\n"
         "assert typing.get_type_hints(paperlens.Client.meta_search)['return'] is MetaSearchPage\n"
         "print(inspect.signature(paperlens.AsyncClient.iter_meta_search).return_annotation)"
     )
-    assert run(code) == "paperlens._pagination.Paginator[paperlens._types_open_platform.MetadataRecord]"
+    assert (
+        run(code) == "paperlens.machinery._pagination.Paginator[paperlens.results._types_open_platform.MetadataRecord]"
+    )
 
 
 def test_each_public_submodule_is_an_attribute_of_paperlens_on_first_read() -> None:

@@ -17,8 +17,8 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
-from paperlens._agent_tools import default_tools
-from paperlens.corpus import figure_names
+from paperlens.agents._tools import default_tools
+from paperlens.harvests.corpus import figure_names
 from paperlens.integrations.langchain import PaperlensRetriever, tools
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import QUERIES, TOKEN_CALLS, expected_metadata, serve_the_token, sparse_hits

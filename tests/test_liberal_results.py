@@ -158,7 +158,7 @@ def test_extra_properties_named_like_class_level_attributes(client, httpserver: 
 
     result = client.agentic_search("q")
 
-    assert result.__module__ == t.AgenticSearchResult.__module__ == "paperlens._types_open_platform"
+    assert result.__module__ == t.AgenticSearchResult.__module__ == "paperlens.results._types_open_platform"
     assert result.__doc__ == t.AgenticSearchResult.__doc__ and result.__slots__ == t.AgenticSearchResult.__slots__
     assert result.__subclasshook__ == t.AgenticSearchResult.__subclasshook__
     assert result.extra == {**CLASS_LEVEL, "__str__": "s", "__subclasshook__": 0}

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from paperlens._manifest import read_manifest
 from paperlens.harvest import ChangedParametersError, harvest, harvest_corpus, manifest_path, read_records
 from paperlens.sandbox import Sandbox
+from paperlens.storage._manifest import read_manifest
 
 from corpus_files import corpus_files
 from fixtures import sandbox_client, sandbox_environment

@@ -13,7 +13,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
-from paperlens._contract import PAGE_SIZE_MAX
+from paperlens.base._contract import PAGE_SIZE_MAX
 from paperlens.lookup import normalize_doi, normalize_id
 from paperlens.sandbox import Sandbox
 

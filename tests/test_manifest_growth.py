@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from paperlens._harvesting import checkpoint_beside
-from paperlens._manifest import ManifestRecorder, read_manifest
-from paperlens._store import LocalStore
 from paperlens.harvest import harvest, manifest_path, read_records
+from paperlens.harvests._harvesting import checkpoint_beside
+from paperlens.storage._manifest import ManifestRecorder, read_manifest
+from paperlens.storage._store import LocalStore
 
 from fixtures import harvested_growing, sandbox_client
 
@@ -75,7 +75,7 @@ def test_a_100000_document_run_writes_its_manifest_within_a_small_multiple_of_it
 
 
 def test_within_a_run_the_manifest_is_saved_every_few_minutes_not_every_page(sandbox, tmp_path, monkeypatch):
-    import paperlens._manifest as manifests
+    import paperlens.storage._manifest as manifests
 
     saves: list[int] = []
     write = LocalStore.write
@@ -100,7 +100,7 @@ def test_within_a_run_the_manifest_is_saved_every_few_minutes_not_every_page(san
 def test_a_crash_between_a_chunk_and_its_checkpoint_leaves_no_request_id_of_a_page_not_kept(
     sandbox, tmp_path, monkeypatch
 ):
-    import paperlens.harvest as harvesting
+    import paperlens.harvests.harvest as harvesting
 
     out = tmp_path / "papers"
     real = harvesting.write_json_atomically

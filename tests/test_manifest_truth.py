@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from paperlens._manifest import read_manifest
 from paperlens.corpus import harvest_corpus
 from paperlens.errors import ServerError
 from paperlens.harvest import harvest, manifest_path, read_records
 from paperlens.sandbox import Sandbox
+from paperlens.storage._manifest import read_manifest
 
 from fixtures import sandbox_client
 

@@ -26,7 +26,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 import paperlens
-from paperlens._agent_tools import select_tools
+from paperlens.agents._tools import select_tools
 from paperlens.sandbox import Sandbox
 
 PYTHON_DIR = Path(__file__).resolve().parents[1] / "python"

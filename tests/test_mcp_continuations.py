@@ -3,7 +3,7 @@
 further upstream request (each service page is asked for once, counted on the sandbox's
 request log), gives every row the client's operations give, in order, and the same token
 gives the same answer again; a dropped answer's token says so and how to start again; the
-memory is bounded in bytes and time, oldest first (:class:`~paperlens._agent_memory.Memory`)."""
+memory is bounded in bytes and time, oldest first (:class:`~paperlens.agents._memory.Memory`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from test_mcp import TRANSPORTS, connect, continuation, data_of, text_of
 
 import paperlens
 import paperlens.mcp
-from paperlens._agent_memory import Listing, Memory, Target
+from paperlens.agents._memory import Listing, Memory, Target
 from paperlens.errors import ValidationError
 from paperlens.sandbox import Sandbox
 

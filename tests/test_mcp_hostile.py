@@ -25,7 +25,7 @@ from werkzeug import Request, Response
 
 import paperlens
 import paperlens.mcp
-from paperlens._agent_output import UNTRUSTED_NOTE, masked, to_json
+from paperlens.agents._output import UNTRUSTED_NOTE, masked, to_json
 
 from conftest import TOKEN, error_body
 

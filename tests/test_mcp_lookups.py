@@ -18,7 +18,7 @@ from test_mcp import data_of, text_of
 
 import paperlens
 import paperlens.mcp
-from paperlens._agent_plans import id_kind
+from paperlens.agents._plans import id_kind
 from paperlens.sandbox import Sandbox
 
 SANDBOX = {"papers": 300}

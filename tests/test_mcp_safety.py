@@ -23,7 +23,7 @@ from test_mcp import TRANSPORTS, connect, data_of, text_of
 
 import paperlens
 import paperlens.mcp
-from paperlens._agent_output import render, to_json
+from paperlens.agents._output import render, to_json
 from paperlens.errors import ValidationError
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import MASK, TOKEN_CALLS, serve_the_token

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 import paperlens
-from paperlens._output_guard import OutputLock, lock_folder, lock_path
 from paperlens.harvest import HarvestError, OutputInUseError, harvest, harvest_corpus, read_records
+from paperlens.storage._output_guard import OutputLock, lock_folder, lock_path
 
 from fixtures import strict_client  # noqa: F401 (the client fixture)
 from other_user import as_nobody, needs_root, shared_folder
@@ -110,7 +110,7 @@ def test_workers_forked_during_a_run_never_hold_its_lock_and_the_rerun_starts_at
         import json, multiprocessing, os, sys, time
         from concurrent.futures import ProcessPoolExecutor
         from pathlib import Path
-        from paperlens._output_guard import writing
+        from paperlens.storage._output_guard import writing
 
         out, signals = Path(sys.argv[1]), Path(sys.argv[2])
         with writing(out):

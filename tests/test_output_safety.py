@@ -20,7 +20,6 @@ from werkzeug import Response
 
 import paperlens
 from paperlens import cli
-from paperlens._harvesting import checkpoint_beside
 from paperlens.harvest import (
     HarvestError,
     HarvestWriteError,
@@ -29,6 +28,7 @@ from paperlens.harvest import (
     harvest_corpus,
     read_records,
 )
+from paperlens.harvests._harvesting import checkpoint_beside
 
 from disks import Mounts
 from fixtures import sandbox_client, strict_client  # noqa: F401 (the client fixture)

@@ -17,7 +17,7 @@ import pytest
 
 import paperlens
 from paperlens import types as t
-from paperlens._contract import EVIDENCE_GROUPS
+from paperlens.base._contract import EVIDENCE_GROUPS
 from paperlens.sandbox import RecordedRequest, Sandbox
 
 from fixtures import sandbox_client

@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 
 import paperlens
-from paperlens import _progress
+from paperlens.base import _progress
 
 from fixtures import sandbox_client
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-from paperlens._harvesting import ParquetParts, checkpoint_beside
-from paperlens._records import JSON, JSON_TEXT, RecordSchema
 from paperlens.harvest import harvest, read_records
+from paperlens.harvests._harvesting import ParquetParts, checkpoint_beside
+from paperlens.storage._records import JSON, JSON_TEXT, RecordSchema
 
 from fixtures import harvested_growing, meta_search_page, metadata_record
 
@@ -144,6 +144,6 @@ def test_an_older_output_is_read_and_updated_in_its_own_schema(tmp_path):
 
 
 def read_records_of(part: Path) -> list[dict[str, Any]]:
-    from paperlens._records import read_table_records
+    from paperlens.storage._records import read_table_records
 
     return read_table_records(pq.read_table(part))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import paperlens
-from paperlens._citation import parse_reference
+from paperlens.base._citation import parse_reference
 
 from fixtures import sandbox_client
 

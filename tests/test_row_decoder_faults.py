@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from paperlens import types as t
-from paperlens._model import _NOTHING
 from paperlens._paperlens import Row, columns, undecoded_rows
+from paperlens.results._model import _NOTHING
 
 
 class DictRow(dict):  # type: ignore[type-arg]

@@ -13,10 +13,10 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
-from paperlens._records import read_table_records
 from paperlens.cli import main
 from paperlens.sandbox import Sandbox
 from paperlens.snowball import SEED_FIELDS
+from paperlens.storage._records import read_table_records
 
 from fixtures import resume_told, sandbox_client, strict_client  # noqa: F401 (the client fixture)
 

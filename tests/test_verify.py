@@ -16,11 +16,11 @@ import pytest
 from pybtex.database import parse_string as pybtex_parse
 
 import paperlens
-from paperlens._bibtex import read_bibtex
-from paperlens._ids import normalize_doi
+from paperlens.base._ids import normalize_doi
 from paperlens.cli import EXIT_NOT_VERIFIED, EXIT_OK, EXIT_USAGE, main
 from paperlens.types import MetadataRecord
 from paperlens.verification import Verification
+from paperlens.workflows._bibtex import read_bibtex
 
 from verification_papers import distinct_papers, searched_papers  # noqa: F401 (fixtures)
 

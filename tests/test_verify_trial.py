@@ -13,8 +13,8 @@ import pytest
 from pybtex.database import parse_string as pybtex_parse
 
 import paperlens
-from paperlens._bibtex import read_bibtex
 from paperlens.cli import EXIT_OK, EXIT_USAGE, main
+from paperlens.workflows._bibtex import read_bibtex
 
 from fixtures import strict_client  # noqa: F401 (the client fixture)
 from verification_papers import distinct_papers, searched_papers  # noqa: F401 (fixtures)

@@ -10,7 +10,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 import paperlens
-from paperlens._operation import Call, Plan, workflow
+from paperlens.machinery._operation import Call, Plan, workflow
 
 from fixtures import metadata_record
 

@@ -1,6 +1,6 @@
 """How a user's strictly typed code sees the clients: checked by mypy in `.ci/run`, never run.
 
-Each operation is defined once (``paperlens._operation``); these lines hold that the sync
+Each operation is defined once (``paperlens.machinery._operation``); these lines hold that the sync
 client still returns results, the async one awaitables, the ``iter_`` forms paginators of
 the right items, and that a misspelt parameter is an error.
 """

@@ -2,7 +2,7 @@
 
 Operations are written once as definitions that return their parameters (``-> Params``) and
 are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` and
-``@workflow`` (``paperlens._operation``). Static analysis sees the definitions, so this
+``@workflow`` (``paperlens.machinery._operation``). Static analysis sees the definitions, so this
 extension gives each the return type its method has, and an ``iter_`` definition the
 ``Args:`` entries that ``@pages`` completes its docstring with; it gives a result type the
 ``Attributes:`` entries of its bases, as ``Model.__init_subclass__`` does. It also renders
@@ -17,8 +17,8 @@ from typing import Any
 
 import griffe
 
-from paperlens import _docstrings as docstrings
-from paperlens._operation import paged_doc
+from paperlens.base import _docstrings as docstrings
+from paperlens.machinery._operation import paged_doc
 
 _ROLE = re.compile(r":(?:class|meth|func|mod|data|attr|exc|obj):`~?([^`]+)`")
 _DOUBLE = re.compile(r"``([^`]+?)``")
@@ -93,14 +93,14 @@ def _markdown(text: str) -> str:
 
 
 def _inherit_attributes(cls: griffe.Class, done: set[str]) -> None:
-    """As ``paperlens._model.Model.__init_subclass__``, bases first."""
+    """As ``paperlens.results._model.Model.__init_subclass__``, bases first."""
     if cls.path in done:
         return
     done.add(cls.path)
     bases = [base for base in cls.resolved_bases if base.docstring is not None]
     for base in bases:
         _inherit_attributes(base, done)
-    if cls.docstring is not None and any(klass.path == "paperlens._model.Model" for klass in cls.mro()):
+    if cls.docstring is not None and any(klass.path == "paperlens.results._model.Model" for klass in cls.mro()):
         theirs = [base.docstring.value for base in bases if base.docstring is not None]
         cls.docstring.value = docstrings.inherited(cls.docstring.value, theirs, "Attributes:")
 

@@ -13,11 +13,11 @@ import importlib
 from typing import TYPE_CHECKING
 
 from paperlens import errors
-from paperlens._pagination import AsyncPaginator, PageCapWarning, Paginator
 from paperlens._paperlens import __version__
 from paperlens.client import AsyncClient, Client
 from paperlens.errors import *  # noqa: F403 (the exceptions: errors.__all__, public here too)
 from paperlens.filters import Filter
+from paperlens.machinery._pagination import AsyncPaginator, PageCapWarning, Paginator
 
 if TYPE_CHECKING:
     from paperlens import cache as cache

@@ -24,7 +24,7 @@ __version__: str
 
 # -- the contract's facts (src/contract.rs) -------------------------------------------------
 
-#: The facts of the core's contract table that ``paperlens._contract`` reads (and types), by its names.
+#: The facts of the core's contract table that ``paperlens.base._contract`` reads (and types), by its names.
 CONTRACT: Final[Mapping[str, Any]]
 
 # -- rows (src/rows.rs) ---------------------------------------------------------------------

@@ -61,7 +61,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from paperlens import _checks as checks
+from paperlens.base import _checks as checks
 from paperlens.bibliometrics._complete import ReferenceEstimate, complete_plan, estimate_documents
 from paperlens.bibliometrics._counting import co_links, incidence, modules
 from paperlens.bibliometrics._network import WeightedNetwork
@@ -69,7 +69,7 @@ from paperlens.bibliometrics._sources import Documents, author_key, field_values
 from paperlens.bibliometrics._writers import FORMATS
 
 if TYPE_CHECKING:
-    from paperlens.client import Client
+    from paperlens.clients.client import Client
 
 __all__ = [
     "FORMATS",
@@ -305,7 +305,7 @@ def estimate_references(source: Any, *, client: Client | None = None) -> Referen
 
 
 def _checked(min_weight: Any, complete: Any, client: Any, checkpoint: Any) -> None:
-    from paperlens.client import Client
+    from paperlens.clients.client import Client
 
     checks.count("min_weight", min_weight, 1)
     if not isinstance(complete, bool):
@@ -322,7 +322,7 @@ def _prepared(
     source: Any, client: Client | None, complete: bool, min_weight: int, checkpoint: Any
 ) -> tuple[Documents, list[str]]:
     """The source's documents, with whole reference lists for ``complete=True``."""
-    from paperlens._operation import _run_sync
+    from paperlens.machinery._operation import _run_sync
 
     _checked(min_weight, complete, client, checkpoint)
     documents = read_documents(source)

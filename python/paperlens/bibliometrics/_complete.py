@@ -21,14 +21,14 @@ import logging
 import math
 import os
 
-from paperlens._contract import PAGE_SIZE_MAX
-from paperlens._manifest import now
-from paperlens._operation import Plan
-from paperlens._output_guard import guarded_plan
-from paperlens._relation_pages import Growth, Journal, relation_plan
+from paperlens.base._contract import PAGE_SIZE_MAX
 from paperlens.bibliometrics._sources import Documents, reference_count
 from paperlens.errors import NotFoundError
-from paperlens.estimate import OperationEstimate
+from paperlens.machinery._operation import Plan
+from paperlens.storage._manifest import now
+from paperlens.storage._output_guard import guarded_plan
+from paperlens.workflows._relation_pages import Growth, Journal, relation_plan
+from paperlens.workflows.estimate import OperationEstimate
 
 __all__ = ["ReferenceEstimate", "complete_plan", "estimate_documents"]
 

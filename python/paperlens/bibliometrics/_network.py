@@ -261,7 +261,7 @@ class WeightedNetwork:
 
     def _repr_html_(self) -> str:
         """A small drawing of the strongest nodes, coloured by cluster, and a table of them."""
-        from paperlens._display import _dicts_table, _frame
+        from paperlens.results._display import _dicts_table, _frame
 
         title = html.escape(repr(self).removeprefix("WeightedNetwork(").removesuffix(")"))
         head = f"<strong>WeightedNetwork</strong> · {title}"

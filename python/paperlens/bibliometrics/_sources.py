@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from paperlens import _checks as checks
-from paperlens._ids import normalize_doi, strip_doi
-from paperlens._lazy import is_data_frame
+from paperlens.base import _checks as checks
+from paperlens.base._ids import normalize_doi, strip_doi
+from paperlens.base._lazy import is_data_frame
 
 __all__ = ["Documents", "author_key", "read_documents", "reference_count", "term_key"]
 
@@ -102,7 +102,7 @@ def read_documents(source: Any) -> Documents:
         ValidationError: ``source`` is none of the kinds, names no harvest output, or a record
             has no ``unique_id`` (named by its position: ``source[3]``).
     """
-    from paperlens.snowball import CitationNetwork
+    from paperlens.workflows.snowball import CitationNetwork
 
     if isinstance(source, CitationNetwork):
         return _network_documents(source)
@@ -123,16 +123,16 @@ def read_documents(source: Any) -> Documents:
 
 
 def _rows(source: Any) -> list[dict[str, Any]]:
-    from paperlens._harvesting import HarvestResult
-    from paperlens._model import Model
-    from paperlens._pagination import AsyncPaginator
+    from paperlens.harvests._harvesting import HarvestResult
+    from paperlens.machinery._pagination import AsyncPaginator
+    from paperlens.results._model import Model
 
     if isinstance(source, HarvestResult):
         return _harvest_rows(source.url or source.out)
     if isinstance(source, (str, os.PathLike)):
         return _harvest_rows(source)
     if is_data_frame(source):
-        from paperlens._formats import frame_row
+        from paperlens.results._formats import frame_row
 
         return [frame_row(row) for row in source.to_dict("records")]
     if type(source).__module__.startswith("polars") and hasattr(source, "to_dicts"):
@@ -156,8 +156,8 @@ def _rows(source: Any) -> list[dict[str, Any]]:
 
 def _harvest_rows(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The records of a harvest output; a :func:`harvest_corpus` folder's ``records``."""
-    from paperlens._store import location
-    from paperlens.harvest import read_records
+    from paperlens.harvests.harvest import read_records
+    from paperlens.storage._store import location
 
     store, path = location(out)
     if not store.exists(path):

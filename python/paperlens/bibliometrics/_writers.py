@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from paperlens import _checks as checks
-from paperlens._store import replace_atomically
+from paperlens.base import _checks as checks
+from paperlens.storage._store import replace_atomically
 
 __all__ = ["FORMATS", "VOSVIEWER_CLUSTERS", "write"]
 

@@ -10,14 +10,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from paperlens import _contract as c
+from paperlens.base import _contract as c
 from paperlens.cli.convert import csv_list
 from paperlens.cli.exit_codes import EXIT_NOT_FOUND, EXIT_OK, UsageError
 from paperlens.cli.options import CITATION_FORMATS, add_progress_flag, show_progress
 from paperlens.cli.output import emit
 from paperlens.cli.session import Session
-from paperlens.export import CITATION_FIELDS
-from paperlens.lookup import LOOKUP_FIELDS
+from paperlens.results.export import CITATION_FIELDS
+from paperlens.workflows.lookup import LOOKUP_FIELDS
 
 CONFIDENCES = ("high", "medium", "low")
 _LOOKUP_COLUMNS = ["input_id", "unique_id", "doi", "publication_published_year", "title"]

@@ -12,7 +12,7 @@ from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.options import CITATION_FORMATS, show_progress
 from paperlens.cli.output import emit, format_table, write_text
 from paperlens.cli.session import Session
-from paperlens.export import CITATION_FIELDS
+from paperlens.results.export import CITATION_FIELDS
 
 _RECORD_COLUMNS = ["unique_id", "publication_published_year", "citation_count", "title"]
 
@@ -142,7 +142,7 @@ def relations(args: argparse.Namespace) -> int:
 
 
 def harvest(args: argparse.Namespace) -> int:
-    from paperlens import harvest as harvesting
+    from paperlens.harvests import harvest as harvesting
 
     if args.sample_texts is not None and not (args.dry_run and args.texts):
         raise UsageError("--sample-texts: only with --dry-run and --texts (the samples are texts of the harvest)")
@@ -172,7 +172,7 @@ def _harvest_corpus(args: argparse.Namespace) -> int:
     """``harvest --texts [--figures]`` or ``--ids FILE``: a full-text corpus directory."""
     from pathlib import Path
 
-    from paperlens.harvest import harvest_corpus
+    from paperlens.harvests.harvest import harvest_corpus
 
     given = [
         name for name, on in [("--sort", args.sort), ("--fields", args.fields), ("--collection", args.collection)] if on

@@ -7,9 +7,9 @@ import json
 import re
 from typing import Any
 
-from paperlens import _contract as c
+from paperlens.base import _contract as c
+from paperlens.base.filters import Filter
 from paperlens.cli.exit_codes import UsageError
-from paperlens.filters import Filter
 
 # A bare value may not start with an operator's character: ``citation_count >> 5`` is a typo,
 # not ``>`` with the value ``"> 5"`` (quote a value that does start so).

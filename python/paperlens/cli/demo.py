@@ -9,9 +9,9 @@ import textwrap
 from pathlib import Path
 from typing import TextIO
 
+from paperlens.base.sandbox import Sandbox
 from paperlens.cli.output import format_table
-from paperlens.client import Client
-from paperlens.sandbox import Sandbox
+from paperlens.clients.client import Client
 
 _QUESTION = "Does retrieval augmented generation reduce hallucination in question answering?"
 _TOPIC = "retrieval augmented generation"

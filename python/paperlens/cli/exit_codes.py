@@ -22,7 +22,7 @@ class UsageError(Exception):
 
 def exit_code(error: BaseException) -> int:
     """The exit code that tells this kind of failure apart."""
-    from paperlens.harvest import HarvestError
+    from paperlens.harvests.harvest import HarvestError
 
     if isinstance(error, (HarvestError, errors.ResourceWriteError)):
         return EXIT_OUTPUT

@@ -8,7 +8,7 @@ import socket
 import sys
 from typing import Any
 
-from paperlens._agent_tools import DEFAULT_MAX_CHARS
+from paperlens.agents._tools import DEFAULT_MAX_CHARS
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.session import Session
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     """Serves until the client disconnects (stdio) or until interrupted (http)."""
     import anyio
 
-    from paperlens.mcp import server
+    from paperlens.agents.mcp import server
 
     token = _http_token(args) if args.transport == "http" else None
     with Session() as client:
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 def _http_token(args: argparse.Namespace) -> str | None:
     """The bearer token the HTTP server requires (None: none), after checking that a host
     beyond loopback is allowed and has one."""
-    from paperlens.mcp import is_loopback
+    from paperlens.agents.mcp import is_loopback
 
     token = args.auth_token if args.auth_token is not None else os.environ.get(TOKEN_VARIABLE) or None
     if not is_loopback(args.host):
@@ -111,7 +111,7 @@ async def _serve_stdio(app: Any) -> None:
 async def _serve_http(app: Any, args: argparse.Namespace, token: str | None) -> None:
     import uvicorn
 
-    from paperlens.mcp import http_app
+    from paperlens.agents.mcp import http_app
 
     host = args.host
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -11,8 +11,8 @@ import sys
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, TextIO
 
-from paperlens._result import rows_field
-from paperlens._unicode import escape_surrogates, well_formed
+from paperlens.base._unicode import escape_surrogates, well_formed
+from paperlens.results._result import rows_field
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -122,7 +122,7 @@ def _print_cursors(data: Any) -> None:
 
 def emit_citations(fmt: str, records: Any, *, out: TextIO | None = None) -> None:
     """Prints the records of ``records`` as ``bibtex``, ``ris`` or ``csl-json`` (a JSON array)."""
-    from paperlens import export
+    from paperlens.results import export
 
     out = out or sys.stdout
     if fmt == "csl-json":

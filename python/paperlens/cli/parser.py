@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from paperlens import _contract as c
+from paperlens.base import _contract as c
 from paperlens.cli import commands
 from paperlens.cli.bibliography_commands import add_bibliography_commands
 from paperlens.cli.convert import csv_list, filter_arg, json_arg, rate_limit_arg, sort_arg
@@ -250,7 +250,7 @@ def _relations(parser: argparse.ArgumentParser) -> None:
 
 
 def _harvest(parser: argparse.ArgumentParser) -> None:
-    from paperlens.corpus import BY
+    from paperlens.harvests.corpus import BY
 
     parser.add_argument("query", nargs="?", help="keywords (omit to filter only)")
     parser.add_argument("--out", required=True, help="output directory (parquet) or file (jsonl)")

@@ -12,14 +12,14 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from paperlens import _docstrings as docstrings
-from paperlens._contract import DIRECTIONS, EVIDENCE_GROUPS, GOALS, GROUP_OPERATORS, SIGNALS
+from paperlens.base import _docstrings as docstrings
+from paperlens.base._contract import DIRECTIONS, EVIDENCE_GROUPS, GOALS, GROUP_OPERATORS, SIGNALS
 from paperlens.cli.convert import csv_list, int_list, json_arg
 from paperlens.cli.exit_codes import EXIT_OK
 from paperlens.cli.options import add_paging_flags
 from paperlens.cli.output import emit
 from paperlens.cli.session import Session
-from paperlens.schema import Schema
+from paperlens.clients.schema import Schema
 
 #: The 18 structured-paper operations, as ``paperlens schema <name>``.
 SCHEMA_OPERATIONS = (

@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from paperlens.sandbox import Sandbox
+from paperlens.base.sandbox import Sandbox
 
 
 def serve(args: argparse.Namespace) -> int:

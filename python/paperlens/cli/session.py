@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from paperlens._default_client import close_default_client, default_client
-from paperlens.client import Client
+from paperlens.clients._default_client import close_default_client, default_client
+from paperlens.clients.client import Client
 
 
 class Session:
-    """The client of a command (:func:`paperlens._default_client.default_client`), closed on
+    """The client of a command (:func:`paperlens.clients._default_client.default_client`), closed on
     exit. ``shared_pacing`` applies to the environment's service (no other process shares a
     fresh sandbox's token)."""
 

@@ -7,7 +7,7 @@ import argparse
 from paperlens.cli.exit_codes import EXIT_OK
 from paperlens.cli.options import add_progress_flag, show_progress
 from paperlens.cli.session import Session
-from paperlens.snowball import DIRECTIONS
+from paperlens.workflows.snowball import DIRECTIONS
 
 DESCRIPTION = (
     "Grow the citation network around seed papers breadth first over /meta-paper-relations, paced to the "

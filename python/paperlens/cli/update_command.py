@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperlens._manifest import now, output_manifest
-from paperlens._store import LOCAL, location, replace_atomically
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.options import add_progress_flag, show_progress
 from paperlens.cli.session import Session
+from paperlens.storage._manifest import now, output_manifest
+from paperlens.storage._store import LOCAL, location, replace_atomically
 
 DESCRIPTION = (
     "Bring each harvest output (the --out of paperlens harvest) up to date: search again with the "
@@ -87,7 +87,7 @@ def _recorded(out: str) -> dict[str, Any]:
 
 
 def _update(client: Any, out: str, manifest: dict[str, Any], progress: bool) -> Update:
-    from paperlens.harvest import harvest, harvest_corpus, read_records
+    from paperlens.harvests.harvest import harvest, harvest_corpus, read_records
 
     recorded = manifest["parameters"]
     if manifest["call"] == "harvest_corpus":
@@ -126,7 +126,7 @@ def _where_to_read(record: dict[str, Any], out: str, corpus: bool) -> str | None
     """The corpus's Markdown of the text, else the open-access URL, the DOI link, or the command."""
     doc_id, doi = record.get("doc_id"), record.get("doi")
     if corpus and isinstance(doc_id, str) and doc_id and location(out)[0] is LOCAL:
-        from paperlens.corpus import folder_name
+        from paperlens.harvests.corpus import folder_name
 
         text = Path(out) / "documents" / folder_name(doc_id) / "text.md"
         if text.is_file():

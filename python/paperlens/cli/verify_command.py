@@ -47,7 +47,7 @@ def references(source: str) -> Any:
     if source == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("give a file, or the references on stdin with -")
-        from paperlens._given import read_text
+        from paperlens.workflows._given import read_text
 
         return read_text(sys.stdin.read())
     path = Path(source)

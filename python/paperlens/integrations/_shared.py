@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from paperlens._checks import count, invalid, non_empty_text, not_one_string
-from paperlens._default_client import default_client
-from paperlens.client import AsyncClient, Client
+from paperlens.base._checks import count, invalid, non_empty_text, not_one_string
+from paperlens.clients._default_client import default_client
+from paperlens.clients.client import AsyncClient, Client
 
 if TYPE_CHECKING:
-    from paperlens.types import Hit, MetadataRecord
+    from paperlens.results.types import Hit, MetadataRecord
 
 __all__ = ["Clients", "checked_doc_ids", "checked_top_k", "hit_metadata", "record_metadata"]
 
@@ -18,7 +18,7 @@ __all__ = ["Clients", "checked_doc_ids", "checked_top_k", "hit_metadata", "recor
 class Clients:
     """The sync and the async client of an adapter, over one core (connections, pacing, cache).
 
-    ``client=None`` takes the default client (:func:`paperlens._default_client.default_client`:
+    ``client=None`` takes the default client (:func:`paperlens.clients._default_client.default_client`:
     the environment's service, or a fresh sandbox said on stderr, which lives as long as
     ``self.sync``, that client)."""
 

@@ -27,10 +27,10 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool, ToolException
 from pydantic import PrivateAttr
 
-from paperlens._agent_memory import Memory
-from paperlens._agent_output import ImagePart, TextPart
-from paperlens._agent_tools import DEFAULT_MAX_CHARS, AgentTool, Answer, default_tools
-from paperlens.client import AsyncClient, Client
+from paperlens.agents._memory import Memory
+from paperlens.agents._output import ImagePart, TextPart
+from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, default_tools
+from paperlens.clients.client import AsyncClient, Client
 from paperlens.integrations._shared import Clients, checked_top_k, hit_metadata
 
 __all__ = ["PaperlensRetriever", "tools"]

@@ -24,7 +24,7 @@ from llama_index.core.readers.base import BaseReader
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import Document, NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 
-from paperlens.client import AsyncClient, Client
+from paperlens.clients.client import AsyncClient, Client
 from paperlens.integrations._shared import Clients, checked_doc_ids, checked_top_k, hit_metadata, record_metadata
 
 __all__ = ["PaperlensReader", "PaperlensRetriever"]

@@ -1,0 +1,2 @@
+"""The clients: Client, AsyncClient, client.schema, and the default client of the CLI and the
+adapters."""
