@@ -19,6 +19,7 @@ tools' runs mask it, for every integration alike).
 an optional bearer token of the server's own.
 """
 
-from paperlens.agents.mcp import http_app, server
+# The names in the order the API reference shows them (ruff leaves a door's imports unsorted).
+from paperlens.agents.mcp import server, http_app
 
 __all__ = ["http_app", "server"]
