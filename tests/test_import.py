@@ -26,13 +26,13 @@ def test_import_leaves_the_workflows_asyncio_and_the_result_types_for_later() ->
         "pathlib",
         "paperlens.results._model",
         "paperlens.results._types_open_platform",
-        "paperlens.deduplication",
-        "paperlens.export",
+        "paperlens.workflows.deduplication",
+        "paperlens.results.export",
         "paperlens.results._formats",
         "paperlens.base._citation",
-        "paperlens.matching",
-        "paperlens.snowball",
-        "paperlens.estimate",
+        "paperlens.workflows.matching",
+        "paperlens.workflows.snowball",
+        "paperlens.workflows.estimate",
         "paperlens.bibliometrics",
         "numpy",
         "scipy",
@@ -59,8 +59,10 @@ def test_every_public_name_resolves_and_the_functions_stay_functions() -> None:
         "print(paperlens.dedupe.__module__, paperlens.to_pandas.__module__, paperlens.to_bibtex.__module__,"
         " paperlens.to_bibtex is paperlens.export.to_bibtex)"
     )
-    # The formats are written in paperlens.results._formats, below the result types; paperlens.export re-exports them.
-    assert run(code) == "paperlens.deduplication paperlens.pandas paperlens.results._formats True"
+    # Each is defined in its folder's module (paperlens.deduplication, paperlens.pandas and
+    # paperlens.export are doors); the formats are written in paperlens.results._formats, below
+    # the result types, and paperlens.results.export re-exports them.
+    assert run(code) == "paperlens.workflows.deduplication paperlens.results.pandas paperlens.results._formats True"
 
 
 def test_the_first_read_of_a_method_defines_its_result_type() -> None:
@@ -89,7 +91,7 @@ def test_each_public_submodule_is_an_attribute_of_paperlens_on_first_read() -> N
         "errors": "APIError",
         "estimate": "Estimate",
         "export": "CITATION_FIELDS",
-        "filters": "filters_to_wire",
+        "filters": "FilterSpec",
         "harvest": "harvest_corpus",
         "lookup": "normalize_doi",
         "matching": "parse_reference",

@@ -36,7 +36,7 @@ def _returns(func: griffe.Function) -> Any:
         if name == "operation" and value.arguments:
             return value.arguments[0]
         if name == "pages" and len(value.arguments) > 1:
-            module = func.package["_pagination"]
+            module = func.package["machinery._pagination"]
             return griffe.ExprSubscript(griffe.ExprName("Paginator", parent=module), value.arguments[1])
     return None
 

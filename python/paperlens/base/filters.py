@@ -1,9 +1,4 @@
-"""Short forms of ``meta_search`` filters, sort and facets, turned into the wire dicts.
-
->>> from paperlens import Filter
->>> Filter("citation_count", ">=", 100).to_wire()
-{'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
-"""
+"""The code of :mod:`paperlens.filters`, the public module that re-exports it and documents it."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""A local, contract-faithful paperlens service for examples, tests and benchmarks.
-
->>> import paperlens
->>> from paperlens.sandbox import Sandbox
->>> with Sandbox(papers=200) as sandbox:
-...     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url)
-
-The server runs inside this process (Rust, on the extension's shared runtime) on a
-loopback port; it implements all 24 operations over a generated corpus, deterministic
-for ``papers`` and ``seed``.
-"""
+"""The code of :mod:`paperlens.sandbox`, the public module that re-exports it and documents it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""``Client`` and ``AsyncClient``: the same methods, sync and async, over one Rust core.
-
-Each method gathers its parameters (``None`` means "not sent"), the core validates them
-against the spec, sends them with retries and pacing, and decodes the answer; the method
-then builds the typed result.
-"""
+"""The code of :mod:`paperlens.client`, the public module that re-exports it and documents it."""
 
 from __future__ import annotations
 

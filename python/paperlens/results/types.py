@@ -1,9 +1,4 @@
-"""Typed results: one frozen dataclass per response and resource of the spec.
-
-Attribute names are the wire names. A field the response did not carry is ``None``;
-properties the spec does not name are kept in ``extra``; ``to_dict()`` returns the wire JSON;
-every response carries the ``request_id`` of its call.
-"""
+"""The code of :mod:`paperlens.types`, the public module that re-exports it and documents it."""
 
 from paperlens.results._model import Model, Response
 from paperlens.results._types_open_platform import *  # noqa: F403
