@@ -120,6 +120,8 @@ class PaperlensDocs(griffe.Extension):
 
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         if pkg.name == "paperlens":
+            # Model's hook that writes the inherited attribute entries is machinery, not part of a result.
+            pkg["results._model.Model"].members.pop("__init_subclass__", None)
             done: set[str] = set()
             for cls in _classes(pkg):
                 _inherit_attributes(cls, done)

@@ -17,6 +17,7 @@ others may write (group or world write permission) is not used: the client works
 cache and logs a WARNING naming the folder and why (``client.cache.enabled`` is then False).
 """
 
-from paperlens.machinery.cache import ResponseCache
+from paperlens.machinery import cache as _module
+from paperlens.machinery.cache import *  # noqa: F403
 
-__all__ = ["ResponseCache"]
+__all__ = _module.__all__

@@ -5,6 +5,7 @@ against the spec, sends them with retries and pacing, and decodes the answer; th
 then builds the typed result.
 """
 
-from paperlens.clients.client import AsyncClient, Client
+from paperlens.clients import client as _module
+from paperlens.clients.client import *  # noqa: F403
 
-__all__ = ["AsyncClient", "Client"]
+__all__ = _module.__all__

@@ -41,6 +41,7 @@ files are those of a run without it. ``out`` may be an fsspec URL (``s3://bucket
 see :mod:`paperlens.storage._store` for what stays atomic there.
 """
 
-from paperlens.harvests.corpus import BY, harvest_corpus
+from paperlens.harvests import corpus as _module
+from paperlens.harvests.corpus import *  # noqa: F403
 
-__all__ = ["BY", "harvest_corpus"]
+__all__ = _module.__all__

@@ -30,6 +30,7 @@ combined across records, so merge records fetched with the same ``fields`` (for 
 ``paperlens.export.CITATION_FIELDS``), or the one with the larger projection wins.
 """
 
-from paperlens.workflows.deduplication import RULES, Deduped, Merge, dedupe, normalize_title
+from paperlens.workflows import deduplication as _module
+from paperlens.workflows.deduplication import *  # noqa: F403
 
-__all__ = ["RULES", "Deduped", "Merge", "dedupe", "normalize_title"]
+__all__ = _module.__all__

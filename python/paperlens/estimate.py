@@ -58,7 +58,7 @@ and ``/resource`` have no quota the contract states (the client slows them only 
 service answers 429), so their time is that of the network and the service.
 """
 
-# The names in the order the API reference shows them (ruff leaves a door's imports unsorted).
-from paperlens.workflows.estimate import OperationEstimate, Estimate, estimate_plan
+from paperlens.workflows import estimate as _module
+from paperlens.workflows.estimate import *  # noqa: F403
 
-__all__ = ["Estimate", "OperationEstimate", "estimate_plan"]
+__all__ = _module.__all__

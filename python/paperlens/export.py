@@ -42,36 +42,7 @@ through ``paperlens.results._result``; the result types get ``to_bibtex()`` and 
 :class:`Citable`, which imports the formats on first use.
 """
 
-from paperlens.results.export import (
-    CITATION_FIELDS,
-    KINDS,
-    Citable,
-    Kind,
-    Name,
-    RecordList,
-    Work,
-    author_name,
-    frame_row,
-    latex_escape,
-    to_bibtex,
-    to_csl_json,
-    to_ris,
-    works,
-)
+from paperlens.results import export as _module
+from paperlens.results.export import *  # noqa: F403
 
-__all__ = [
-    "CITATION_FIELDS",
-    "KINDS",
-    "Citable",
-    "Kind",
-    "Name",
-    "RecordList",
-    "Work",
-    "author_name",
-    "frame_row",
-    "latex_escape",
-    "to_bibtex",
-    "to_csl_json",
-    "to_ris",
-    "works",
-]
+__all__ = _module.__all__

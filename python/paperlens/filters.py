@@ -5,6 +5,7 @@
 {'field': 'citation_count', 'operator': 'FILTER_OP_GTE', 'value': 100}
 """
 
-from paperlens.base.filters import FacetSpec, Filter, FilterSpec, SortSpec
+from paperlens.base import filters as _module
+from paperlens.base.filters import *  # noqa: F403
 
-__all__ = ["FacetSpec", "Filter", "FilterSpec", "SortSpec"]
+__all__ = _module.__all__

@@ -18,6 +18,7 @@ id; the first such record wins when several do.
 ['https://doi.org/10.9999/missing']
 """
 
-from paperlens.workflows.lookup import LOOKUP_FIELDS, Lookup, lookup_plan, normalize_doi, normalize_id
+from paperlens.workflows import lookup as _module
+from paperlens.workflows.lookup import *  # noqa: F403
 
-__all__ = ["LOOKUP_FIELDS", "Lookup", "lookup_plan", "normalize_doi", "normalize_id"]
+__all__ = _module.__all__

@@ -30,28 +30,7 @@ holds, and a best candidate tied with the next is low ("tied with ..." in its re
 ('high', 'W4000000000', ['title words 8/8', 'first author Lindqvist', 'authors 2/2', 'year 1994 (+0)'])
 """
 
-from paperlens.workflows.matching import (
-    Citation,
-    Confidence,
-    Evidence,
-    ReferenceMatch,
-    match_many_plan,
-    match_plan,
-    parse_reference,
-    rank,
-    title_query,
-    venue_agreement,
-)
+from paperlens.workflows import matching as _module
+from paperlens.workflows.matching import *  # noqa: F403
 
-__all__ = [
-    "Citation",
-    "Confidence",
-    "Evidence",
-    "ReferenceMatch",
-    "match_many_plan",
-    "match_plan",
-    "parse_reference",
-    "rank",
-    "title_query",
-    "venue_agreement",
-]
+__all__ = _module.__all__

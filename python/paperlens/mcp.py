@@ -19,7 +19,7 @@ tools' runs mask it, for every integration alike).
 an optional bearer token of the server's own.
 """
 
-# The names in the order the API reference shows them (ruff leaves a door's imports unsorted).
-from paperlens.agents.mcp import server, http_app
+from paperlens.agents import mcp as _module
+from paperlens.agents.mcp import *  # noqa: F403
 
-__all__ = ["http_app", "server"]
+__all__ = _module.__all__

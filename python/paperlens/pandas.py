@@ -28,6 +28,7 @@ single DataFrame constructor. pandas, pyarrow and polars are imported only when 
 for: ``import paperlens`` never imports them.
 """
 
-from paperlens.results.pandas import to_pandas, to_polars
+from paperlens.results import pandas as _module
+from paperlens.results.pandas import *  # noqa: F403
 
-__all__ = ["to_pandas", "to_polars"]
+__all__ = _module.__all__

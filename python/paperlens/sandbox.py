@@ -10,6 +10,7 @@ loopback port; it implements all 24 operations over a generated corpus, determin
 for ``papers`` and ``seed``.
 """
 
-from paperlens.base.sandbox import FaultKind, RateLimitKind, RecordedRequest, Sandbox, corpus_of
+from paperlens.base import sandbox as _module
+from paperlens.base.sandbox import *  # noqa: F403
 
-__all__ = ["FaultKind", "RateLimitKind", "RecordedRequest", "Sandbox", "corpus_of"]
+__all__ = _module.__all__

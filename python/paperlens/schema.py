@@ -15,6 +15,7 @@ token, ``QuotaExhaustedError`` when a 429 asks for a wait beyond ``max_rate_limi
 >>> graph = client.schema.citation_graph(page.items[0].schema_id, depth=2).to_networkx()
 """
 
-from paperlens.clients.schema import AsyncSchema, Schema
+from paperlens.clients import schema as _module
+from paperlens.clients.schema import *  # noqa: F403
 
-__all__ = ["AsyncSchema", "Schema"]
+__all__ = _module.__all__

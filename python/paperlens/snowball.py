@@ -33,6 +33,7 @@ the network); a line cut by a crash is dropped on resume, so a page is saved who
 all.
 """
 
-from paperlens.workflows.snowball import DIRECTIONS, SEED_FIELDS, CitationNetwork, snowball_plan
+from paperlens.workflows import snowball as _module
+from paperlens.workflows.snowball import *  # noqa: F403
 
-__all__ = ["DIRECTIONS", "SEED_FIELDS", "CitationNetwork", "snowball_plan"]
+__all__ = _module.__all__

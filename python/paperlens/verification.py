@@ -42,14 +42,7 @@ measures how often each level is right.
 ('mismatch', {'year': (1995, 1994)})
 """
 
-from paperlens.workflows.verification import (
-    FIELD_NAMES,
-    FIELDS,
-    STATUSES,
-    Status,
-    Verification,
-    VerifiedReference,
-    verify_plan,
-)
+from paperlens.workflows import verification as _module
+from paperlens.workflows.verification import *  # noqa: F403
 
-__all__ = ["FIELDS", "FIELD_NAMES", "STATUSES", "Status", "Verification", "VerifiedReference", "verify_plan"]
+__all__ = _module.__all__

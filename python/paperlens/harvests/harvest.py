@@ -34,6 +34,7 @@ from paperlens.harvests._harvesting import (
     unheld,
     write_json_atomically,
 )
+from paperlens.harvests.corpus import harvest_corpus
 from paperlens.storage._manifest import MANIFEST_NAME, ManifestError, output_manifest
 from paperlens.storage._output_guard import HarvestError, HarvestWriteError, OutputInUseError, guarded
 from paperlens.storage._records import metadata_schema
@@ -42,7 +43,6 @@ from paperlens.storage._stored import held_keys, own_schema, stored_records
 
 if TYPE_CHECKING:
     from paperlens.clients.client import Client
-    from paperlens.harvests.corpus import harvest_corpus as harvest_corpus
 
 __all__ = [
     "ChangedParametersError",
@@ -362,13 +362,3 @@ def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any] | None:
         return output_manifest(out)
     except ManifestError as error:
         raise HarvestError(str(error)) from error
-
-
-def __getattr__(name: str) -> Any:
-    # harvest_corpus lives in paperlens.corpus, which imports this module's helpers: it is
-    # re-exported on first use, so either module may be imported first.
-    if name == "harvest_corpus":
-        from paperlens.harvests.corpus import harvest_corpus
-
-        return harvest_corpus
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
