@@ -1,2 +1,2 @@
 """Helpers that know nothing of results: contract facts, argument checks, identifiers, citation
-parsing, progress, optional imports, text, docstrings, filters, the sandbox."""
+parsing, progress, optional imports, text, docstrings, shared signatures, filters, the sandbox."""

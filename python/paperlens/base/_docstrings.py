@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["arguments", "entries", "inherited", "summary", "with_entries"]
+__all__ = ["arguments", "as_for", "entries", "inherited", "summary", "with_entries"]
 
 _SECTION = re.compile(r"^[A-Z][A-Za-z ]*:$")
 _ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+):\s?(.*)$")
@@ -93,3 +93,13 @@ def inherited(doc: str, bases: list[str], title: str) -> str:
     if not theirs:
         return doc
     return with_entries(doc, title, {**theirs, **entries(doc, title)})
+
+
+def as_for(doc: str, names: list[str], function: str) -> str:
+    """``doc`` with one ``Args:`` entry first, ``a, b: as for :func:`function`.``, naming those
+    of ``names`` that it does not document itself (``doc`` as it is when it documents them all)."""
+    own = entries(doc, "Args:")
+    shared = ", ".join(name for name in names if name not in own)
+    if not shared:
+        return doc
+    return with_entries(doc, "Args:", {shared: [f"    {shared}: as for :func:`{function}`."], **own})
