@@ -5,6 +5,7 @@ harvests), hand-made records the contract allows, and with ``complete=True`` the
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 from collections import Counter
@@ -351,6 +352,23 @@ def test_bad_input_sends_nothing(sandbox, client, records):
         co_citation(records, client=client, complete=True, min_weight=0)
     with pytest.raises(paperlens.ValidationError):
         co_citation([*records, {"title": "no id"}], client=client, complete=True)
+    assert sandbox.requests() == []
+
+
+@pytest.mark.parametrize("build", [bibliographic_coupling, direct_citation])
+def test_coupling_and_direct_citation_take_the_parameters_of_co_citation(sandbox, client, records, build):
+    assert inspect.signature(build) == inspect.signature(co_citation)
+    assert build.__annotations__ == co_citation.__annotations__
+    sandbox.clear_requests()
+    with pytest.raises(TypeError, match=rf"^{build.__name__}\(\): got an unexpected keyword argument 'min_weigth'"):
+        build(records, client=client, complete=True, min_weigth=2)
+    with pytest.raises(TypeError, match=rf"^{build.__name__}\(\): too many positional arguments"):
+        build(records, client)
+    with pytest.raises(TypeError, match=rf"^{build.__name__}\(\): missing a required argument: 'source'"):
+        build(client=client)
+    with pytest.raises(paperlens.ValidationError) as caught:
+        build(records, client=client, complete=True, min_weight=0)
+    assert caught.value.param == "min_weight"
     assert sandbox.requests() == []
 
 

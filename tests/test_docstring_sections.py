@@ -121,3 +121,29 @@ def test_inherited_puts_the_bases_entries_first_and_keeps_an_own_rewording_in_pl
         "Examples:\n    >>> c\n"
     )
     assert docstrings.inherited(own, ["A base with no attributes."], "Attributes:") == own
+
+
+def test_a_function_with_a_prototype_documents_its_parameters_as_for_it() -> None:
+    from paperlens.bibliometrics import bibliographic_coupling, co_citation, direct_citation
+
+    written = docstrings.entries(inspect.getdoc(co_citation) or "", "Args:")
+    assert list(written) == ["source", "client", "complete", "min_weight", "checkpoint"]
+    for function in (bibliographic_coupling, direct_citation):
+        assert docstrings.entries(inspect.getdoc(function) or "", "Args:") == {
+            "source, client, complete, min_weight, checkpoint": [
+                "    source, client, complete, min_weight, checkpoint: as for :func:`co_citation`."
+            ]
+        }
+
+
+def test_as_for_writes_one_entry_first_for_what_the_doc_leaves_out() -> None:
+    doc = "A map.\n\n    Returns:\n        A network.\n    "
+    assert docstrings.as_for(doc, ["source", "client"], "proto") == (
+        "A map.\n\n    Args:\n        source, client: as for :func:`proto`.\n\n    Returns:\n        A network.\n    "
+    )
+    own = "A map.\n\nArgs:\n    client: its own,\n        at length.\n    extra: more.\n\nReturns:\n    A network.\n"
+    assert docstrings.as_for(own, ["source", "client", "min_weight"], "proto") == (
+        "A map.\n\nArgs:\n    source, min_weight: as for :func:`proto`.\n    client: its own,\n        at length.\n"
+        "    extra: more.\n\nReturns:\n    A network.\n"
+    )
+    assert docstrings.as_for(own, ["client"], "proto") == own

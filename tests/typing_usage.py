@@ -48,3 +48,15 @@ def on_an_executor(client: paperlens.Client, aclient: paperlens.AsyncClient) -> 
     assert_type(harvest_corpus(client, "s3://bucket/corpus", executor=ProcessPoolExecutor(4)), HarvestResult)
     assert_type(harvest(client, "coral", out="records", executor=ThreadPoolExecutor(2)), HarvestResult)
     harvest_corpus(aclient, "corpus", executor=ProcessPoolExecutor(4))  # type: ignore[call-overload]
+
+
+def in_a_map(client: paperlens.Client) -> None:
+    from paperlens.bibliometrics import WeightedNetwork, bibliographic_coupling, direct_citation
+
+    # Written `(source, **options)`, they take co_citation's parameters (``@parameters_of``).
+    assert_type(bibliographic_coupling("records", client=client, complete=True, min_weight=2), WeightedNetwork)
+    assert_type(direct_citation("records", checkpoint="relations.json", complete=True), WeightedNetwork)
+    bibliographic_coupling("records", min_weigth=2)  # type: ignore[call-arg]
+    direct_citation("records", min_weight="2")  # type: ignore[arg-type]
+    direct_citation(source="records")
+    direct_citation()  # type: ignore[call-arg]

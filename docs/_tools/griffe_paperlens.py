@@ -5,7 +5,9 @@ are turned into methods by ``@operation(Model)``, ``@pages(Model, Item, ...)`` a
 ``@workflow`` (``paperlens.machinery._operation``). Static analysis sees the definitions, so this
 extension gives each the return type its method has, and an ``iter_`` definition the
 ``Args:`` entries that ``@pages`` completes its docstring with; it gives a result type the
-``Attributes:`` entries of its bases, as ``Model.__init_subclass__`` does. It also renders
+``Attributes:`` entries of its bases, as ``Model.__init_subclass__`` does; a function decorated
+``@parameters_of(prototype)`` (``paperlens.base._signatures``) the prototype's parameters and the
+``Args:`` entry "as for" it that the decorator writes. It also renders
 the docstrings' reST roles (``:class:`Client```) as code and fences bare ``>>>`` examples,
 which Markdown would otherwise read as block quotes.
 """
@@ -46,6 +48,19 @@ def _is_paged(obj: griffe.Object) -> bool:
         isinstance(decorator.value, griffe.ExprCall) and str(decorator.value.function) == "pages"
         for decorator in obj.decorators
     )
+
+
+def _prototype(obj: griffe.Object) -> griffe.Function | None:
+    """The function whose parameters ``@parameters_of(...)`` gives ``obj``, a sibling of it."""
+    if not isinstance(obj, griffe.Function) or obj.parent is None:
+        return None
+    for decorator in obj.decorators:
+        value = decorator.value
+        if isinstance(value, griffe.ExprCall) and str(value.function) == "parameters_of":
+            prototype = obj.parent.members[str(value.arguments[0])]
+            assert isinstance(prototype, griffe.Function)
+            return prototype
+    return None
 
 
 def _fence_examples(text: str) -> str:
@@ -130,6 +145,16 @@ class PaperlensDocs(griffe.Extension):
         returns = _returns(func)
         if returns is not None:
             func.returns = returns
+        prototype = _prototype(func)
+        if prototype is not None:
+            func.parameters = griffe.Parameters(
+                *(
+                    griffe.Parameter(p.name, annotation=p.annotation, kind=p.kind, default=p.default)
+                    for p in prototype.parameters
+                )
+            )
+            for parameter in func.parameters:
+                parameter.function = func
 
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is None:
@@ -138,4 +163,7 @@ class PaperlensDocs(griffe.Extension):
         if _is_paged(obj):
             names = [parameter.name for parameter in obj.parameters][1:]  # after ``self``
             text = paged_doc(text, names, obj.name.removeprefix("iter_"))
+        prototype = _prototype(obj)
+        if prototype is not None:
+            text = docstrings.as_for(text, [parameter.name for parameter in prototype.parameters], prototype.name)
         obj.docstring.value = _markdown(text)

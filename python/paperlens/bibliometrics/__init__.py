@@ -62,6 +62,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from paperlens.base import _checks as checks
+from paperlens.base._signatures import parameters_of
 from paperlens.bibliometrics._complete import ReferenceEstimate, complete_plan, estimate_documents
 from paperlens.bibliometrics._counting import co_links, incidence, modules
 from paperlens.bibliometrics._network import WeightedNetwork
@@ -126,22 +127,13 @@ def co_citation(
     return _network("co-citation", documents, works, matrix, min_weight, documents.ids, "citations", requests)
 
 
-def bibliographic_coupling(
-    source: Any,
-    *,
-    client: Client | None = None,
-    complete: bool = False,
-    min_weight: int = 1,
-    checkpoint: str | os.PathLike[str] | None = None,
-) -> WeightedNetwork:
+@parameters_of(co_citation)
+def bibliographic_coupling(source: Any, **options: Any) -> WeightedNetwork:
     """The bibliographic coupling network of the documents (Kessler 1963).
 
     Two documents are coupled when they cite a work in common; the weight of their link (its
     coupling strength) is the number of works both cite. Nodes are the documents, labelled by
     title, with ``references``: how many distinct works each cites.
-
-    Args:
-        source, client, complete, min_weight, checkpoint: as for :func:`co_citation`.
 
     Returns:
         A :class:`WeightedNetwork`; each edge's ``records`` are the works both documents cite.
@@ -154,23 +146,17 @@ def bibliographic_coupling(
     >>> int(coupled.edges["weight"].min())
     2
     """
-    documents, requests = _prepared(source, client, complete, min_weight, checkpoint)
+    documents, requests = _prepared(source, **options)
     works, cited = _cited_works(documents)
     matrix = cited.T.tocsr()
     matrix.sort_indices()
     return _network(
-        "bibliographic-coupling", documents, documents.ids, matrix, min_weight, works, "references", requests
+        "bibliographic-coupling", documents, documents.ids, matrix, options["min_weight"], works, "references", requests
     )
 
 
-def direct_citation(
-    source: Any,
-    *,
-    client: Client | None = None,
-    complete: bool = False,
-    min_weight: int = 1,
-    checkpoint: str | os.PathLike[str] | None = None,
-) -> WeightedNetwork:
+@parameters_of(co_citation)
+def direct_citation(source: Any, **options: Any) -> WeightedNetwork:
     """The direct citation network of the documents (Garfield, Sher & Torpie 1964): a link
     from each document to each document of the source it cites (citing -> cited).
 
@@ -179,9 +165,6 @@ def direct_citation(
     document, the citing one, so its weight is 1 (``min_weight`` above 1 keeps none). Nodes are
     the documents, labelled by title, with ``citations``: how many documents of the source cite
     it.
-
-    Args:
-        source, client, complete, min_weight, checkpoint: as for :func:`co_citation`.
 
     Returns:
         A directed :class:`WeightedNetwork`; each edge's ``records`` is the citing document.
@@ -195,7 +178,8 @@ def direct_citation(
     (True, True)
     """
     np, _sparse = modules()
-    documents, requests = _prepared(source, client, complete, min_weight, checkpoint)
+    documents, requests = _prepared(source, **options)
+    min_weight = options["min_weight"]
     position = {key: i for i, key in enumerate(documents.ids)}
     pairs = dict.fromkeys(
         (i, position[w]) for i in range(len(documents.ids)) for w in documents.cited(i) if position.get(w, i) != i
