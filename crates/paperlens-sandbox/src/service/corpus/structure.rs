@@ -104,6 +104,33 @@ pub struct Evidence {
     pub provenance: Vec<Provenance>,
 }
 
+impl Evidence {
+    /// An evidence of `groups` under `key`; the methods below set its values and source.
+    fn new(groups: &[&'static str], key: impl Into<String>) -> Evidence {
+        Evidence { groups: groups.to_vec(), key: key.into(), ..Evidence::default() }
+    }
+
+    fn text(self, text: impl Into<String>) -> Evidence {
+        Evidence { value_text: Some(text.into()), ..self }
+    }
+
+    fn number(self, number: f64) -> Evidence {
+        Evidence { value_number: Some(number), ..self }
+    }
+
+    fn flag(self, flag: bool) -> Evidence {
+        Evidence { value_bool: Some(flag), ..self }
+    }
+
+    fn entity(self, entity_id: &str) -> Evidence {
+        Evidence { source_entity_id: Some(entity_id.to_string()), ..self }
+    }
+
+    fn relation(self, relation_id: &str) -> Evidence {
+        Evidence { source_relation_id: Some(relation_id.to_string()), ..self }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resolution {
     /// Cites a corpus paper that has structured data.
@@ -205,7 +232,7 @@ impl Builder<'_> {
         relation_id
     }
 
-    fn add_evidence(&mut self, mut evidence: Evidence, at: &Paragraph) {
+    fn add_evidence(&mut self, at: &Paragraph, mut evidence: Evidence) {
         evidence.evidence_id = format!("v{}", self.evidence.len() + 1);
         evidence.provenance = Self::provenance(at);
         self.evidence.push(evidence);
@@ -281,70 +308,24 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
     let has_data = rng.chance(0.6);
     // Stored as an f32 with one decimal: widened as is, 27.6 would read 27.600000381469727.
     let improvement = (f64::from(paper.focus.improvement) * 10.0).round() / 10.0;
+    let improvement_evidence = Evidence::new(&["core_claim_result"], "improvement_percent").text(slots.x.clone());
+    b.add_evidence(&finding_at, improvement_evidence.number(improvement).entity(&finding));
+    let metric_evidence = Evidence::new(&["table_evidence", "schema_unit"], slots.k).text(slots.k).number(improvement);
+    b.add_evidence(&finding_at, metric_evidence.entity(&metric));
+    let confidence = ((0.6 + rng.unit() * 0.39) * 100.0).round() / 100.0;
     b.add_evidence(
-        Evidence {
-            groups: vec!["core_claim_result"],
-            key: "improvement_percent".into(),
-            value_text: Some(slots.x.clone()),
-            value_number: Some(improvement),
-            source_entity_id: Some(finding.clone()),
-            ..Evidence::default()
-        },
         &finding_at,
+        Evidence::new(&["evidence_score"], "support_confidence").number(confidence).relation(&supports),
     );
+    let dataset_evidence = Evidence::new(&["resource"], "dataset").text(slots.d).flag(has_data).entity(&dataset);
+    b.add_evidence(&dataset_at, dataset_evidence);
     b.add_evidence(
-        Evidence {
-            groups: vec!["table_evidence", "schema_unit"],
-            key: slots.k.into(),
-            value_text: Some(slots.k.into()),
-            value_number: Some(improvement),
-            source_entity_id: Some(metric),
-            ..Evidence::default()
-        },
-        &finding_at,
-    );
-    b.add_evidence(
-        Evidence {
-            groups: vec!["evidence_score"],
-            key: "support_confidence".into(),
-            value_number: Some(((0.6 + rng.unit() * 0.39) * 100.0).round() / 100.0),
-            source_relation_id: Some(supports),
-            ..Evidence::default()
-        },
-        &finding_at,
-    );
-    b.add_evidence(
-        Evidence {
-            groups: vec!["resource"],
-            key: "dataset".into(),
-            value_text: Some(slots.d.into()),
-            value_bool: Some(has_data),
-            source_entity_id: Some(dataset),
-            ..Evidence::default()
-        },
-        &dataset_at,
-    );
-    b.add_evidence(
-        Evidence {
-            groups: vec!["comparison_detail"],
-            key: "evaluated_method".into(),
-            value_text: Some(slots.m.into()),
-            source_relation_id: Some(evaluates),
-            ..Evidence::default()
-        },
         &method_at,
+        Evidence::new(&["comparison_detail"], "evaluated_method").text(slots.m).relation(&evaluates),
     );
     let formula = "L(θ) = Σᵢ ℓ(xᵢ; θ) + λ‖θ‖²";
     if let Some(p) = paragraphs.iter().find(|p| p.text.contains(formula)) {
-        b.add_evidence(
-            Evidence {
-                groups: vec!["formula"],
-                key: "objective".into(),
-                value_text: Some(formula.into()),
-                ..Evidence::default()
-            },
-            p,
-        );
+        b.add_evidence(p, Evidence::new(&["formula"], "objective").text(formula));
     }
 
     let mut citations = Vec::new();
@@ -369,17 +350,9 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         let entity = b.entity(EntityType::Reference, "Citation", title.clone(), title.clone(), &related_at);
         if k < 3 {
             let group = ["reference_core", "reference_semantics", "citation_signal"][k];
-            b.add_evidence(
-                Evidence {
-                    groups: vec![group],
-                    key: "reference_number".into(),
-                    value_number: Some(k as f64 + 1.0),
-                    value_bool: Some(matches!(resolution, Resolution::Resolved { .. })),
-                    source_entity_id: Some(entity.clone()),
-                    ..Evidence::default()
-                },
-                &related_at,
-            );
+            let resolved = matches!(resolution, Resolution::Resolved { .. });
+            let evidence = Evidence::new(&[group], "reference_number").number(k as f64 + 1.0).flag(resolved);
+            b.add_evidence(&related_at, evidence.entity(&entity));
         }
         citations.push(CitationItem {
             relation: "cites",
