@@ -8,7 +8,7 @@
 use std::fmt::Write;
 use std::process::ExitCode;
 
-use paperlens_sandbox::service::corpus::Corpus;
+use paperlens_sandbox::service::corpus::{Corpus, PaperStructure};
 
 const USAGE: &str = "usage: corpus_fingerprint [PAPERS [SEED]]";
 
@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     for paper in &corpus.papers {
         hash.add(&format!("{paper:?}"));
         hash.add(&format!("{:?}", corpus.full_text(paper).map(|text| text.slice(0, usize::MAX).to_string())));
-        hash.add(&format!("{:?}", corpus.structure(paper)));
+        hash.add(&corpus.structure(paper).map_or("None".into(), |s| structure_text(&s)));
         let mut references = String::new();
         for k in 0..paper.external_references as usize {
             let _ = write!(references, "{:?}", corpus.external_reference(paper, k));
@@ -42,6 +42,30 @@ fn main() -> ExitCode {
     }
     println!("corpus({papers}, seed {seed}): {:016x}", hash.0);
     ExitCode::SUCCESS
+}
+
+/// The structured view, every field written flat (as `Debug` wrote it before the card facts
+/// were grouped), so the fingerprint does not depend on how the fields are grouped.
+fn structure_text(s: &PaperStructure) -> String {
+    let f = &s.facts;
+    format!(
+        "Some(PaperStructure {{ schema_id: {:?}, paper: {:?}, research_problem: {:?}, central_contribution: {:?}, \
+         headline_result: {:?}, tasks: {:?}, has_code: {:?}, has_data: {:?}, paragraphs: {:?}, entities: {:?}, \
+         relations: {:?}, evidence: {:?}, citations: {:?} }})",
+        s.schema_id,
+        s.paper,
+        f.research_problem,
+        f.central_contribution,
+        f.headline_result,
+        f.tasks,
+        f.has_code,
+        f.has_data,
+        s.paragraphs,
+        s.entities,
+        s.relations,
+        s.evidence,
+        s.citations
+    )
 }
 
 /// 64-bit FNV-1a: stable across Rust releases, unlike `DefaultHasher`.

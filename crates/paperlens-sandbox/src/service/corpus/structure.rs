@@ -166,12 +166,7 @@ pub struct CitationItem {
 pub struct PaperStructure {
     pub schema_id: String,
     pub paper: u32,
-    pub research_problem: String,
-    pub central_contribution: String,
-    pub headline_result: String,
-    pub tasks: Vec<String>,
-    pub has_code: bool,
-    pub has_data: bool,
+    pub facts: CardFacts,
     pub paragraphs: Vec<Paragraph>,
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
@@ -262,7 +257,8 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         }
     }
     let slots = source.focus_slots();
-    let mut rng = Rng::new(&[corpus.seed, 0x7374_7275, paper.index as u64]);
+    let mut rng = Rng::new(&[corpus.seed, TAG_STRUCTURE, paper.index as u64]);
+    let facts = draw_facts(&source, &mut rng);
     let mut b = Builder {
         paragraphs: &paragraphs,
         blocks: &blocks,
@@ -282,8 +278,8 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
     let related_at = b.paragraph(1, 0).clone();
 
     let problem_sentence = source.anchor_sentence(Anchor::Problem);
-    let method_sentence = source.anchor_sentence(Anchor::Method);
-    let finding_sentence = source.anchor_sentence(Anchor::Finding);
+    let method_sentence = facts.central_contribution.clone();
+    let finding_sentence = facts.headline_result.clone();
     let problem = b.entity(EntityType::Problem, "ResearchProblem", slots.p.into(), problem_sentence, &problem_at);
     let method = b.entity(EntityType::Component, "Method", slots.m.into(), method_sentence.clone(), &method_at);
     let module = b.entity(EntityType::Component, "Module", slots.a.into(), method_sentence.clone(), &method_at);
@@ -304,8 +300,6 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
     let supports = b.relation("supports", &finding, &method, &finding_at);
     b.relation("resolves", &method, &problem, &method_at);
 
-    let has_code = rng.chance(0.55);
-    let has_data = rng.chance(0.6);
     // Stored as an f32 with one decimal: widened as is, 27.6 would read 27.600000381469727.
     let improvement = (f64::from(paper.focus.improvement) * 10.0).round() / 10.0;
     let improvement_evidence = Evidence::new(&["core_claim_result"], "improvement_percent").text(slots.x.clone());
@@ -317,7 +311,7 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         &finding_at,
         Evidence::new(&["evidence_score"], "support_confidence").number(confidence).relation(&supports),
     );
-    let dataset_evidence = Evidence::new(&["resource"], "dataset").text(slots.d).flag(has_data).entity(&dataset);
+    let dataset_evidence = Evidence::new(&["resource"], "dataset").text(slots.d).flag(facts.has_data).entity(&dataset);
     b.add_evidence(&dataset_at, dataset_evidence);
     b.add_evidence(
         &method_at,
@@ -364,27 +358,13 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         });
     }
     let Builder { entities, relations, evidence, .. } = b;
-    Some(PaperStructure {
-        schema_id,
-        paper: paper.index,
-        research_problem: slots.p.to_string(),
-        central_contribution: method_sentence,
-        headline_result: finding_sentence,
-        tasks: vec![slots.p.to_string(), paper.primary_topic().subfield.to_string()],
-        has_code,
-        has_data,
-        paragraphs,
-        entities,
-        relations,
-        evidence,
-        citations,
-    })
+    Some(PaperStructure { schema_id, paper: paper.index, facts, paragraphs, entities, relations, evidence, citations })
 }
 
 /// The paper-level facts of a structured paper (what a paper card shows), computed
 /// without generating its paragraphs: the same values [`build`] puts in
 /// [`PaperStructure`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CardFacts {
     pub research_problem: String,
     pub central_contribution: String,
@@ -396,20 +376,23 @@ pub struct CardFacts {
 
 pub fn card_facts(corpus: &Corpus, paper: &Paper) -> Option<CardFacts> {
     paper.schema_id.as_ref()?;
-    let source = TextSource::new(corpus.seed, paper);
+    let mut rng = Rng::new(&[corpus.seed, TAG_STRUCTURE, paper.index as u64]);
+    Some(draw_facts(&TextSource::new(corpus.seed, paper), &mut rng))
+}
+
+/// The seed tag of a structured view's stream; its first two draws are the facts'.
+const TAG_STRUCTURE: u64 = 0x7374_7275;
+
+fn draw_facts(source: &TextSource<'_>, rng: &mut Rng) -> CardFacts {
     let slots = source.focus_slots();
-    // The first two draws of the stream `build` uses.
-    let mut rng = Rng::new(&[corpus.seed, 0x7374_7275, paper.index as u64]);
-    let has_code = rng.chance(0.55);
-    let has_data = rng.chance(0.6);
-    Some(CardFacts {
+    CardFacts {
         research_problem: slots.p.to_string(),
         central_contribution: source.anchor_sentence(Anchor::Method),
         headline_result: source.anchor_sentence(Anchor::Finding),
-        tasks: vec![slots.p.to_string(), paper.primary_topic().subfield.to_string()],
-        has_code,
-        has_data,
-    })
+        tasks: vec![slots.p.to_string(), source.paper.primary_topic().subfield.to_string()],
+        has_code: rng.chance(0.55),
+        has_data: rng.chance(0.6),
+    }
 }
 
 #[cfg(test)]
@@ -425,11 +408,7 @@ mod card_facts_tests {
                 assert!(paper.schema_id.is_none());
                 continue;
             };
-            assert_eq!(facts.research_problem, full.research_problem);
-            assert_eq!(facts.central_contribution, full.central_contribution);
-            assert_eq!(facts.headline_result, full.headline_result);
-            assert_eq!(facts.tasks, full.tasks);
-            assert_eq!((facts.has_code, facts.has_data), (full.has_code, full.has_data));
+            assert_eq!(facts, full.facts);
             checked += 1;
         }
         assert!(checked > 20);
