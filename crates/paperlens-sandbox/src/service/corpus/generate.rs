@@ -223,12 +223,12 @@ fn write_title_abstract_keywords(rng: &mut Rng, paper: &mut Paper) {
     let source = TextSource::new(0, paper);
     let slots = source.focus_slots();
     let mut title = String::new();
-    fill(rng.pick(words.titles), &slots, &mut title);
+    fill(rng.pick(&words.titles), &slots, &mut title);
 
     let joiner = if paper.language.is_cjk() { "" } else { " " };
     let mut sentences = Vec::new();
     let mut opening = String::new();
-    fill(rng.pick(words.abstract_opening), &slots, &mut opening);
+    fill(rng.pick(&words.abstract_opening), &slots, &mut opening);
     sentences.push(opening);
     for template in [words.method, words.dataset, words.finding] {
         let mut s = String::new();

@@ -27,13 +27,10 @@ const NEIGHBOUR_TOPICS: f64 = 0.16;
 const OFFSET: f64 = 20.0;
 const FITNESS_ALPHA: f64 = 3.0;
 const FITNESS_CAP: f64 = 20.0;
-/// Shares of references drawn among the papers of the last `RECENT_YEARS` and the last
-/// `MIDDLE_YEARS` years (the rest from any year): recent work is cited more, so the first
-/// papers of a topic do not collect every citation.
-const RECENT: f64 = 0.5;
-const RECENT_YEARS: u32 = 6;
-const MIDDLE: f64 = 0.3;
-const MIDDLE_YEARS: u32 = 15;
+/// (share, years): half the references are drawn among the papers of the last 6 years, 3 in
+/// 10 among those of the last 15, the rest from any year. Recent work is cited more, so the
+/// first papers of a topic do not collect every citation.
+const WINDOWS: [(f64, u32); 2] = [(0.5, 6), (0.3, 15)];
 /// Draws of a pool before a reference slot is given up (a draw may repeat a reference).
 const TRIES: usize = 4;
 
@@ -127,6 +124,19 @@ fn pick_topic(rng: &mut Rng, own: usize, totals: &[f64]) -> usize {
     own
 }
 
+/// The earliest publication date (`Date::packed`) of the [`WINDOWS`] window that `u`, a
+/// uniform draw, falls in; 0 (any date) past the last window.
+fn window_start(u: f64, date: u32) -> u32 {
+    let mut bound = 0.0;
+    for (share, years) in WINDOWS {
+        bound += share;
+        if u < bound {
+            return date.saturating_sub(years * 10_000);
+        }
+    }
+    0
+}
+
 pub fn link(seed: u64, papers: &mut [Paper]) {
     let topic_of = |p: &Paper| p.topics[0].topic as usize;
     let mut order: Vec<u32> = (0..papers.len() as u32).collect();
@@ -151,11 +161,7 @@ pub fn link(seed: u64, papers: &mut [Paper]) {
         let mut references: Vec<u32> = Vec::with_capacity(wanted);
         for _ in 0..wanted {
             let from = pick_topic(&mut rng, topic, &totals);
-            let since = match rng.unit() {
-                u if u < RECENT => date.saturating_sub(RECENT_YEARS * 10_000),
-                u if u < RECENT + MIDDLE => date.saturating_sub(MIDDLE_YEARS * 10_000),
-                _ => 0,
-            };
+            let since = window_start(rng.unit(), date);
             for _ in 0..TRIES {
                 match pools[from].draw(&mut rng, since).or_else(|| pools[from].draw(&mut rng, 0)) {
                     Some(cited) if !references.contains(&cited) => {

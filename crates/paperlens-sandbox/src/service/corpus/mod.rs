@@ -172,9 +172,9 @@ impl Corpus {
             doi,
             title: format!(
                 "{} in {}: {}",
-                capitalize(rng.pick(topic.terms)),
-                rng.pick(topic.terms),
-                rng.pick(topic.methods)
+                capitalize(rng.pick(&topic.terms)),
+                rng.pick(&topic.terms),
+                rng.pick(&topic.methods)
             ),
             authors: (0..1 + rng.below(3))
                 .map(|_| format!("{} {}", rng.pick(names::GIVEN_NAMES), rng.pick(names::FAMILY_NAMES)))
@@ -215,7 +215,7 @@ impl Corpus {
         let mut rng = Rng::new(&[self.seed, 0x6373_7673, paper.index as u64]);
         let metric = topic.metrics[paper.focus.metric as usize];
         let mut csv = format!("method,dataset,{metric}\n");
-        for method in topic.methods {
+        for method in &topic.methods {
             let dataset = topic.datasets[paper.focus.dataset as usize];
             csv.push_str(&format!("{method},{dataset},{:.3}\n", rng.unit()));
         }

@@ -104,6 +104,33 @@ pub struct Evidence {
     pub provenance: Vec<Provenance>,
 }
 
+impl Evidence {
+    /// An evidence of `groups` under `key`; the methods below set its values and source.
+    fn new(groups: &[&'static str], key: impl Into<String>) -> Evidence {
+        Evidence { groups: groups.to_vec(), key: key.into(), ..Evidence::default() }
+    }
+
+    fn text(self, text: impl Into<String>) -> Evidence {
+        Evidence { value_text: Some(text.into()), ..self }
+    }
+
+    fn number(self, number: f64) -> Evidence {
+        Evidence { value_number: Some(number), ..self }
+    }
+
+    fn flag(self, flag: bool) -> Evidence {
+        Evidence { value_bool: Some(flag), ..self }
+    }
+
+    fn entity(self, entity_id: &str) -> Evidence {
+        Evidence { source_entity_id: Some(entity_id.to_string()), ..self }
+    }
+
+    fn relation(self, relation_id: &str) -> Evidence {
+        Evidence { source_relation_id: Some(relation_id.to_string()), ..self }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resolution {
     /// Cites a corpus paper that has structured data.
@@ -139,12 +166,7 @@ pub struct CitationItem {
 pub struct PaperStructure {
     pub schema_id: String,
     pub paper: u32,
-    pub research_problem: String,
-    pub central_contribution: String,
-    pub headline_result: String,
-    pub tasks: Vec<String>,
-    pub has_code: bool,
-    pub has_data: bool,
+    pub facts: CardFacts,
     pub paragraphs: Vec<Paragraph>,
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
@@ -205,7 +227,7 @@ impl Builder<'_> {
         relation_id
     }
 
-    fn add_evidence(&mut self, mut evidence: Evidence, at: &Paragraph) {
+    fn add_evidence(&mut self, at: &Paragraph, mut evidence: Evidence) {
         evidence.evidence_id = format!("v{}", self.evidence.len() + 1);
         evidence.provenance = Self::provenance(at);
         self.evidence.push(evidence);
@@ -235,7 +257,8 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         }
     }
     let slots = source.focus_slots();
-    let mut rng = Rng::new(&[corpus.seed, 0x7374_7275, paper.index as u64]);
+    let mut rng = Rng::new(&[corpus.seed, TAG_STRUCTURE, paper.index as u64]);
+    let facts = draw_facts(&source, &mut rng);
     let mut b = Builder {
         paragraphs: &paragraphs,
         blocks: &blocks,
@@ -255,8 +278,8 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
     let related_at = b.paragraph(1, 0).clone();
 
     let problem_sentence = source.anchor_sentence(Anchor::Problem);
-    let method_sentence = source.anchor_sentence(Anchor::Method);
-    let finding_sentence = source.anchor_sentence(Anchor::Finding);
+    let method_sentence = facts.central_contribution.clone();
+    let finding_sentence = facts.headline_result.clone();
     let problem = b.entity(EntityType::Problem, "ResearchProblem", slots.p.into(), problem_sentence, &problem_at);
     let method = b.entity(EntityType::Component, "Method", slots.m.into(), method_sentence.clone(), &method_at);
     let module = b.entity(EntityType::Component, "Module", slots.a.into(), method_sentence.clone(), &method_at);
@@ -277,74 +300,26 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
     let supports = b.relation("supports", &finding, &method, &finding_at);
     b.relation("resolves", &method, &problem, &method_at);
 
-    let has_code = rng.chance(0.55);
-    let has_data = rng.chance(0.6);
     // Stored as an f32 with one decimal: widened as is, 27.6 would read 27.600000381469727.
     let improvement = (f64::from(paper.focus.improvement) * 10.0).round() / 10.0;
+    let improvement_evidence = Evidence::new(&["core_claim_result"], "improvement_percent").text(slots.x.clone());
+    b.add_evidence(&finding_at, improvement_evidence.number(improvement).entity(&finding));
+    let metric_evidence = Evidence::new(&["table_evidence", "schema_unit"], slots.k).text(slots.k).number(improvement);
+    b.add_evidence(&finding_at, metric_evidence.entity(&metric));
+    let confidence = ((0.6 + rng.unit() * 0.39) * 100.0).round() / 100.0;
     b.add_evidence(
-        Evidence {
-            groups: vec!["core_claim_result"],
-            key: "improvement_percent".into(),
-            value_text: Some(slots.x.clone()),
-            value_number: Some(improvement),
-            source_entity_id: Some(finding.clone()),
-            ..Evidence::default()
-        },
         &finding_at,
+        Evidence::new(&["evidence_score"], "support_confidence").number(confidence).relation(&supports),
     );
+    let dataset_evidence = Evidence::new(&["resource"], "dataset").text(slots.d).flag(facts.has_data).entity(&dataset);
+    b.add_evidence(&dataset_at, dataset_evidence);
     b.add_evidence(
-        Evidence {
-            groups: vec!["table_evidence", "schema_unit"],
-            key: slots.k.into(),
-            value_text: Some(slots.k.into()),
-            value_number: Some(improvement),
-            source_entity_id: Some(metric),
-            ..Evidence::default()
-        },
-        &finding_at,
-    );
-    b.add_evidence(
-        Evidence {
-            groups: vec!["evidence_score"],
-            key: "support_confidence".into(),
-            value_number: Some(((0.6 + rng.unit() * 0.39) * 100.0).round() / 100.0),
-            source_relation_id: Some(supports),
-            ..Evidence::default()
-        },
-        &finding_at,
-    );
-    b.add_evidence(
-        Evidence {
-            groups: vec!["resource"],
-            key: "dataset".into(),
-            value_text: Some(slots.d.into()),
-            value_bool: Some(has_data),
-            source_entity_id: Some(dataset),
-            ..Evidence::default()
-        },
-        &dataset_at,
-    );
-    b.add_evidence(
-        Evidence {
-            groups: vec!["comparison_detail"],
-            key: "evaluated_method".into(),
-            value_text: Some(slots.m.into()),
-            source_relation_id: Some(evaluates),
-            ..Evidence::default()
-        },
         &method_at,
+        Evidence::new(&["comparison_detail"], "evaluated_method").text(slots.m).relation(&evaluates),
     );
     let formula = "L(θ) = Σᵢ ℓ(xᵢ; θ) + λ‖θ‖²";
     if let Some(p) = paragraphs.iter().find(|p| p.text.contains(formula)) {
-        b.add_evidence(
-            Evidence {
-                groups: vec!["formula"],
-                key: "objective".into(),
-                value_text: Some(formula.into()),
-                ..Evidence::default()
-            },
-            p,
-        );
+        b.add_evidence(p, Evidence::new(&["formula"], "objective").text(formula));
     }
 
     let mut citations = Vec::new();
@@ -369,17 +344,9 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         let entity = b.entity(EntityType::Reference, "Citation", title.clone(), title.clone(), &related_at);
         if k < 3 {
             let group = ["reference_core", "reference_semantics", "citation_signal"][k];
-            b.add_evidence(
-                Evidence {
-                    groups: vec![group],
-                    key: "reference_number".into(),
-                    value_number: Some(k as f64 + 1.0),
-                    value_bool: Some(matches!(resolution, Resolution::Resolved { .. })),
-                    source_entity_id: Some(entity.clone()),
-                    ..Evidence::default()
-                },
-                &related_at,
-            );
+            let resolved = matches!(resolution, Resolution::Resolved { .. });
+            let evidence = Evidence::new(&[group], "reference_number").number(k as f64 + 1.0).flag(resolved);
+            b.add_evidence(&related_at, evidence.entity(&entity));
         }
         citations.push(CitationItem {
             relation: "cites",
@@ -391,27 +358,13 @@ pub fn build(corpus: &Corpus, paper: &Paper) -> Option<PaperStructure> {
         });
     }
     let Builder { entities, relations, evidence, .. } = b;
-    Some(PaperStructure {
-        schema_id,
-        paper: paper.index,
-        research_problem: slots.p.to_string(),
-        central_contribution: method_sentence,
-        headline_result: finding_sentence,
-        tasks: vec![slots.p.to_string(), paper.primary_topic().subfield.to_string()],
-        has_code,
-        has_data,
-        paragraphs,
-        entities,
-        relations,
-        evidence,
-        citations,
-    })
+    Some(PaperStructure { schema_id, paper: paper.index, facts, paragraphs, entities, relations, evidence, citations })
 }
 
 /// The paper-level facts of a structured paper (what a paper card shows), computed
 /// without generating its paragraphs: the same values [`build`] puts in
 /// [`PaperStructure`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CardFacts {
     pub research_problem: String,
     pub central_contribution: String,
@@ -423,20 +376,23 @@ pub struct CardFacts {
 
 pub fn card_facts(corpus: &Corpus, paper: &Paper) -> Option<CardFacts> {
     paper.schema_id.as_ref()?;
-    let source = TextSource::new(corpus.seed, paper);
+    let mut rng = Rng::new(&[corpus.seed, TAG_STRUCTURE, paper.index as u64]);
+    Some(draw_facts(&TextSource::new(corpus.seed, paper), &mut rng))
+}
+
+/// The seed tag of a structured view's stream; its first two draws are the facts'.
+const TAG_STRUCTURE: u64 = 0x7374_7275;
+
+fn draw_facts(source: &TextSource<'_>, rng: &mut Rng) -> CardFacts {
     let slots = source.focus_slots();
-    // The first two draws of the stream `build` uses.
-    let mut rng = Rng::new(&[corpus.seed, 0x7374_7275, paper.index as u64]);
-    let has_code = rng.chance(0.55);
-    let has_data = rng.chance(0.6);
-    Some(CardFacts {
+    CardFacts {
         research_problem: slots.p.to_string(),
         central_contribution: source.anchor_sentence(Anchor::Method),
         headline_result: source.anchor_sentence(Anchor::Finding),
-        tasks: vec![slots.p.to_string(), paper.primary_topic().subfield.to_string()],
-        has_code,
-        has_data,
-    })
+        tasks: vec![slots.p.to_string(), source.paper.primary_topic().subfield.to_string()],
+        has_code: rng.chance(0.55),
+        has_data: rng.chance(0.6),
+    }
 }
 
 #[cfg(test)]
@@ -452,11 +408,7 @@ mod card_facts_tests {
                 assert!(paper.schema_id.is_none());
                 continue;
             };
-            assert_eq!(facts.research_problem, full.research_problem);
-            assert_eq!(facts.central_contribution, full.central_contribution);
-            assert_eq!(facts.headline_result, full.headline_result);
-            assert_eq!(facts.tasks, full.tasks);
-            assert_eq!((facts.has_code, facts.has_data), (full.has_code, full.has_data));
+            assert_eq!(facts, full.facts);
             checked += 1;
         }
         assert!(checked > 20);

@@ -66,10 +66,10 @@ pub struct TextSource<'a> {
 
 pub fn terms(topic: &'static Topic, language: Language) -> &'static [&'static str] {
     match language {
-        Language::Zh => topic.zh,
-        Language::Ja => topic.ja,
-        Language::Ko => topic.ko,
-        Language::En | Language::Und => topic.terms,
+        Language::Zh => &topic.zh,
+        Language::Ja => &topic.ja,
+        Language::Ko => &topic.ko,
+        Language::En | Language::Und => &topic.terms,
     }
 }
 
@@ -231,7 +231,7 @@ impl<'a> TextSource<'a> {
             let slots = Slots {
                 a: term(topic, self.language(), a),
                 b: term(topic, self.language(), b),
-                m2: rng.pick(topic.methods),
+                m2: rng.pick(&topic.methods),
                 n: 1 + rng.below(40) as u32,
                 who: rng.pick(FAMILY_NAMES),
                 ..base.clone()

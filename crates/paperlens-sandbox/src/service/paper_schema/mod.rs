@@ -41,7 +41,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Map, Value};
 
-use crate::service::corpus::structure::{Entity, Evidence, Paragraph, Provenance, Relation};
+use crate::service::corpus::structure::{CardFacts, Entity, Evidence, Paragraph, Provenance, Relation};
 use crate::service::corpus::{Corpus, Paper, PaperStructure};
 use crate::service::error::{json_response, ApiError, Result, STANDARD};
 use crate::service::open_platform::permissions::field_visible;
@@ -227,12 +227,7 @@ fn empty_structure(paper: u32) -> PaperStructure {
     PaperStructure {
         schema_id: String::new(),
         paper,
-        research_problem: String::new(),
-        central_contribution: String::new(),
-        headline_result: String::new(),
-        tasks: Vec::new(),
-        has_code: false,
-        has_data: false,
+        facts: CardFacts::default(),
         paragraphs: Vec::new(),
         entities: Vec::new(),
         relations: Vec::new(),

@@ -15,7 +15,7 @@ fn hit_paper(hit: &Value) -> &'static crate::service::corpus::Paper {
 
 #[test]
 fn a_query_on_a_topic_ranks_that_topic_first() {
-    for topic in TOPICS {
+    for topic in TOPICS.iter() {
         let query = format!("{} {} {}", topic.terms[0], topic.terms[1], topic.methods[0]);
         for retrieval in ["hybrid", "es", "vector"] {
             let hits = search(json!({"query": query, "top_k": 5, "retrieval": retrieval}));

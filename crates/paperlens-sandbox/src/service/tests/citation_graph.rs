@@ -7,11 +7,11 @@ use serde_json::json;
 use super::*;
 use crate::service::corpus::graph::{citation_counts, top_share, topical_shares};
 use crate::service::corpus::topics::NEIGHBOURS;
-use crate::service::corpus::Corpus;
+use crate::service::corpus::{Corpus, TOPICS};
 
 #[test]
 fn neighbours_are_symmetric_and_name_other_topics() {
-    assert_eq!(NEIGHBOURS.len(), TOPICS_LEN);
+    assert_eq!(NEIGHBOURS.len(), TOPICS.len());
     for (topic, near) in NEIGHBOURS.iter().enumerate() {
         assert!(!near.is_empty());
         for &other in near.iter() {
@@ -20,8 +20,6 @@ fn neighbours_are_symmetric_and_name_other_topics() {
         }
     }
 }
-
-const TOPICS_LEN: usize = crate::service::corpus::TOPICS.len();
 
 #[test]
 fn edges_are_consistent_both_ways() {

@@ -29,7 +29,7 @@ fn error(body: Value, status: u16, code: &str) -> String {
 #[test]
 fn a_query_on_a_topic_ranks_that_topic_first() {
     let corpus = service().corpus();
-    for topic in TOPICS {
+    for topic in TOPICS.iter() {
         let query = format!("{} {}", topic.terms[0], topic.terms[2]);
         let top = results(json!({"query": query, "page_size": 3, "fields": ["unique_id"]}));
         assert!(!top.is_empty(), "{query}");

@@ -4,6 +4,7 @@ mod agentic_search;
 mod citation_graph;
 mod content_and_resource;
 mod corpus;
+mod data_files;
 mod meta_catalog;
 mod meta_search;
 mod paper_relations;

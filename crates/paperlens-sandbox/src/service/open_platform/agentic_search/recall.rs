@@ -65,7 +65,7 @@ fn topic_vocabularies() -> &'static [Vec<String>] {
             .iter()
             .map(|t| {
                 let mut vocabulary = Vec::new();
-                for term in t.terms.iter().chain(t.methods).chain([&t.display_name]) {
+                for term in t.terms.iter().chain(&t.methods).chain([&t.display_name]) {
                     tokens(term, &mut vocabulary);
                 }
                 vocabulary.sort();
