@@ -6,8 +6,9 @@
 //! `/meta-search`, the caps on lists and the bounds of integers and texts. The sandbox's
 //! `tests/contract.rs` checks every one against its OpenAPI document and probes the sandbox
 //! with them, so a fact that differs between the core, the sandbox and the document fails
-//! CI. The Python layer keeps the facts it needs in `python/paperlens/_contract.py`,
-//! checked against the same document by `tests/test_contract_facts.py`.
+//! CI. The Python layer reads them through the extension (`CONTRACT`, `src/contract.rs`) in
+//! `python/paperlens/base/_contract.py`, checked against the same document by
+//! `tests/test_contract_facts.py`.
 
 /// The inclusive bounds of an integer parameter, and its default where the spec gives one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
