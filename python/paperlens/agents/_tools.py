@@ -44,6 +44,7 @@ __all__ = [
     "Memory",
     "Part",
     "TextPart",
+    "check_max_chars",
     "default_tools",
     "failed",
     "operation_tools",
@@ -58,6 +59,16 @@ _SCHEMA_PREFIX = "schema_"
 _CONTINUATION_DOC = "the continuation token a previous answer gave, to see more of it (nothing is sent again)."
 #: Parameters of plans that only a continuation sets (the service's cursor), never a model.
 _INTERNAL = ("cursor",)
+
+
+def check_max_chars(max_chars: object) -> None:
+    """``max_chars`` is an integer of at least :data:`MIN_MAX_CHARS` (a ``ValidationError`` before anything runs)."""
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS:
+        raise ValidationError(
+            f"max_chars: expected an integer of at least {MIN_MAX_CHARS}, got {max_chars!r}",
+            param="max_chars",
+            rule=f"an integer of at least {MIN_MAX_CHARS}",
+        )
 
 
 @dataclass(frozen=True)
@@ -149,12 +160,7 @@ class _Turn:
     given), and the kept answer it continues (``kept``) or the plan that computes it."""
 
     def __init__(self, tool: AgentTool, arguments: Mapping[str, Any] | None, max_chars: int, memory: Memory) -> None:
-        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS:
-            raise ValidationError(
-                f"max_chars: expected an integer of at least {MIN_MAX_CHARS}, got {max_chars!r}",
-                param="max_chars",
-                rule=f"an integer of at least {MIN_MAX_CHARS}",
-            )
+        check_max_chars(max_chars)
         self.tool, self.max_chars, self.memory = tool, max_chars, memory
         given = dict(arguments or {})
         token = given.pop(CONTINUATION, None) if tool.lists else None

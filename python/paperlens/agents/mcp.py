@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from paperlens._paperlens import __version__
 from paperlens.agents._memory import DEFAULT_MAX_BYTES, DEFAULT_TTL, Memory
 from paperlens.agents._output import ImagePart, Part, TextPart
-from paperlens.agents._tools import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, AgentTool, Answer, failed, select_tools
+from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, check_max_chars, failed, select_tools
 from paperlens.clients.client import AsyncClient, Client
 from paperlens.errors import ValidationError
 
@@ -72,12 +72,7 @@ def server(
     except ImportError as e:
         raise ImportError('paperlens.mcp needs the mcp package: pip install "paperlens[mcp]"') from e
 
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS:
-        raise ValidationError(
-            f"max_chars: expected an integer of at least {MIN_MAX_CHARS}, got {max_chars!r}",
-            param="max_chars",
-            rule=f"an integer of at least {MIN_MAX_CHARS}",
-        )
+    check_max_chars(max_chars)
     _positive("memory_bytes", memory_bytes, int)
     _positive("memory_ttl", memory_ttl, (int, float))
     chosen = select_tools(tools if isinstance(tools, str) else ",".join(tools))

@@ -296,10 +296,9 @@ class WeightedNetwork:
 
 
 def _svg(figure: Any, nx: Any, graph: Any, numbers: list[int], labels: list[str], labelled: list[int]) -> str:
-    import io
-    import warnings
-
     import matplotlib
+
+    from paperlens.results._display import svg_block
 
     position = nx.spring_layout(graph, seed=7, weight="weight")
     fig = figure(figsize=(4.8, 3.4))
@@ -324,13 +323,7 @@ def _svg(figure: Any, nx: Any, graph: Any, numbers: list[int], labels: list[str]
             text, position[node], fontsize=7, ha="center", va="bottom", xytext=(0, 5), textcoords="offset points"
         )
     ax.margins(0.12)
-    out = io.StringIO()
-    with warnings.catch_warnings(), matplotlib.rc_context({"svg.fonttype": "none"}):
-        warnings.simplefilter("ignore", UserWarning)
-        fig.savefig(out, format="svg", metadata={"Date": None})
-    svg = out.getvalue()
-    key = f"the {graph.number_of_nodes()} strongest nodes; colour: cluster; size: total link strength"
-    return f'<div>{svg[svg.index("<svg") :]}<p class="pl-note">{html.escape(key)}</p></div>'
+    return svg_block(fig, f"the {graph.number_of_nodes()} strongest nodes; colour: cluster; size: total link strength")
 
 
 @contextlib.contextmanager

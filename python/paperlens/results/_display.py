@@ -525,6 +525,13 @@ def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:
                 color="#333",
             )
     ax.margins(0.2 if small else 0.06)
+    colour = "colour: depth (dark: 0); " if by_depth else ""
+    return svg_block(fig, f"{colour}size: cited within the picture; outlined red: root or seeds")
+
+
+def svg_block(fig: Any, key: str) -> str:
+    """A matplotlib figure as inline SVG with ``key`` (what its marks mean) below it."""
+    matplotlib = importlib.import_module("matplotlib")
     out = io.StringIO()
     # Text stays text (the browser's fonts draw any script); matplotlib's own fonts lack
     # some glyphs, which would only warn.
@@ -532,9 +539,7 @@ def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:
         warnings.simplefilter("ignore", UserWarning)
         fig.savefig(out, format="svg", metadata={"Date": None})
     svg = out.getvalue()
-    colour = "colour: depth (dark: 0); " if by_depth else ""
-    key = f"{colour}size: cited within the picture; outlined red: root or seeds"
-    return f'<div>{svg[svg.index("<svg") :]}<p class="pl-note">{key}</p></div>'
+    return f'<div>{svg[svg.index("<svg") :]}<p class="pl-note">{html.escape(key)}</p></div>'
 
 
 def _relations_graph(relations: Sequence[Any], known: Sequence[Any]) -> Any:
