@@ -3,7 +3,6 @@ disk, a run with nothing to do is not a run, and a snowball's network remembers 
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from paperlens.sandbox import Sandbox
 from paperlens.storage._manifest import read_manifest
 
 from fixtures import sandbox_client
+from kills import documents
 
 pq = pytest.importorskip("pyarrow.parquet")
 
@@ -79,13 +79,6 @@ def test_harvest_counts_after_interruptions_are_what_is_on_disk(sandbox, tmp_pat
     before = where.read_bytes()
     harvest(client, None, **search)
     assert where.read_bytes() == before
-
-
-def documents(out: Path) -> int:
-    try:
-        return sum(not name.startswith(".") for name in os.listdir(out / "documents"))
-    except FileNotFoundError:
-        return 0
 
 
 def test_corpus_counts_after_a_fault_mid_page_are_what_is_on_disk(sandbox, tmp_path):
