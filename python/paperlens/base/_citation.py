@@ -26,47 +26,10 @@ __all__ = [
 # -- text ---------------------------------------------------------------------------------------
 
 STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "which",
-        "with",
-        "what",
-        "how",
-        "does",
-        "do",
-        "can",
-        "about",
-        "between",
-        "into",
-        "via",
-    ]
+    (  # noqa: SIM905 (a word list)
+        "a an and are as at be by for from has have in is it its of on or our that the their this to was we "
+        "were which with what how does do can about between into via"
+    ).split()
 )
 CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+")
 WORD = re.compile(r"[^\W_]+")

@@ -37,16 +37,17 @@ const MAX_UNSETTLED: usize = 1024;
 const SETTLE_PAUSES: [Duration; 4] =
     [Duration::ZERO, Duration::from_millis(500), Duration::from_secs(2), Duration::from_secs(8)];
 
+/// A step of a window at the store's time now; it may run more than once (see [`Store::update`]).
+pub trait WindowStep<R>: Fn(&mut Window, Duration) -> R + Send {}
+
+impl<R, F: Fn(&mut Window, Duration) -> R + Send> WindowStep<R> for F {}
+
 /// Where the windows of a client are kept.
 pub trait Store: Send + Sync + 'static {
     /// Applies `step` to the window of `quota` at the store's time now (its second argument),
     /// with no other process stepping it meanwhile (`step` may run again, on a fresher copy,
     /// before one run is kept).
-    fn update<'a, R: Send + 'a>(
-        &'a self,
-        quota: &'static str,
-        step: impl Fn(&mut Window, std::time::Duration) -> R + Send + 'a,
-    ) -> Step<'a, R>;
+    fn update<'a, R: Send + 'a>(&'a self, quota: &'static str, step: impl WindowStep<R> + 'a) -> Step<'a, R>;
 
     /// The store as messages name it (never a password).
     fn describe(&self) -> String;

@@ -23,7 +23,7 @@ use std::time::Duration;
 use fs4::fs_std::FileExt;
 use tokio::time::Instant;
 
-use super::Store;
+use super::{Store, WindowStep};
 use crate::config::ClientConfig;
 use crate::error::Error;
 use crate::pacing::gate::Step;
@@ -144,11 +144,7 @@ impl FileStore {
 }
 
 impl Store for FileStore {
-    fn update<'a, R: Send + 'a>(
-        &'a self,
-        quota: &'static str,
-        step: impl Fn(&mut Window, Duration) -> R + Send + 'a,
-    ) -> Step<'a, R> {
+    fn update<'a, R: Send + 'a>(&'a self, quota: &'static str, step: impl WindowStep<R> + 'a) -> Step<'a, R> {
         Box::pin(async move {
             let started = Instant::now();
             let mut pause = FIRST_PAUSE;

@@ -22,7 +22,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
 use tokio::sync::OnceCell;
 
-use super::Store;
+use super::{Store, WindowStep};
 use crate::config::{ClientConfig, RedisUrl};
 use crate::error::Error;
 use crate::pacing::gate::Step;
@@ -107,11 +107,7 @@ impl RedisStore {
 }
 
 impl Store for RedisStore {
-    fn update<'a, R: Send + 'a>(
-        &'a self,
-        quota: &'static str,
-        step: impl Fn(&mut Window, Duration) -> R + Send + 'a,
-    ) -> Step<'a, R> {
+    fn update<'a, R: Send + 'a>(&'a self, quota: &'static str, step: impl WindowStep<R> + 'a) -> Step<'a, R> {
         Box::pin(async move {
             let mut redis = self.connection().await?;
             let key = format!("{}{quota}", self.prefix);
