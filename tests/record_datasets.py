@@ -57,9 +57,12 @@ def decoded(row: dict[str, Any], skip: set[str] = TEXT_COLUMNS) -> dict[str, Any
 
 
 def _present(value: Any) -> Any:
-    """A struct cell as the value that arrived: its null fields left out, at every depth (JSON
-    hands each object, inner ones first, to the hook)."""
-    return json.loads(json.dumps(value), object_hook=lambda fields: {k: v for k, v in fields.items() if v is not None})
+    """A struct cell as the value that arrived: its null fields left out, at every depth."""
+    if isinstance(value, dict):
+        return {key: _present(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_present(item) for item in value]
+    return value
 
 
 def dataset_rows(directory: Path) -> dict[str, list[dict[str, Any]]]:
