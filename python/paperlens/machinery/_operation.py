@@ -98,11 +98,8 @@ async def _awaited(call: Awaitable[T]) -> T:
 class _Described(Generic[P, R]):
     """``returns``: the return annotation, computed when first needed."""
 
-    #: What the descriptor takes from the definition (see ``functools.update_wrapper``).
-    _wrapped: tuple[str, ...] = ("__module__", "__name__", "__qualname__", "__doc__")
-
     def __init__(self, define: Callable[Concatenate[Any, P], Any], name: str, returns: Callable[[], Any]) -> None:
-        functools.update_wrapper(self, define, assigned=self._wrapped)
+        functools.update_wrapper(self, define, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
         self._define = define
         self._name = name
         self._returns = returns
@@ -172,10 +169,8 @@ class Operation(_Answers[P, R]):
 
 
 class Pages(_Described[P, R]):
-    # Every item of an operation's pages (see :func:`pages`). Its docstring is the property
-    # below: the definition's, completed by :func:`paged_doc` when first read (not on import).
-
-    _wrapped = ("__module__", "__name__", "__qualname__")
+    """Every item of an operation's pages (see :func:`pages`); its docstring is the
+    definition's, completed by :func:`paged_doc`."""
 
     def __init__(
         self,
@@ -189,12 +184,9 @@ class Pages(_Described[P, R]):
     ) -> None:
         super().__init__(define, name or define.__name__.removeprefix("iter_"), lambda: Paginator[item()])  # type: ignore[misc]
         self._model, self._paging, self._unit, self._options = model, paging, unit, options
-
-    @functools.cached_property
-    def __doc__(self) -> str:  # type: ignore[override]
-        code = self._define.__code__
+        code = define.__code__
         parameters = list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])  # after ``self``
-        return paged_doc(self._define.__doc__ or "", parameters, self._define.__name__.removeprefix("iter_"))
+        self.__doc__ = paged_doc(define.__doc__ or "", parameters, define.__name__.removeprefix("iter_"))
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> Pages[P, R]: ...
