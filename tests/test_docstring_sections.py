@@ -92,6 +92,18 @@ def test_paged_doc_keeps_a_written_entry_with_its_continuation_lines() -> None:
     }
 
 
+def test_paged_doc_indents_a_last_section_as_the_body() -> None:
+    doc = "Every thing.\n\n    More about things.\n    "
+    assert paged_doc(doc, ["query"], "things") == (
+        "Every thing.\n\n    More about things.\n    \n    Args:\n        query: as for :meth:`things`.\n"
+    )
+
+
+def test_arguments_keeps_an_entry_for_several_names_apart_from_the_one_before() -> None:
+    doc = "Things.\n\nArgs:\n    top_k: the most,\n        1-100.\n    a, b: as for :func:`f`.\n    *rest: more."
+    assert docstrings.arguments(doc) == {"top_k": "the most, 1-100.", "a, b": "as for :func:`f`.", "rest": "more."}
+
+
 RESULT_TYPES = [getattr(t, name) for name in t.__all__ if dataclasses.is_dataclass(getattr(t, name))]
 
 

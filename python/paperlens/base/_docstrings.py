@@ -9,7 +9,6 @@ import re
 __all__ = ["arguments", "as_for", "entries", "inherited", "summary", "with_entries"]
 
 _SECTION = re.compile(r"^[A-Z][A-Za-z ]*:$")
-_ARG_LINE = re.compile(r"^(\s*)(\*{0,2}\w+):\s?(.*)$")
 
 
 def summary(doc: str) -> str:
@@ -22,21 +21,10 @@ def summary(doc: str) -> str:
 def arguments(doc: str) -> dict[str, str]:
     """Each ``Args:`` entry by parameter name (``*`` of ``*args`` dropped), its continuation
     lines joined into one line."""
-    lines = doc.splitlines()
-    if "Args:" not in lines:
-        return {}
-    entries: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in lines[lines.index("Args:") + 1 :]:
-        if line and not line.startswith(" "):
-            break
-        match = _ARG_LINE.match(line)
-        if match and len(match.group(1)) <= 4:
-            current = entries.setdefault(match.group(2).lstrip("*"), [])
-            current.append(match.group(3))
-        elif current is not None:
-            current.append(line)
-    return {name: " ".join(" ".join(parts).split()) for name, parts in entries.items()}
+    return {
+        name.lstrip("*"): " ".join(" ".join(lines).split()).partition(":")[2].strip()
+        for name, lines in entries(doc, "Args:").items()
+    }
 
 
 def _indent(line: str) -> str:
@@ -46,7 +34,8 @@ def _indent(line: str) -> str:
 def _section(lines: list[str], title: str) -> tuple[int, int, str]:
     """Where section ``title`` stands in ``lines``: its header, the line after its entries,
     and the header's indentation; where absent, both the line before which it would stand
-    (the next section, else the end) and that line's indentation."""
+    (the next section, else the end) and the indentation it takes there (that section's, else
+    the body's)."""
     for start, line in enumerate(lines):
         if line.strip() == title:
             indent, end = _indent(line), start + 1
@@ -54,7 +43,9 @@ def _section(lines: list[str], title: str) -> tuple[int, int, str]:
                 end += 1
             return start, end, indent
     after = next((i for i, line in enumerate(lines[1:], 1) if _SECTION.match(line.strip())), len(lines))
-    return after, after, _indent(lines[after]) if after < len(lines) else ""
+    if after < len(lines):
+        return after, after, _indent(lines[after])
+    return after, after, min((_indent(line) for line in lines[1:] if line.strip()), key=len, default="")
 
 
 def entries(doc: str, title: str) -> dict[str, list[str]]:
