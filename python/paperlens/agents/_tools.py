@@ -32,6 +32,7 @@ from paperlens.agents._memory import CONTINUATION, Listing, Memory, Target
 from paperlens.agents._output import ImagePart, Part, TextPart, compact, continue_with, error_text, fit, masked
 from paperlens.agents._plans import PLANS, Result, get_figure, image, read_paper
 from paperlens.agents._schema import Signature, signature_of
+from paperlens.base import _checks as checks
 from paperlens.clients.client import AsyncClient, Client
 from paperlens.clients.schema import Schema
 from paperlens.errors import ValidationError
@@ -63,12 +64,7 @@ _INTERNAL = ("cursor",)
 
 def check_max_chars(max_chars: object) -> None:
     """``max_chars`` is an integer of at least :data:`MIN_MAX_CHARS` (a ``ValidationError`` before anything runs)."""
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_MAX_CHARS:
-        raise ValidationError(
-            f"max_chars: expected an integer of at least {MIN_MAX_CHARS}, got {max_chars!r}",
-            param="max_chars",
-            rule=f"an integer of at least {MIN_MAX_CHARS}",
-        )
+    checks.count("max_chars", max_chars, MIN_MAX_CHARS)
 
 
 @dataclass(frozen=True)
