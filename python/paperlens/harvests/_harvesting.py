@@ -28,7 +28,6 @@ __all__ = [  # the helpers of paperlens.storage._stored are used through this mo
     "added_ids",
     "begin_update",
     "checkpoint_beside",
-    "current_run",
     "encode_chunk",
     "load_checkpoint",
     "new_run",
@@ -163,15 +162,9 @@ def new_run(kind: str, state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def current_run(state: dict[str, Any]) -> dict[str, Any]:
-    """The checkpoint's current run entry; for a checkpoint that predates run entries, the
-    harvest itself."""
-    return state.get("run") or _first_run(state)
-
-
 def begin_update(state: dict[str, Any]) -> None:
     """Starts the run entry of an update on the finished output whose checkpoint is ``state``."""
-    state["run"] = new_run("update", {**state, "run": current_run(state)})
+    state["run"] = new_run("update", state)
 
 
 def added_ids(store: Store, records: PurePath, format: str, state: dict[str, Any]) -> tuple[str, ...]:
@@ -186,7 +179,8 @@ def added_ids(store: Store, records: PurePath, format: str, state: dict[str, Any
 
 
 def _first_run(state: dict[str, Any]) -> dict[str, Any]:
-    """The run entry of a harvest whose checkpoint predates run entries: the harvest itself."""
+    """The run entry of a harvest whose checkpoint predates run entries: the harvest itself
+    (:func:`load_checkpoint` gives such a checkpoint this one)."""
     return {
         "index": 0,
         "kind": "harvest",
@@ -201,7 +195,7 @@ def sync_entries(manifest: ManifestRecorder, state: dict[str, Any], finished: bo
     """Brings the manifest's ``run_entries`` in line with the checkpoint's current run (a
     manifest a ``kill -9`` left behind lags it; the times are the manifest's alone: a
     checkpoint holds none, so that a resumed run writes the same bytes as one never stopped)."""
-    run = current_run(state)
+    run = state["run"]
     entries: list[dict[str, Any]] = manifest.manifest.setdefault("run_entries", [])
     if not entries and run["index"] > 0:
         # An output of a paperlens before run entries: its harvest is the first.
@@ -243,7 +237,8 @@ def load_checkpoint(
 ) -> dict[str, Any] | None:
     """The state a checkpoint holds, None when there is none yet (``exists``: whether ``out``
     holds something, which then cannot be resumed); a :class:`HarvestError` when it belongs
-    to another harvest or cannot be read."""
+    to another harvest or cannot be read. A checkpoint that predates run entries gets its
+    harvest's as the current one."""
     shown, at = store.name(out), store.name(path)
     try:
         raw = store.read(path).decode("utf-8")
@@ -271,6 +266,8 @@ def load_checkpoint(
             f"{at} belongs to a harvest with other parameters; "
             f"use another output, or remove {shown} and the checkpoint to start over"
         )
+    if not state.get("run"):
+        state["run"] = _first_run(state)
     return state
 
 

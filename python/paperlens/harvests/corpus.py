@@ -27,7 +27,6 @@ from paperlens.harvests._harvesting import (
     added_ids,
     begin_update,
     checkpoint_beside,
-    current_run,
     load_checkpoint,
     new_run,
     record_key,
@@ -335,7 +334,6 @@ def _harvest(
     else:
         parts.rewind(state)
     output.prepare()
-    state["run"] = current_run(state)
     harvest = _Harvest(client, output, manifest, state, ids, by, query, filters, texts, figures, limit, parts)
     harvest.executor = executor
     if state["run"]["kind"] == "update" and not harvest.done:

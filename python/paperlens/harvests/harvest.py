@@ -25,7 +25,6 @@ from paperlens.harvests._harvesting import (
     added_ids,
     begin_update,
     checkpoint_beside,
-    current_run,
     encode_chunk,
     load_checkpoint,
     new_run,
@@ -179,8 +178,7 @@ def harvest(
             state["next"] = {"cursor": None}
             write_json_atomically(ckpt_path, state, store)
             resumed = False
-    run = current_run(state)
-    state["run"] = run
+    run = state["run"]
 
     def result() -> HarvestResult:
         finished = state["next"] is None
