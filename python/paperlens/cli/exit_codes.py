@@ -22,7 +22,7 @@ class UsageError(Exception):
 
 def exit_code(error: BaseException) -> int:
     """The exit code that tells this kind of failure apart."""
-    from paperlens.harvests.harvest import HarvestError
+    from paperlens.storage._output_guard import HarvestError
 
     if isinstance(error, (HarvestError, errors.ResourceWriteError)):
         return EXIT_OUTPUT
