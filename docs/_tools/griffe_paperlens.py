@@ -27,40 +27,35 @@ _DOUBLE = re.compile(r"``([^`]+?)``")
 _JOINED = re.compile(r"^(\s+)(\w+(?:,\s*\w+)+):\s+(.*)$")
 
 
+def _decorator_call(obj: griffe.Object, name: str) -> griffe.ExprCall | None:
+    """The decorator ``@name(...)`` of ``obj``, a function; None when it has none."""
+    if not isinstance(obj, griffe.Function):
+        return None
+    calls = (decorator.value for decorator in obj.decorators if isinstance(decorator.value, griffe.ExprCall))
+    return next((call for call in calls if str(call.function) == name), None)
+
+
 def _returns(func: griffe.Function) -> Any:
-    for decorator in func.decorators:
-        value = decorator.value
-        if not isinstance(value, griffe.ExprCall):
-            if str(value) == "workflow" and isinstance(func.returns, griffe.ExprSubscript):
-                return func.returns.slice  # Plan[R] -> R
-            continue
-        name = str(value.function)
-        if name == "operation" and value.arguments:
-            return value.arguments[0]
-        if name == "pages" and len(value.arguments) > 1:
-            module = func.package["machinery._pagination"]
-            return griffe.ExprSubscript(griffe.ExprName("Paginator", parent=module), value.arguments[1])
+    operation, pages = _decorator_call(func, "operation"), _decorator_call(func, "pages")
+    if operation is not None and operation.arguments:
+        return operation.arguments[0]
+    if pages is not None and len(pages.arguments) > 1:
+        module = func.package["machinery._pagination"]
+        return griffe.ExprSubscript(griffe.ExprName("Paginator", parent=module), pages.arguments[1])
+    workflow = any(str(decorator.value) == "workflow" for decorator in func.decorators)
+    if workflow and isinstance(func.returns, griffe.ExprSubscript):
+        return func.returns.slice  # Plan[R] -> R
     return None
-
-
-def _is_paged(obj: griffe.Object) -> bool:
-    return isinstance(obj, griffe.Function) and any(
-        isinstance(decorator.value, griffe.ExprCall) and str(decorator.value.function) == "pages"
-        for decorator in obj.decorators
-    )
 
 
 def _prototype(obj: griffe.Object) -> griffe.Function | None:
     """The function whose parameters ``@parameters_of(...)`` gives ``obj``, a sibling of it."""
-    if not isinstance(obj, griffe.Function) or obj.parent is None:
+    call = _decorator_call(obj, "parameters_of")
+    if call is None or obj.parent is None:
         return None
-    for decorator in obj.decorators:
-        value = decorator.value
-        if isinstance(value, griffe.ExprCall) and str(value.function) == "parameters_of":
-            prototype = obj.parent.members[str(value.arguments[0])]
-            assert isinstance(prototype, griffe.Function)
-            return prototype
-    return None
+    prototype = obj.parent.members[str(call.arguments[0])]
+    assert isinstance(prototype, griffe.Function)
+    return prototype
 
 
 def _fence_examples(text: str) -> str:
@@ -160,7 +155,7 @@ class PaperlensDocs(griffe.Extension):
         if obj.docstring is None:
             return
         text = obj.docstring.value
-        if _is_paged(obj):
+        if _decorator_call(obj, "pages") is not None:
             names = [parameter.name for parameter in obj.parameters][1:]  # after ``self``
             text = paged_doc(text, names, obj.name.removeprefix("iter_"))
         prototype = _prototype(obj)
