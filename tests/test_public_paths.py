@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import paperlens
+from tests.test_import import run
 
 SURFACE: dict[str, list[str]] = json.loads((Path(__file__).parent / "public_surface.json").read_text())
 
@@ -40,8 +41,15 @@ def test_a_name_the_facade_has_too_is_the_same_object(path: str) -> None:
     assert [name for name in shared if getattr(module, name) is not getattr(paperlens, name)] == []
 
 
-def test_the_public_submodules_are_attributes_of_the_facade() -> None:
-    for path in SURFACE:
-        parent, _, name = path.rpartition(".")
-        if parent == "paperlens":
-            assert getattr(paperlens, name) is importlib.import_module(path), path
+def test_each_lazily_exposed_public_submodule_is_the_facades_attribute_in_a_fresh_interpreter() -> None:
+    # In this process an earlier import may have bound the attribute already (an imported
+    # submodule always is one); a fresh interpreter reads every attribute before importing any.
+    paths = sorted(f"paperlens.{name}" for name in paperlens._SUBMODULES if f"paperlens.{name}" in SURFACE)
+    assert paths
+    code = (
+        "import importlib, paperlens\n"
+        f"paths = {paths!r}\n"
+        "read = {path: getattr(paperlens, path.rpartition('.')[2]) for path in paths}\n"
+        "print([path for path in paths if read[path] is importlib.import_module(path)])"
+    )
+    assert run(code) == repr(paths)
