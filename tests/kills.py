@@ -21,11 +21,17 @@ def documents(out: Path) -> int:
 
 
 def kill_at(
-    points: Iterable[int], start: Callable[[], subprocess.Popen[bytes]], out: Path, rng: random.Random, jitter: float
+    points: Iterable[int],
+    start: Callable[[], subprocess.Popen[bytes]],
+    out: Path,
+    rng: random.Random,
+    jitter: float,
+    kill: Callable[[int, int], None] = os.kill,
 ) -> tuple[int, set[int]]:
-    """For each point in order, a run of ``start()`` killed once ``out`` holds that many documents
-    and up to ``jitter`` seconds more; returns how many were killed and the document counts they
-    left (a run that finished first ends the series)."""
+    """For each point in order, a run of ``start()`` killed (``kill(pid, SIGKILL)``; ``os.killpg``
+    takes a run started in a session of its own with its children) once ``out`` holds that many
+    documents and up to ``jitter`` seconds more; returns how many were killed and the document
+    counts they left (a run that finished first ends the series)."""
     kills, states = 0, set()
     for point in points:
         process = start()
@@ -34,7 +40,7 @@ def kill_at(
         time.sleep(rng.uniform(0, jitter))
         if process.poll() is not None:
             break
-        os.kill(process.pid, signal.SIGKILL)
+        kill(process.pid, signal.SIGKILL)
         process.wait()
         kills += 1
         states.add(documents(out))

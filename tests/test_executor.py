@@ -10,11 +10,9 @@ import json
 import multiprocessing
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -28,6 +26,7 @@ from paperlens.harvests._executor import in_order
 
 from corpus_files import corpus_files
 from fixtures import sandbox_client, sandbox_environment
+from kills import kill_at
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -121,13 +120,6 @@ def start(sandbox: Any, out: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, env=sandbox_environment(sandbox), stderr=subprocess.PIPE, start_new_session=True)
 
 
-def written(out: Path) -> int:
-    try:
-        return sum(not name.startswith(".") for name in os.listdir(out / "documents"))
-    except FileNotFoundError:
-        return 0
-
-
 def across_processes(files: dict[str, Any]) -> dict[str, Any]:
     """``files`` without what a run in another process records otherwise: the sandbox's corpus
     (known to the process running it), and the request ids (a killed run's manifest lacks
@@ -144,21 +136,12 @@ def test_a_harvest_on_workers_killed_at_random_moments_ends_as_a_plain_one(sandb
     out = tmp_path / "corpus"
     rng = random.Random(seed)
     total = sum(1 for name in plain if name.endswith("/text.md"))
-    kills = set()
-    for point in sorted(rng.sample(range(total), 3)):
-        process = start(sandbox, out)
-        while process.poll() is None and written(out) < point:
-            time.sleep(0.001)
-        time.sleep(rng.uniform(0, 0.02))
-        if process.poll() is not None:
-            break
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        kills.add(written(out))
+    points = sorted(rng.sample(range(total), 3))
+    _, states = kill_at(points, lambda: start(sandbox, out), out, rng, jitter=0.02, kill=os.killpg)
     process = start(sandbox, out)
     _, err = process.communicate(timeout=300)
     assert process.returncode == 0, err.decode()
-    assert kills and max(kills) > 0, kills
+    assert states and max(states) > 0, states
     assert across_processes(corpus_files(out, request_counts=True)) == across_processes(plain)
 
 
