@@ -148,6 +148,11 @@ def sandbox_client(sandbox: Sandbox, **options: Any) -> paperlens.Client:
     return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits=None, **options)
 
 
+def sharing_client(sandbox: Sandbox, shared_pacing: str, **options: Any) -> paperlens.Client:
+    """A client of ``sandbox`` that shares its pacing through ``shared_pacing`` (a file or a Redis URL)."""
+    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, shared_pacing=shared_pacing, **options)
+
+
 @contextmanager
 def harvested_growing(out: Path, papers: int) -> Iterator[tuple[Sandbox, paperlens.Client]]:
     """A sandbox of ``papers`` papers, a fifth of them hidden until ``reveal()``, and its client,

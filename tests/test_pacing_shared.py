@@ -32,6 +32,8 @@ from paperlens.errors import APIConnectionError, ConfigurationError, RateLimitEr
 from paperlens.harvest import harvest as harvest_to
 from paperlens.sandbox import Sandbox
 
+from fixtures import sharing_client
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Bounds a pool's work, so that a hang fails the test instead of stalling the suite.
 POOL_TIMEOUT = 120
@@ -75,10 +77,6 @@ def child(sandbox: Sandbox, shared: str, calls: int) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")])}
     argv = [sys.executable, "-c", CHILD, sandbox.base_url, sandbox.token, shared, str(calls)]
     return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def client_of(sandbox: Sandbox, shared: str, **options: Any) -> paperlens.Client:
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, shared_pacing=shared, **options)
 
 
 @pytest.fixture
@@ -136,11 +134,11 @@ def test_a_process_without_the_shared_store_paces_alone(sandbox: Sandbox, store:
 def test_pool_workers_each_with_a_client_keep_to_one_quota(store: Store, method: str) -> None:
     with Sandbox(papers=50, rate_limits={"meta-search": 6}) as sandbox:
         # The parent has made a request (its runtime and connections live) before it forks.
-        parent = client_of(sandbox, store.shared_pacing, rate_limits={"meta-search": 6})
+        parent = sharing_client(sandbox, store.shared_pacing, rate_limits={"meta-search": 6})
         parent.meta_search("first", page_size=1)
         # Each worker rebuilds the client from its settings; a call held past its deadline is
         # given up before it is sent.
-        worker = client_of(sandbox, store.shared_pacing, rate_limits={"meta-search": 6}, deadline=3, max_retries=0)
+        worker = sharing_client(sandbox, store.shared_pacing, rate_limits={"meta-search": 6}, deadline=3, max_retries=0)
         with multiprocessing.get_context(method).Pool(3) as pool:
             done = pool.map_async(search, [(worker, 3)] * 3).get(POOL_TIMEOUT)
         outcomes = sorted(outcome for worker_outcomes, _ in done for outcome in worker_outcomes)
@@ -153,8 +151,8 @@ def test_pool_workers_each_with_a_client_keep_to_one_quota(store: Store, method:
 def test_a_429_pause_is_shared(sandbox: Sandbox, store: Store) -> None:
     sandbox.inject_fault("/meta-search", 429, times=1, retry_after=30)
     with pytest.raises(RateLimitError):
-        client_of(sandbox, store.shared_pacing, max_retries=0).meta_search("refused", page_size=1)
-    held = client_of(sandbox, store.shared_pacing, deadline=2)
+        sharing_client(sandbox, store.shared_pacing, max_retries=0).meta_search("refused", page_size=1)
+    held = sharing_client(sandbox, store.shared_pacing, deadline=2)
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         outcomes, told = pool.apply_async(search, [(held, 1)]).get(POOL_TIMEOUT)
     assert outcomes == ["APITimeoutError"]
@@ -166,12 +164,12 @@ def test_a_429_pause_is_shared(sandbox: Sandbox, store: Store) -> None:
 
 def test_a_learned_rate_is_shared(store: Store) -> None:
     with Sandbox(papers=50, rate_limits={"meta-search": 3}) as sandbox:
-        first = client_of(sandbox, store.shared_pacing, max_retries=0)
+        first = sharing_client(sandbox, store.shared_pacing, max_retries=0)
         for n in range(3):
             first.meta_search(f"q{n}", page_size=1)
         with pytest.raises(RateLimitError):
             first.meta_search("refused", page_size=1)
-        held = client_of(sandbox, store.shared_pacing, deadline=2)
+        held = sharing_client(sandbox, store.shared_pacing, deadline=2)
         with multiprocessing.get_context("spawn").Pool(1) as pool:
             outcomes, told = pool.apply_async(search, [(held, 1)]).get(POOL_TIMEOUT)
         assert outcomes == ["APITimeoutError"]
@@ -190,7 +188,7 @@ def guarded_redis() -> Iterator[RedisServer]:
 
 
 def test_redis_keys_hold_a_hash_never_the_token(sandbox: Sandbox, redis_server: RedisServer) -> None:
-    client_of(sandbox, redis_server.url).meta_search("q", page_size=1)
+    sharing_client(sandbox, redis_server.url).meta_search("q", page_size=1)
     held = redis_server.keys()
     assert list(held) == [key for key in held if re.fullmatch(r"paperlens:pacing:[0-9a-f]{32}:meta-search", key)]
     assert len(held) == 1
@@ -201,7 +199,7 @@ def test_redis_keys_hold_a_hash_never_the_token(sandbox: Sandbox, redis_server: 
 
 
 def test_redis_lost_mid_run_is_a_connection_error_naming_it(sandbox: Sandbox, guarded_redis: RedisServer) -> None:
-    client = client_of(sandbox, guarded_redis.url, connect_timeout=2)
+    client = sharing_client(sandbox, guarded_redis.url, connect_timeout=2)
     client.meta_search("q", page_size=1)
     guarded_redis.stop()
     with pytest.raises(APIConnectionError) as raised:
@@ -216,7 +214,7 @@ def test_redis_lost_mid_run_is_a_connection_error_naming_it(sandbox: Sandbox, gu
 def test_redis_unreachable_at_start_is_a_configuration_error(sandbox: Sandbox, guarded_redis: RedisServer) -> None:
     guarded_redis.stop()
     with pytest.raises(ConfigurationError) as raised:
-        client_of(sandbox, guarded_redis.url, connect_timeout=2)
+        sharing_client(sandbox, guarded_redis.url, connect_timeout=2)
     message = str(raised.value)
     assert f"cannot use the Redis server at {guarded_redis.url.replace(PASSWORD, '***')}" in message
     assert PASSWORD not in message
@@ -224,7 +222,7 @@ def test_redis_unreachable_at_start_is_a_configuration_error(sandbox: Sandbox, g
 
 def test_a_wrong_redis_password_is_a_configuration_error(sandbox: Sandbox, guarded_redis: RedisServer) -> None:
     with pytest.raises(ConfigurationError) as raised:
-        client_of(sandbox, guarded_redis.url.replace(PASSWORD, "wrong-one"))
+        sharing_client(sandbox, guarded_redis.url.replace(PASSWORD, "wrong-one"))
     assert "cannot use the Redis server at redis://:***@" in str(raised.value)
     assert "wrong-one" not in str(raised.value)
 
@@ -232,7 +230,7 @@ def test_a_wrong_redis_password_is_a_configuration_error(sandbox: Sandbox, guard
 def test_a_redis_shared_client_pickles_to_its_url_and_hides_the_password(
     sandbox: Sandbox, guarded_redis: RedisServer
 ) -> None:
-    client = client_of(sandbox, guarded_redis.url)
+    client = sharing_client(sandbox, guarded_redis.url)
     restored = pickle.loads(pickle.dumps(client))
     assert restored._settings["shared_pacing"] == guarded_redis.url
     restored.meta_search("q", page_size=1)
@@ -251,11 +249,11 @@ def test_a_harvest_stopped_by_a_lost_redis_resumes_to_a_plain_runs_output(
     harvest(paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url), plain)
     out = tmp_path / "shared.jsonl"
     with pytest.raises(APIConnectionError, match="shared_pacing: the Redis server"):
-        harvest(client_of(sandbox, redis_server.url), out, on_chunk=lambda _: redis_server.stop())
+        harvest(sharing_client(sandbox, redis_server.url), out, on_chunk=lambda _: redis_server.stop())
     written = out.read_text().splitlines()
     assert written == plain.read_text().splitlines()[:5], "the first chunk is kept"
     with RedisServer() as back:
-        resumed = harvest(client_of(sandbox, back.url), out)
+        resumed = harvest(sharing_client(sandbox, back.url), out)
     assert resumed.resumed and resumed.done
     assert [json.loads(line) for line in out.read_text().splitlines()] == [
         json.loads(line) for line in plain.read_text().splitlines()

@@ -25,6 +25,8 @@ from paperlens.errors import APITimeoutError, QuotaExhaustedError, RateLimitErro
 from paperlens.harvest import harvest
 from paperlens.sandbox import Sandbox
 
+from fixtures import sharing_client
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = Path(__file__).with_name("shared_pacing_workers.py")
 #: Holds an exclusive lock on the file named by argv[1] for 12 s, as a stalled sharer would.
@@ -51,11 +53,6 @@ def sandbox() -> Iterator[Sandbox]:
 def waits(caplog: pytest.LogCaptureFixture) -> list[tuple[float, int]]:
     """The pacing waits told: ``(seconds, requests per minute)``."""
     return [(float(m.group(1)), int(m.group(2))) for r in caplog.records if (m := WAITING.match(r.getMessage()))]
-
-
-def sharing_client(sandbox: Sandbox, shared_pacing: str, **options: Any) -> paperlens.Client:
-    """A client of ``sandbox`` that shares its pacing through ``shared_pacing`` (a file or a Redis URL)."""
-    return paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, shared_pacing=shared_pacing, **options)
 
 
 def meta_searches(sandbox: Sandbox) -> int:
