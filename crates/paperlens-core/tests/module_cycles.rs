@@ -6,109 +6,64 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-#[derive(Debug, PartialEq)]
-enum Token {
-    Ident(String),
-    PathSep,
-    Punct(char),
+/// The tokens of a Rust file (comments dropped, literals whole); a file that does not tokenize
+/// fails the test, named with the line and column.
+fn tokenize(file: &Path) -> TokenStream {
+    TokenStream::from_str(&fs::read_to_string(file).unwrap()).unwrap_or_else(|e| {
+        let at = e.span().start();
+        panic!("{}:{}:{}: not Rust tokens: {e}", file.display(), at.line, at.column + 1)
+    })
 }
 
-/// The tokens of Rust source that paths are made of; comments, strings, chars and lifetimes dropped.
-fn tokens(source: &str) -> Vec<Token> {
-    let chars: Vec<char> = source.chars().collect();
-    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c == '/' && at(i + 1) == '/' {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && at(i + 1) == '*' {
-            let mut depth = 0;
-            loop {
-                if i >= chars.len() {
-                    break;
-                } else if chars[i] == '/' && at(i + 1) == '*' {
-                    depth += 1;
-                    i += 2;
-                } else if chars[i] == '*' && at(i + 1) == '/' {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        } else if c == '"' {
-            i = after_string(&chars, i + 1, 0);
-        } else if c == '\'' {
-            // A char literal ('x', '\n', '\u{1F600}') or a lifetime ('a).
-            if at(i + 1) == '\\' {
-                i += 3; // past the quote, the backslash and the escaped character
-                while i < chars.len() && chars[i] != '\'' {
-                    i += 1;
-                }
-                i += 1;
-            } else if at(i + 2) == '\'' {
-                i += 3;
-            } else {
-                i += 1;
-                while at(i).is_alphanumeric() || at(i) == '_' {
-                    i += 1;
-                }
-            }
-        } else if c.is_alphanumeric() || c == '_' || (c == '$' && (at(i + 1).is_alphabetic())) {
-            let start = i;
-            i += 1;
-            while at(i).is_alphanumeric() || at(i) == '_' {
-                i += 1;
-            }
-            let word: String = chars[start..i].iter().collect();
-            let prefix = matches!(word.as_str(), "r" | "b" | "br" | "c" | "cr");
-            if word == "b" && at(i) == '\'' {
-                // A byte literal: read on as a char literal.
-            } else if prefix && (at(i) == '"' || (at(i) == '#' && word.ends_with('r'))) {
-                let hashes = (i..).take_while(|&j| at(j) == '#').count();
-                if at(i + hashes) == '"' {
-                    i = after_string(&chars, i + hashes + 1, hashes);
-                } else {
-                    i += hashes; // r#ident, a raw identifier: the name follows
-                }
-            } else {
-                out.push(Token::Ident(word));
-            }
-        } else if c == ':' && at(i + 1) == ':' {
-            out.push(Token::PathSep);
-            i += 2;
-        } else {
-            out.push(Token::Punct(c));
-            i += 1;
-        }
-    }
-    out
+/// The name an identifier stands for (`r#type`: `type`).
+fn name(token: &TokenTree) -> Option<String> {
+    let TokenTree::Ident(ident) = token else { return None };
+    let text = ident.to_string();
+    Some(text.strip_prefix("r#").map(str::to_string).unwrap_or(text))
 }
 
-/// Where a string literal opened just before `i` ends, closed by `"` and `hashes` hashes.
-fn after_string(chars: &[char], mut i: usize, hashes: usize) -> usize {
-    while i < chars.len() {
-        if hashes == 0 && chars[i] == '\\' {
-            i += 2;
-        } else if chars[i] == '"' && chars[i + 1..].iter().take(hashes).filter(|&&c| c == '#').count() == hashes {
-            return i + 1 + hashes;
-        } else {
-            i += 1;
+fn is_name(token: Option<&TokenTree>, expected: &str) -> bool {
+    token.and_then(name).is_some_and(|n| n == expected)
+}
+
+fn is_punct(token: Option<&TokenTree>, expected: char) -> bool {
+    matches!(token, Some(TokenTree::Punct(p)) if p.as_char() == expected)
+}
+
+/// `::` at `tokens[i]`: proc-macro2 gives it as a `:` joined to the next `:`.
+fn is_path_sep(tokens: &[TokenTree], i: usize) -> bool {
+    matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+        && is_punct(tokens.get(i + 1), ':')
+}
+
+/// Every name in `tokens`, those of nested groups included.
+fn all_names(tokens: TokenStream) -> Vec<String> {
+    tokens
+        .into_iter()
+        .flat_map(|token| match token {
+            TokenTree::Group(group) => all_names(group.stream()),
+            other => name(&other).into_iter().collect(),
+        })
+        .collect()
+}
+
+/// Calls `visit` with the tokens of `stream` and of each group in it, at any depth, each with the
+/// number of inline modules (`mod tests { ... }`) around them.
+fn each_level(stream: TokenStream, inline_modules: usize, visit: &mut impl FnMut(&[TokenTree], usize)) {
+    let tokens: Vec<TokenTree> = stream.into_iter().collect();
+    visit(&tokens, inline_modules);
+    for (i, token) in tokens.iter().enumerate() {
+        if let TokenTree::Group(group) = token {
+            let opens_module = group.delimiter() == Delimiter::Brace && i >= 2 && is_name(tokens.get(i - 2), "mod");
+            each_level(group.stream(), inline_modules + usize::from(opens_module), visit);
         }
     }
-    i
 }
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -140,31 +95,24 @@ fn module_path(src: &Path, file: &Path) -> Vec<String> {
 fn module_graph(src: &Path) -> Graph {
     let mut files = Vec::new();
     rust_files(src, &mut files);
-    let sources: Vec<(Vec<String>, Vec<Token>)> =
-        files.iter().map(|f| (module_path(src, f), tokens(&fs::read_to_string(f).unwrap()))).collect();
+    let sources: Vec<(Vec<String>, TokenStream)> = files.iter().map(|f| (module_path(src, f), tokenize(f))).collect();
     let top_level: BTreeSet<String> = sources.iter().filter_map(|(path, _)| path.first().cloned()).collect();
     // Names at the crate root that stand for a module's item: `lib.rs`'s `pub use m::{A, B}` and exported macros.
     let mut root_items: BTreeMap<String, String> = BTreeMap::new();
     for (path, tokens) in &sources {
-        if path.is_empty() {
-            root_items.extend(reexports(tokens, &top_level));
-        }
-        for (i, token) in tokens.iter().enumerate() {
-            if *token == Token::Ident("macro_export".into()) {
-                let name = tokens[i..].windows(3).find_map(|w| match w {
-                    [Token::Ident(m), Token::Punct('!'), Token::Ident(name)] if m == "macro_rules" => Some(name),
-                    _ => None,
-                });
-                if let (Some(name), Some(module)) = (name, path.first()) {
-                    root_items.insert(name.clone(), module.clone());
-                }
+        each_level(tokens.clone(), 0, &mut |level, _| {
+            if path.is_empty() {
+                root_items.extend(reexports(level, &top_level));
             }
-        }
+            if let Some(module) = path.first() {
+                root_items.extend(exported_macros(level).into_iter().map(|name| (name, module.clone())));
+            }
+        });
     }
     let mut graph: Graph = top_level.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
     for (path, tokens) in &sources {
         let Some(from) = path.first() else { continue };
-        for to in named_modules(path, tokens, &top_level, &root_items) {
+        for to in named_modules(path, tokens.clone(), &top_level, &root_items) {
             if &to != from {
                 graph.get_mut(from).unwrap().insert(to);
             }
@@ -174,17 +122,34 @@ fn module_graph(src: &Path) -> Graph {
 }
 
 /// `pub use m::...;` at the root: each name brought in, with the module `m`.
-fn reexports(tokens: &[Token], top_level: &BTreeSet<String>) -> Vec<(String, String)> {
+fn reexports(tokens: &[TokenTree], top_level: &BTreeSet<String>) -> Vec<(String, String)> {
     let mut found = Vec::new();
-    for (i, window) in tokens.windows(4).enumerate() {
-        if let [Token::Ident(p), Token::Ident(u), Token::Ident(module), Token::PathSep] = window {
-            if p == "pub" && u == "use" && top_level.contains(module) {
-                for token in tokens[i + 4..].iter().take_while(|t| **t != Token::Punct(';')) {
-                    if let Token::Ident(name) = token {
-                        found.push((name.clone(), module.clone()));
-                    }
-                }
+    for i in 0..tokens.len() {
+        let pub_use = is_name(tokens.get(i), "pub") && is_name(tokens.get(i + 1), "use") && is_path_sep(tokens, i + 3);
+        let Some(module) = tokens.get(i + 2).and_then(name).filter(|m| pub_use && top_level.contains(m)) else {
+            continue;
+        };
+        let brought: TokenStream = tokens[i + 5..].iter().take_while(|t| !is_punct(Some(t), ';')).cloned().collect();
+        found.extend(all_names(brought).into_iter().map(|name| (name, module.clone())));
+    }
+    found
+}
+
+/// The names of the `macro_rules!` macros with a `#[macro_export]` attribute.
+fn exported_macros(tokens: &[TokenTree]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, token) in tokens.iter().enumerate().skip(2) {
+        if !(is_name(tokens.get(i - 2), "macro_rules") && is_punct(tokens.get(i - 1), '!')) {
+            continue;
+        }
+        let mut attributes = tokens[..i - 2].rchunks_exact(2).map_while(|pair| match pair {
+            [hash, TokenTree::Group(group)] if is_punct(Some(hash), '#') && group.delimiter() == Delimiter::Bracket => {
+                Some(group.stream())
             }
+            _ => None,
+        });
+        if attributes.any(|attribute| all_names(attribute).iter().any(|n| n == "macro_export")) {
+            found.extend(name(token));
         }
     }
     found
@@ -193,78 +158,41 @@ fn reexports(tokens: &[Token], top_level: &BTreeSet<String>) -> Vec<(String, Str
 /// Every top-level module that a path in the file of module `path` names.
 fn named_modules(
     path: &[String],
-    tokens: &[Token],
+    tokens: TokenStream,
     top_level: &BTreeSet<String>,
     root_items: &BTreeMap<String, String>,
 ) -> BTreeSet<String> {
-    let resolve = |name: &str| {
-        if top_level.contains(name) {
-            Some(name.to_string())
-        } else {
-            root_items.get(name).cloned()
-        }
-    };
+    let resolve = |name: String| if top_level.contains(&name) { Some(name) } else { root_items.get(&name).cloned() };
     let mut named = BTreeSet::new();
-    // Inline modules (`mod tests { ... }`) open at a brace depth; `super::` climbs out of them first.
-    let mut inline: Vec<usize> = Vec::new();
-    let mut depth = 0;
-    let mut i = 0;
-    while i < tokens.len() {
-        match &tokens[i] {
-            Token::Punct('{') => {
-                if i >= 2 && matches!(&tokens[i - 2], Token::Ident(m) if m == "mod") {
-                    inline.push(depth);
+    each_level(tokens, 0, &mut |tokens, inline_modules| {
+        for i in 0..tokens.len() {
+            // `$crate::` too: proc-macro2 gives `$crate` as `$` and `crate`.
+            let at_root = if is_name(tokens.get(i), "crate") && is_path_sep(tokens, i + 1) {
+                Some(i + 3)
+            } else {
+                // `super::` climbs out of the file's modules and the inline ones around it to reach the root.
+                let climbs = (i..tokens.len())
+                    .step_by(3)
+                    .take_while(|&j| is_name(tokens.get(j), "super") && is_path_sep(tokens, j + 1))
+                    .count();
+                (climbs > 0 && climbs >= path.len() + inline_modules).then_some(i + 3 * climbs)
+            };
+            match at_root.and_then(|j| tokens.get(j)) {
+                Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => {
+                    named.extend(group_heads(group.stream()).into_iter().filter_map(resolve))
                 }
-                depth += 1;
+                Some(token) => named.extend(name(token).and_then(resolve)),
+                None => {}
             }
-            Token::Punct('}') => {
-                depth -= 1;
-                if inline.last() == Some(&depth) {
-                    inline.pop();
-                }
-            }
-            Token::Ident(word) if tokens.get(i + 1) == Some(&Token::PathSep) => {
-                let at_root = match word.as_str() {
-                    "crate" | "$crate" => Some(i + 2),
-                    "super" => {
-                        let climbs = tokens[i..].chunks(2).take_while(|c| c[0] == Token::Ident("super".into())).count();
-                        (climbs >= path.len() + inline.len()).then_some(i + 2 * climbs)
-                    }
-                    _ => None,
-                };
-                match (at_root, at_root.and_then(|j| tokens.get(j))) {
-                    (_, Some(Token::Ident(name))) => named.extend(resolve(name)),
-                    (Some(j), Some(Token::Punct('{'))) => named.extend(group_heads(&tokens[j..]).filter_map(resolve)),
-                    _ => {}
-                }
-            }
-            _ => {}
         }
-        i += 1;
-    }
+    });
     named
 }
 
 /// The first name of each path in a `{a::b, c, d::{e, f}}` group.
-fn group_heads(tokens: &[Token]) -> impl Iterator<Item = &str> {
-    let mut depth = 0;
-    let mut heads = Vec::new();
-    for (i, token) in tokens.iter().enumerate() {
-        match token {
-            Token::Punct('{') => depth += 1,
-            Token::Punct('}') => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            Token::Ident(name) if depth == 1 && matches!(&tokens[i - 1], Token::Punct('{' | ',')) => {
-                heads.push(name.as_str())
-            }
-            _ => {}
-        }
-    }
-    heads.into_iter()
+fn group_heads(group: TokenStream) -> Vec<String> {
+    let tokens: Vec<TokenTree> = group.into_iter().collect();
+    tokens.split(|t| is_punct(Some(t), ',')).filter_map(|path| path.first().and_then(name)).collect()
 }
 
 /// The circles of `graph`: each set of two or more modules that all reach one another.
@@ -324,15 +252,17 @@ fn a_made_up_circle_is_found_by_every_kind_of_path() {
         ("b.rs", "pub struct X;\nmacro_rules! m { () => { $crate::c::f() }; }\n"),
         // c -> a from two inline modules down: super::super::super is the root.
         ("c/mod.rs", "mod inner { mod deeper { use super::super::super::a; } }\n"),
-        // d names a only in comments, strings and chars, and climbs to itself: no edge; after all
+        // d names a only in comments (a doc comment too), strings and chars, and climbs to itself: no edge; after all
         // of them, d -> e from the root.
         (
             "d.rs",
             r##"// crate::a
 /* crate::a /* nested */ crate::a */
+/// crate::a
 const S: &str = "crate::a \" crate::a";
 const R: &str = r#"crate::a "# ;
 const B: &[u8] = br#"crate::a"#;
+const N: &CStr = c"crate::a";
 const C: char = '"';
 const Q: [u8; 2] = [b'\'', b'\x7f'];
 fn g<'a>(x: &'a str) {}
@@ -360,4 +290,13 @@ use super::e as _;
     assert_eq!(graph["e"], edges(&["d"]));
     assert_eq!(graph["f"], edges(&["a"]));
     assert_eq!(circles(&graph), vec![edges(&["a", "b", "c"]), edges(&["d", "e"])]);
+}
+
+#[test]
+#[should_panic(expected = "broken.rs:2:17: not Rust tokens")]
+fn a_file_that_does_not_tokenize_fails_the_test_named() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("lib.rs"), "pub mod broken;\n").unwrap();
+    fs::write(dir.path().join("broken.rs"), "fn f() {}\nconst S: &str = \"never closed;\n").unwrap();
+    module_graph(dir.path());
 }
