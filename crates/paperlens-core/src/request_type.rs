@@ -27,7 +27,9 @@ pub trait Operation: DeserializeOwned + Rules {
 ///
 /// `body` types are sent as JSON without their absent fields; `query` types are only read
 /// (their operation builds the query string). Both refuse unknown names. `=> send(path)`
-/// also makes it an [`Operation`] whose request is `send(path, &self)`.
+/// also makes it an [`Operation`] whose request is `send(path, &self)`; `=> send(path)
+/// requires(check)` one whose validation is `check(&self)`, a condition across fields (which
+/// one of two is needed, say), then the fields' rules.
 ///
 /// ```
 /// use paperlens_core::contract::{self as c, lists};
@@ -65,17 +67,17 @@ pub trait Operation: DeserializeOwned + Rules {
 // crate's own modules import it from here.
 #[macro_export]
 macro_rules! request {
-    ($(#[$meta:meta])* body $name:ident $(=> $send:ident($path:expr))? { $($fields:tt)* }) => {
+    ($(#[$meta:meta])* body $name:ident $(=> $send:ident($path:expr) $(requires($check:path))?)? { $($fields:tt)* }) => {
         $crate::request!(@declare [
             $(#[$meta])*
             #[serde_with::skip_serializing_none]
             #[derive(Debug, serde::Deserialize, serde::Serialize)]
-        ] $name $(=> $send($path))? { $($fields)* });
+        ] $name $(=> $send($path) $(requires($check))?)? { $($fields)* });
     };
-    ($(#[$meta:meta])* query $name:ident $(=> $send:ident($path:expr))? { $($fields:tt)* }) => {
-        $crate::request!(@declare [$(#[$meta])* #[derive(Debug, serde::Deserialize)]] $name $(=> $send($path))? { $($fields)* });
+    ($(#[$meta:meta])* query $name:ident $(=> $send:ident($path:expr) $(requires($check:path))?)? { $($fields:tt)* }) => {
+        $crate::request!(@declare [$(#[$meta])* #[derive(Debug, serde::Deserialize)]] $name $(=> $send($path) $(requires($check))?)? { $($fields)* });
     };
-    (@declare [$($attr:tt)*] $name:ident $(=> $send:ident($path:expr))? {
+    (@declare [$($attr:tt)*] $name:ident $(=> $send:ident($path:expr) $(requires($check:path))?)? {
         $($(#[$field_meta:meta])* $field:ident: $ty:ty $([$($rule:ident($($arg:expr),*)),+])?),* $(,)?
     }) => {
         $($attr)*
@@ -93,6 +95,11 @@ macro_rules! request {
         }
 
         $(impl $crate::request_type::Operation for $name {
+            $(fn validate(&self) -> $crate::validate::Check {
+                $check(self)?;
+                $crate::validate::Rules::rules(self, "")
+            })?
+
             fn request(&self) -> $crate::request::ApiRequest {
                 $send($path, self)
             }

@@ -9,18 +9,28 @@ use crate::error::Error;
 use crate::request::ApiRequest;
 use crate::request_type::{request, Operation};
 use crate::validate::rule::{each_one_of, items, nested, text, within};
-use crate::validate::Rules;
 use crate::validate::{self as v, Check};
 
 request! {
     /// `POST /paper-schema/search`: papers by keyword relevance and metadata filters.
-    body Search {
+    body Search => post(format!("{BASE}/search")) requires(Search::queries) {
         query: Option<String> [text(c::QUERY_CHARS)],
         filters: Option<SearchFilters> [nested()],
         /// The shape of a sort item is not shown by the spec: only its `field` is checked.
         sort: Option<Vec<Value>> [items(lists::SORT), sort_fields()],
         size: Option<i64> [within(c::SEARCH_SIZE)],
         cursor: Option<String>,
+    }
+}
+
+impl Search {
+    /// A query, or filters with a condition: the service does not list every paper.
+    fn queries(&self) -> Check {
+        let filtered = self.filters.as_ref().is_some_and(SearchFilters::narrows);
+        if self.query.is_none() && !filtered {
+            return Err(Error::rule("query", "at least one of query and filters (with a condition) is required"));
+        }
+        Ok(())
     }
 }
 
@@ -60,20 +70,6 @@ fn sort_fields(param: &str, sort: &Option<Vec<Value>>) -> Check {
         v::one_of(&format!("{param}[{i}].field"), field, &c::PAPER_SORTABLE)?;
     }
     Ok(())
-}
-
-impl Operation for Search {
-    fn validate(&self) -> Check {
-        let filtered = self.filters.as_ref().is_some_and(SearchFilters::narrows);
-        if self.query.is_none() && !filtered {
-            return Err(Error::rule("query", "at least one of query and filters (with a condition) is required"));
-        }
-        self.rules("")
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/search"), self)
-    }
 }
 
 request! {

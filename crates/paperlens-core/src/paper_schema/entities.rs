@@ -7,16 +7,26 @@ use crate::request::ApiRequest;
 use crate::request_type::{request, Operation};
 use crate::validate::rule::{items, nested, text, within};
 use crate::validate::Check;
-use crate::validate::Rules;
 
 request! {
     /// `POST /paper-schema/entities/search`: entities by keyword, within papers or across them.
-    body SearchEntities {
+    body SearchEntities => post(format!("{BASE}/entities/search")) requires(SearchEntities::scoped) {
         query: Option<String> [text(c::QUERY_CHARS)],
         filters: Option<EntityFilters> [nested()],
         hydrate_schema_papers: Option<bool>,
         size: Option<i64> [within(c::SEARCH_SIZE)],
         cursor: Option<String>,
+    }
+}
+
+impl SearchEntities {
+    /// A query, or papers to list the entities of.
+    fn scoped(&self) -> Check {
+        let scoped = self.filters.as_ref().is_some_and(|f| given_list(&f.schema_ids));
+        if self.query.is_none() && !scoped {
+            return Err(Error::rule("query", "is required unless filters.schema_ids is given"));
+        }
+        Ok(())
     }
 }
 
@@ -26,20 +36,6 @@ request! {
         entity_types: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
         entity_subtypes: Option<Vec<String>> [items(lists::ENTITY_KINDS)],
         sections: Option<Vec<String>> [items(lists::SECTIONS)],
-    }
-}
-
-impl Operation for SearchEntities {
-    fn validate(&self) -> Check {
-        let scoped = self.filters.as_ref().is_some_and(|f| given_list(&f.schema_ids));
-        if self.query.is_none() && !scoped {
-            return Err(Error::rule("query", "is required unless filters.schema_ids is given"));
-        }
-        self.rules("")
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/entities/search"), self)
     }
 }
 

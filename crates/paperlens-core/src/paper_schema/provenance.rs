@@ -4,8 +4,7 @@
 use super::{given_list, given_text, post, BASE};
 use crate::contract::{self as c, lists};
 use crate::error::Error;
-use crate::request::ApiRequest;
-use crate::request_type::{request, Operation};
+use crate::request_type::request;
 use crate::validate::rule::{items, non_empty, text, within};
 use crate::validate::Check;
 use crate::validate::Rules;
@@ -13,7 +12,7 @@ use crate::validate::Rules;
 request! {
     /// `POST /paper-schema/resolve-provenance`: exactly one locator mode, `schema_id` with
     /// `marker_nums`, or `paragraph_ids`.
-    body ResolveProvenance {
+    body ResolveProvenance => post(format!("{BASE}/resolve-provenance")) requires(ResolveProvenance::check_mode) {
         schema_id: Option<String> [non_empty()],
         marker_nums: Option<Vec<i64>> [items(lists::LOCATORS)],
         paragraph_ids: Option<Vec<String>> [items(lists::LOCATORS)],
@@ -40,17 +39,6 @@ impl ResolveProvenance {
             }
             _ => Ok(()),
         }
-    }
-}
-
-impl Operation for ResolveProvenance {
-    fn validate(&self) -> Check {
-        self.check_mode()?;
-        self.rules("")
-    }
-
-    fn request(&self) -> ApiRequest {
-        post(format!("{BASE}/resolve-provenance"), self)
     }
 }
 
