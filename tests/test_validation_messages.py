@@ -5,6 +5,7 @@ and nothing is sent."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +15,12 @@ from pytest_httpserver import HTTPServer
 import paperlens
 
 RUST = ("Some(", "String(", "Object {", "Array [", "Number(", "Bool(", "18446744073709551615", '"None"', "`")
-RUST += ("HydrateItem", "SearchFilters", "i64", "u32", "usize", "struct ", "a sequence", "a map")
+RUST += ("HydrateItem", "SearchFilters", "i64", "u32", "usize", "struct ", "a sequence", "a map", "JSON number")
 
 OK_ITEM = {"schema_id": "s", "marker_nums": [1]}
 YEAR_TEXT = {"published_year_gte": "2020"}
 NO_FIELD = [{"field": "", "operator": "FILTER_OP_EQ", "value": 1}]
+DAY = datetime.date(2020, 1, 1)
 
 # (operation, arguments, the parameter the message names, a text it shows)
 CASES: list[tuple[str, dict[str, Any], str, str]] = [
@@ -37,6 +39,11 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ),
     ("schema.search", {"filters": {}}, "query", "at least one of query and filters"),
     ("schema.search", {"query": "x", "sort": "year"}, "sort", "must be a list (got 'year')"),
+    ("schema.search", {"query": 5}, "query", "must be a str (got 5)"),
+    ("schema.search", {"query": ["x"]}, "query", "must be a str (got ['x'])"),
+    ("schema.search", {"query": "x", "size": DAY}, "size", "must be a str, int, float, bool, None, list or dict"),
+    ("schema.search_evidence", {"groups": ["x"], "value_number_min": "x"}, "value_number_min", "a number (got 'x')"),
+    ("schema.materials", {"schema_ids": 5}, "schema_ids", "must be a list (got 5)"),
     ("schema.search", {"query": "x", "filters": {"has_code": "no"}}, "filters.has_code", "must be a bool (got 'no')"),
     ("schema.search_in_paper", {"schema_id": "s", "query": "q", "top_k": True}, "top_k", "must be an int (got True)"),
     ("schema.materials", {"schema_ids": "ab"}, "schema_ids", "must be a list (got 'ab')"),
