@@ -14,6 +14,7 @@ from paperlens._paperlens import __version__
 from paperlens.agents._memory import DEFAULT_MAX_BYTES, DEFAULT_TTL, Memory
 from paperlens.agents._output import ImagePart, Part, TextPart
 from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, check_max_chars, failed, select_tools
+from paperlens.base import _checks as checks
 from paperlens.clients.client import AsyncClient, Client
 from paperlens.errors import ValidationError
 
@@ -64,14 +65,16 @@ def server(
         serves one connection, ``.streamable_http_app()`` an ASGI app.
 
     Raises:
-        ValidationError: an unknown tool name, or a ``max_chars``, ``memory_bytes`` or
-            ``memory_ttl`` out of bounds.
+        ValidationError: a ``client`` of another kind, an unknown tool name, or a
+            ``max_chars``, ``memory_bytes`` or ``memory_ttl`` out of bounds.
     """
     try:
         from mcp.server import Server
     except ImportError as e:
         raise ImportError('paperlens.mcp needs the mcp package: pip install "paperlens[mcp]"') from e
 
+    if not isinstance(client, (Client, AsyncClient)):
+        raise checks.invalid("client", "must be a paperlens.Client or a paperlens.AsyncClient", type(client).__name__)
     check_max_chars(max_chars)
     _positive("memory_bytes", memory_bytes, int)
     _positive("memory_ttl", memory_ttl, (int, float))
@@ -215,8 +218,15 @@ def http_app(
         host: the address the server listens on.
         auth_token: the bearer token clients must send; None: no authentication (loopback).
         allowed_hosts: other names or addresses clients reach the server by.
+
+    Raises:
+        ValidationError: an empty ``auth_token``, or ``allowed_hosts`` given as one string.
     """
     from mcp.server.transport_security import TransportSecuritySettings
+
+    if auth_token is not None:
+        checks.non_empty_text("auth_token", auth_token)
+    checks.not_one_string("allowed_hosts", allowed_hosts, "host names or addresses")
 
     names = ["127.0.0.1", "localhost", "::1", *allowed_hosts]
     if not _is_wildcard(host):

@@ -29,7 +29,7 @@ from pydantic import PrivateAttr
 
 from paperlens.agents._memory import Memory
 from paperlens.agents._output import ImagePart, TextPart
-from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, default_tools
+from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, check_max_chars, default_tools
 from paperlens.clients.client import AsyncClient, Client
 from paperlens.integrations._shared import Clients, checked_top_k, hit_metadata
 
@@ -110,7 +110,11 @@ def tools(client: Client | AsyncClient | None = None, *, max_chars: int = DEFAUL
     Args:
         client: as for :class:`PaperlensRetriever`.
         max_chars: the most characters of a tool's text, from 1000.
+
+    Raises:
+        paperlens.ValidationError: a bad ``max_chars`` or ``client`` (here, before any tool runs).
     """
+    check_max_chars(max_chars)
     clients, memory = Clients(client), Memory()
     return [_structured(tool, clients, max_chars, memory) for tool in default_tools()]
 

@@ -1,0 +1,100 @@
+"""Every builder of agent tools refuses a bad setting when it is called, before any tool runs and
+before any request: ``paperlens.integrations.langchain.tools`` and ``paperlens.mcp.server``
+(``max_chars`` by the shared check, ``client``) and ``paperlens.mcp.http_app`` (``auth_token``,
+``allowed_hosts``), with the real LangChain and MCP packages; a good ``max_chars`` still builds
+tools whose answers fit it and show what the client finds. (LlamaIndex's adapters build no
+tools: they take no ``max_chars``.)"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from mcp import Client as MCPClient
+from test_langchain import payload
+from test_mcp import data_of, text_of
+
+import paperlens
+import paperlens.mcp
+from paperlens.integrations import langchain
+from paperlens.sandbox import Sandbox
+from tests.fixtures import sandbox_client
+from tests.test_pandas import PYTHON_DIR
+
+BAD_MAX_CHARS = [500, True, "2000", 1000.5]
+BUILDERS: dict[str, Callable[..., Any]] = {
+    "langchain.tools": lambda client, **options: langchain.tools(client, **options),
+    "mcp.server": lambda client, **options: paperlens.mcp.server(client, **options),
+}
+QUERY = "coral bleaching under heat stress"
+
+
+@pytest.mark.parametrize("builder", BUILDERS)
+@pytest.mark.parametrize("max_chars", BAD_MAX_CHARS, ids=repr)
+def test_a_bad_max_chars_is_refused_when_the_tools_are_built(sandbox: Sandbox, builder: str, max_chars: Any) -> None:
+    client = sandbox_client(sandbox)
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as raised:
+        BUILDERS[builder](client, max_chars=max_chars)
+    assert raised.value.param == "max_chars"
+    assert str(raised.value) == f"max_chars: must be an integer >= 1000 (got {max_chars!r})"
+    assert sandbox.requests() == []
+
+
+@pytest.mark.parametrize("builder", BUILDERS)
+@pytest.mark.parametrize("client", ["http://127.0.0.1", object(), 42], ids=["url", "object", "int"])
+def test_a_client_of_another_kind_is_refused_when_the_tools_are_built(builder: str, client: Any) -> None:
+    with pytest.raises(paperlens.ValidationError) as raised:
+        BUILDERS[builder](client)
+    assert raised.value.param == "client"
+    assert str(raised.value).startswith("client: must be a paperlens.Client")
+
+
+def test_a_bad_max_chars_without_a_client_starts_no_sandbox() -> None:
+    """Refused before the default client is made: no sandbox is started and said."""
+    code = (
+        "import paperlens\n"
+        "from paperlens.integrations.langchain import tools\n"
+        "try:\n"
+        "    tools(max_chars=500)\n"
+        "except paperlens.ValidationError as error:\n"
+        "    print(error.param)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERLENS_")}
+    env["PYTHONPATH"] = str(PYTHON_DIR)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "max_chars\n", "")
+
+
+async def test_a_good_max_chars_builds_tools_whose_answers_fit_it(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    hits = client.agentic_search(QUERY, top_k=20).to_dict()["hits"]
+    search = {tool.name: tool for tool in langchain.tools(client, max_chars=1000)}["search_papers"]
+    by_langchain = search.invoke({"query": QUERY, "top_k": 20})
+    async with MCPClient(paperlens.mcp.server(client, max_chars=1000)) as session:
+        by_mcp = await session.call_tool("search_papers", {"query": QUERY, "top_k": 20})
+    for text, shown in ((by_langchain, payload(by_langchain)), (text_of(by_mcp), data_of(by_mcp))):
+        assert len(text) <= 1000 and 0 < len(shown) < len(hits)  # cut by max_chars, saying how to go on
+        assert [(h["doc_id"], h["offset"], h["score"]) for h in shown] == [
+            (h["doc_id"], h["offset"], h["score"]) for h in hits[: len(shown)]
+        ]
+
+
+@pytest.mark.parametrize(
+    ("options", "param"),
+    [
+        ({"auth_token": ""}, "auth_token"),
+        ({"auth_token": "  "}, "auth_token"),
+        ({"auth_token": 12345678}, "auth_token"),
+        ({"allowed_hosts": "example.org"}, "allowed_hosts"),
+    ],
+)
+def test_http_app_refuses_bad_settings_when_built(sandbox: Sandbox, options: dict[str, Any], param: str) -> None:
+    server = paperlens.mcp.server(sandbox_client(sandbox))
+    with pytest.raises(paperlens.ValidationError) as raised:
+        paperlens.mcp.http_app(server, host="127.0.0.1", **options)
+    assert raised.value.param == param
