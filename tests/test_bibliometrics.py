@@ -447,6 +447,63 @@ def test_complete_resumes_from_its_checkpoint(sandbox, client, records, tmp_path
     assert caught.value.param == "checkpoint"
 
 
+def test_checkpoint_errors_name_bibliometrics_not_snowball(sandbox, client, records, tmp_path):
+    checkpoint, notes, later = tmp_path / "references.ckpt", tmp_path / "notes.txt", tmp_path / "later.ckpt"
+    co_citation(records[:2], client=client, complete=True, checkpoint=checkpoint)
+    notes.write_text("not a checkpoint\n")
+    later.write_text(json.dumps({"paperlens_snowball": 2, "parameters": {}}) + "\n")
+    sandbox.clear_requests()
+    refusals = []
+    for path, chosen in ((checkpoint, records[2:4]), (notes, records[:2]), (later, records[:2])):
+        with pytest.raises(paperlens.ValidationError) as caught:
+            co_citation(chosen, client=client, complete=True, checkpoint=path)
+        assert caught.value.param == "checkpoint"
+        refusals.append(str(caught.value))
+    recorded = {"references_of": [r["unique_id"] for r in records[:2]]}
+    start_over, not_json = "use another path, or remove it to start over", "Expecting value: line 1 column 1 (char 0)"
+    assert refusals == [
+        f"checkpoint {checkpoint} does not record this bibliometrics call (it records {recorded}): {start_over}",
+        f"checkpoint {notes} is not a bibliometrics checkpoint ({not_json}): {start_over}",
+        f"checkpoint {later} is not a bibliometrics checkpoint of this version: {start_over}",
+    ]
+    assert sandbox.requests() == []
+
+
+def test_a_checkpoint_in_the_format_of_earlier_versions_is_replayed(sandbox, client, records, tmp_path):
+    """The file format is unchanged (its header key ``paperlens_snowball`` too): a checkpoint
+    written by hand as earlier versions wrote it gives its lists, with no request."""
+    chosen = records[:3]
+    ids = [r["unique_id"] for r in chosen]
+    lists = {ids[0]: ["WA", "WB", "WC"], ids[1]: ["WA", "WB"], ids[2]: ["WB", "WC", "WD"]}
+    lines = [{"paperlens_snowball": 1, "parameters": {"references_of": ids}, "started": "2026-01-01T00:00:00Z"}]
+    for n, key in enumerate(ids):
+        items = [{"id": w, "id_type": "unique_id", "title": f"Title of {w}"} for w in lists[key]]
+        lines.append(
+            {
+                "unique_id": key,
+                "relation": "REFERENCES",
+                "page": 1,
+                "page_size": 200,
+                "items": items,
+                "total_count": len(items),
+                "total_pages": 1,
+                "request_id": f"r-{n}",
+            }
+        )
+    lines.append({"finished": "2026-01-01T00:01:00Z"})
+    checkpoint = tmp_path / "earlier.ckpt"
+    checkpoint.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    sandbox.clear_requests()
+    network = co_citation(chosen, client=client, complete=True, checkpoint=checkpoint)
+    assert sandbox.requests() == []
+    _docs, cited = cited_sets(chosen, lists)
+    assert edge_map(network) == expected_co_citation(cited, 1)
+    assert network.requests == ["r-0", "r-1", "r-2"]
+    assert dict(zip(network.nodes["id"], network.nodes["label"], strict=True)) == {
+        w: f"Title of {w}" for w in ("WA", "WB", "WC", "WD")
+    }
+
+
 def relations_answer(items: list[dict[str, Any]], total: Any, page: int, size: int, pages: Any) -> dict[str, Any]:
     return {
         "items": items,

@@ -300,7 +300,7 @@ def test_a_checkpoint_of_another_call_is_refused(sandbox, client, seeds, tmp_pat
     sandbox.clear_requests()
     with pytest.raises(paperlens.ValidationError) as raised:
         client.snowball(seeds, direction="references", depth=2, checkpoint=checkpoint)
-    assert raised.value.param == "checkpoint" and "another snowball" in str(raised.value)
+    assert raised.value.param == "checkpoint" and "does not record this snowball call" in str(raised.value)
     (tmp_path / "other.txt").write_text("not a checkpoint\n")
     with pytest.raises(paperlens.ValidationError):
         client.snowball(seeds, checkpoint=tmp_path / "other.txt")

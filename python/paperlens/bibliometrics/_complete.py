@@ -107,7 +107,11 @@ def complete_plan(documents: Documents, *, checkpoint: str | os.PathLike[str] | 
         HarvestWriteError: ``checkpoint`` cannot be written (call again to resume).
         ValidationError: ``checkpoint`` records another call's pages."""
     _LOG.info("%s", estimate_documents(documents))
-    journal = Journal(checkpoint, {"references_of": documents.ids}) if checkpoint is not None else None
+    journal = (
+        Journal(checkpoint, {"references_of": documents.ids}, workflow="bibliometrics")
+        if checkpoint is not None
+        else None
+    )
     growth = Growth(limit=None)
     for key in documents.ids:
         growth.nodes[key] = {"depth": 0, "item": {"id": key, "id_type": "unique_id"}}

@@ -28,10 +28,15 @@ _CHECKPOINT_VERSION = 1
 class Journal:
     """The checkpoint file: a header line (version, parameters, start time), then one line per
     page answered (a chunk of seeds' records, or a page of a relation list), and a last line
-    once the snowball finished."""
+    once the run finished.
 
-    def __init__(self, path: str | os.PathLike[str], parameters: dict[str, Any]) -> None:
+    ``workflow`` names the call whose checkpoint it is in the errors a user reads ("snowball",
+    "bibliometrics"). The header's key stays ``paperlens_snowball`` whatever the workflow (the
+    format began as the snowball's), so every checkpoint written before still loads."""
+
+    def __init__(self, path: str | os.PathLike[str], parameters: dict[str, Any], *, workflow: str = "snowball") -> None:
         self.path = Path(path)
+        self.workflow = workflow
         self.answers: dict[str, dict[str, Any]] = {}
         self.started = now()
         self.finished: str | None = None
@@ -60,11 +65,11 @@ class Journal:
             header = json.loads(complete[0])
             entries = [json.loads(line) for line in complete[1:]]
         except ValueError as error:
-            raise self._refused(f"is not a snowball checkpoint ({error})") from None
+            raise self._refused(f"is not a {self.workflow} checkpoint ({error})") from None
         if not isinstance(header, dict) or header.get("paperlens_snowball") != _CHECKPOINT_VERSION:
-            raise self._refused("is not a snowball checkpoint of this version")
+            raise self._refused(f"is not a {self.workflow} checkpoint of this version")
         if header.get("parameters") != parameters:
-            raise self._refused(f"records another snowball ({header.get('parameters')})")
+            raise self._refused(f"does not record this {self.workflow} call (it records {header.get('parameters')})")
         self.started = header.get("started") or self.started
         for entry in entries:
             if "finished" in entry:
