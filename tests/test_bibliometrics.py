@@ -410,6 +410,26 @@ def test_complete_lists_come_from_the_relations(sandbox, client, records):
     assert edge_map(direct_citation(chosen, client=client, complete=True)) == expected_direct(cited)
 
 
+def test_the_estimate_reads_no_pacing_and_sends_nothing(sandbox, records):
+    """No quota is stated for /meta-paper-relations: a client, paced or not, changes nothing."""
+    chosen = [*records[:20], {"unique_id": "W-none"}, {"unique_id": "W-long", "reference_count": "450"}]
+    paced = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, rate_limits={"meta-search": 5})
+    sandbox.clear_requests()
+    alone, with_client = estimate_references(chosen), estimate_references(chosen, client=paced)
+    known = [int(r["reference_count"]) for r in chosen if r.get("reference_count") is not None]
+    pages = sum(max(1, -(-count // 200)) for count in known) + len(chosen) - len(known)
+    expected = (
+        f"Reference lists of {len(chosen)} documents: ~{pages} requests to /meta-paper-relations "
+        f"({len(known)} reference_count known); time: network-bound (no quota stated)"
+    )
+    assert str(alone) == str(with_client) == expected
+    assert with_client == alone and alone.operation.seconds is None
+    with pytest.raises(paperlens.ValidationError) as caught:
+        estimate_references(chosen, client="http://127.0.0.1")
+    assert caught.value.param == "client"
+    assert sandbox.requests() == []
+
+
 class FailingClient(paperlens.Client):
     """A client whose ``at``-th request meets a 500 injected into the sandbox just before."""
 

@@ -273,33 +273,46 @@ def co_occurrence(source: Any, *, field: str = "keywords", min_weight: int = 1) 
 def estimate_references(source: Any, *, client: Client | None = None) -> ReferenceEstimate:
     """What ``complete=True`` will cost for ``source``, without any request: the
     ``/meta-paper-relations`` requests (one per 200 of each document's ``reference_count``,
-    at least one each), and the least time the client's pacing allows (the contract states no
-    quota for the operation: none but what the service answers).
+    at least one each). Their time is the network's: the contract states no quota for the
+    operation, so no pacing rate of the client enters the estimate.
+
+    Args:
+        source: the documents (see :mod:`paperlens.bibliometrics`).
+        client: the :class:`~paperlens.Client` of the ``complete=True`` call, or None (the
+            estimate is the same: taken so that the call's arguments serve here too).
+
+    Raises:
+        ValidationError: a ``client`` that is not a :class:`~paperlens.Client`, a source of no
+            such kind, or a record without ``unique_id``.
 
     >>> from paperlens.bibliometrics import estimate_references
     >>> print(estimate_references(client.iter_meta_search("coral bleaching", limit=100)))
     Reference lists of 97 documents: 97 requests to /meta-paper-relations (97 reference_count known);
     time: network-bound (no quota stated)
     """
-    rates = client._core.pacing_rates() if client is not None else None
-    return estimate_documents(read_documents(source), rates)
+    _checked_client(client)
+    return estimate_documents(read_documents(source))
 
 
 # -- building ---------------------------------------------------------------------------------------
 
 
 def _checked(min_weight: Any, complete: Any, client: Any, checkpoint: Any) -> None:
-    from paperlens.clients.client import Client
-
     checks.count("min_weight", min_weight, 1)
     if not isinstance(complete, bool):
         raise checks.invalid("complete", "must be True or False", complete)
     if complete and client is None:
         raise checks.invalid("client", "complete=True needs a client (the lists come from /meta-paper-relations)")
-    if client is not None and not isinstance(client, Client):
-        raise checks.invalid("client", "must be a paperlens.Client", type(client).__name__)
+    _checked_client(client)
     if checkpoint is not None and not complete:
         raise checks.invalid("checkpoint", "is only for complete=True (it saves the relation pages)", checkpoint)
+
+
+def _checked_client(client: Any) -> None:
+    from paperlens.clients.client import Client
+
+    if client is not None and not isinstance(client, Client):
+        raise checks.invalid("client", "must be a paperlens.Client", type(client).__name__)
 
 
 def _prepared(

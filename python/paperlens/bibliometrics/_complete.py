@@ -79,8 +79,9 @@ def asked(documents: Documents) -> list[str]:
     ]
 
 
-def estimate_documents(documents: Documents, rates: dict[str, int] | None = None) -> ReferenceEstimate:
-    """The estimate for ``documents`` (no request)."""
+def estimate_documents(documents: Documents) -> ReferenceEstimate:
+    """The estimate for ``documents`` (no request). Its time is the network's: the contract
+    states no quota for ``/meta-paper-relations``, so no pacing rate enters it."""
     requests, counted = 0, 0
     wanted = set(asked(documents))
     rows = [row for key, row in zip(documents.ids, documents.rows, strict=True) if key in wanted]
@@ -90,9 +91,7 @@ def estimate_documents(documents: Documents, rates: dict[str, int] | None = None
             counted += 1
         requests += max(1, math.ceil((count or 0) / PAGE_SIZE_MAX))
     estimated = counted < len(rows)
-    operation = OperationEstimate.at_rates(
-        "paper_relations", "/meta-paper-relations", requests, None, rates or {}, estimated
-    )
+    operation = OperationEstimate.at_rates("paper_relations", "/meta-paper-relations", requests, None, {}, estimated)
     return ReferenceEstimate(len(rows), counted, operation)
 
 
