@@ -355,6 +355,17 @@ def test_bad_input_sends_nothing(sandbox, client, records):
     assert sandbox.requests() == []
 
 
+@pytest.mark.parametrize("checkpoint", [42, b"references.ckpt", "", ["references.ckpt"]], ids=repr)
+def test_a_checkpoint_that_is_no_path_is_refused_before_anything_runs(sandbox, client, records, checkpoint):
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as caught:
+        co_citation(records, client=client, complete=True, checkpoint=checkpoint)
+    assert str(caught.value) == (
+        f"checkpoint: must be a file path (a non-empty str or os.PathLike) (got {checkpoint!r})"
+    )
+    assert sandbox.requests() == []
+
+
 @pytest.mark.parametrize("build", [bibliographic_coupling, direct_citation])
 def test_coupling_and_direct_citation_take_the_parameters_of_co_citation(sandbox, client, records, build):
     assert inspect.signature(build) == inspect.signature(co_citation)

@@ -232,6 +232,27 @@ def test_clusters_are_seeded(out):
     assert list(first.clusters()["id"]) == first.ids
 
 
+@pytest.mark.parametrize(
+    ("options", "param"),
+    [
+        ({"resolution": 0}, "resolution"),
+        ({"resolution": -1.0}, "resolution"),
+        ({"resolution": math.nan}, "resolution"),
+        ({"resolution": math.inf}, "resolution"),
+        ({"resolution": "1"}, "resolution"),
+        ({"resolution": True}, "resolution"),
+        ({"seed": 1.5}, "seed"),
+        ({"seed": "3"}, "seed"),
+        ({"seed": None}, "seed"),
+        ({"seed": False}, "seed"),
+    ],
+)
+def test_bad_cluster_settings_are_refused_naming_them(networks, options, param):
+    with pytest.raises(paperlens.ValidationError) as caught:
+        networks["co-citation"].clusters(**options)
+    assert caught.value.param == param
+
+
 def test_a_failed_write_leaves_nothing(networks, tmp_path, monkeypatch):
     network = networks["co-citation"]
     written = []

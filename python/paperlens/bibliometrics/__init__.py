@@ -113,8 +113,9 @@ def co_citation(
         A :class:`WeightedNetwork`; each edge's ``records`` are the citing documents.
 
     Raises:
-        ValidationError: before any request: a bad ``min_weight``, ``complete=True`` without
-            a client, a source of no such kind, or a record without ``unique_id``.
+        ValidationError: before any request: a bad ``min_weight`` or ``checkpoint``,
+            ``complete=True`` without a client, a source of no such kind, or a record without
+            ``unique_id``.
 
     >>> from paperlens.bibliometrics import co_citation
     >>> network = co_citation(client.iter_meta_search("coral bleaching", limit=100))
@@ -306,6 +307,10 @@ def _checked(min_weight: Any, complete: Any, client: Any, checkpoint: Any) -> No
     _checked_client(client)
     if checkpoint is not None and not complete:
         raise checks.invalid("checkpoint", "is only for complete=True (it saves the relation pages)", checkpoint)
+    if checkpoint is not None:
+        path = os.fspath(checkpoint) if isinstance(checkpoint, (str, os.PathLike)) else None
+        if not isinstance(path, str) or not path:
+            raise checks.invalid("checkpoint", "must be a file path (a non-empty str or os.PathLike)", checkpoint)
 
 
 def _checked_client(client: Any) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import gc
 import html
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from paperlens.base import _checks as checks
 from paperlens.bibliometrics._counting import modules
 from paperlens.bibliometrics._writers import write
 
@@ -170,6 +172,8 @@ class WeightedNetwork:
             node without links is a cluster of its own.
 
         Raises:
+            ValidationError: a ``resolution`` that is not a positive finite number, or a
+                ``seed`` that is not an integer (before any computing).
             ImportError: networkx or pandas is not installed.
 
         >>> from paperlens.bibliometrics import co_citation
@@ -181,6 +185,7 @@ class WeightedNetwork:
         3    32
         dtype: int64
         """
+        _check_clustering(resolution, seed)
         pd = _pandas()
         numbers = self._cluster_numbers(resolution, seed)
         return pd.DataFrame({"id": self.ids, "label": self.labels, "cluster": numbers})
@@ -337,6 +342,16 @@ def _no_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _check_clustering(resolution: Any, seed: Any) -> None:
+    """The arguments of :meth:`WeightedNetwork.clusters`, checked before networkx sees them
+    (it would take a negative or NaN ``resolution`` without a word)."""
+    number = isinstance(resolution, (int, float)) and not isinstance(resolution, bool)
+    if not number or not 0 < resolution < math.inf:
+        raise checks.invalid("resolution", "must be a positive finite number", resolution)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise checks.invalid("seed", "must be an integer", seed)
 
 
 def _pandas() -> Any:
