@@ -363,3 +363,23 @@ def test_a_bad_argument_leaves_no_lock_and_no_folder(client, tmp_path):
     with pytest.raises(ValueError, match="chunk_size"):
         harvest(client, out=tmp_path / "new" / "deeper" / "h.jsonl", format="jsonl", chunk_size=0)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("given", [42, b"h.jsonl", "", ["h.jsonl"]], ids=repr)
+@pytest.mark.parametrize("workflow", ["harvest", "harvest_corpus", "snowball"])
+def test_an_output_that_is_no_path_is_refused_before_any_request(
+    sandbox, client, tmp_path, monkeypatch, workflow, given
+):
+    monkeypatch.chdir(tmp_path)
+    calls = {
+        "harvest": lambda: harvest(client, query="coral", out=given, format="jsonl"),
+        "harvest_corpus": lambda: harvest_corpus(client, given, query="coral"),
+        "snowball": lambda: client.snowball(["W1"], checkpoint=given),
+    }
+    param = "checkpoint" if workflow == "snowball" else "out"
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as caught:
+        calls[workflow]()
+    assert str(caught.value) == f"{param}: must be a path (a non-empty str or os.PathLike) (got {given!r})"
+    assert caught.value.param == param
+    assert sandbox.requests() == [] and list(tmp_path.iterdir()) == []

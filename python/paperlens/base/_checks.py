@@ -6,11 +6,12 @@ parameter (with the position for list inputs) and the rule it breaks.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from paperlens.errors import ValidationError
 
-__all__ = ["choice", "count", "invalid", "non_empty_text", "not_one_string"]
+__all__ = ["choice", "count", "invalid", "non_empty_text", "not_one_string", "path"]
 
 _NO_VALUE = object()
 
@@ -50,3 +51,12 @@ def not_one_string(param: str, value: Any, what: str) -> None:
     """A list parameter given a single string (which would iterate as characters)."""
     if isinstance(value, str):
         raise invalid(param, f"must be a list of {what}, not one string", value[:80])
+
+
+def path(param: str, value: Any) -> str:
+    """``value`` as a path or URL: a non-empty ``str`` or ``os.PathLike`` of one (not bytes,
+    which no output of paperlens is named by)."""
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if not isinstance(text, str) or not text:
+        raise invalid(param, "must be a path (a non-empty str or os.PathLike)", value)
+    return text

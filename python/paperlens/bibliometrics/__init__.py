@@ -308,9 +308,7 @@ def _checked(min_weight: Any, complete: Any, client: Any, checkpoint: Any) -> No
     if checkpoint is not None and not complete:
         raise checks.invalid("checkpoint", "is only for complete=True (it saves the relation pages)", checkpoint)
     if checkpoint is not None:
-        path = os.fspath(checkpoint) if isinstance(checkpoint, (str, os.PathLike)) else None
-        if not isinstance(path, str) or not path:
-            raise checks.invalid("checkpoint", "must be a file path (a non-empty str or os.PathLike)", checkpoint)
+        checks.path("checkpoint", checkpoint)
 
 
 def _checked_client(client: Any) -> None:

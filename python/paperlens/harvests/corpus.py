@@ -148,7 +148,8 @@ def harvest_corpus(
 
     Raises:
         paperlens.ValidationError: a bad parameter (before any request), e.g. ``ids[3]``
-            empty, an unknown ``by``, ``figures`` without ``texts``, ``query`` with ``ids``.
+            empty, an unknown ``by``, ``figures`` without ``texts``, ``query`` with ``ids``,
+            an ``out`` that is no path.
         paperlens.harvest.HarvestError: ``out`` holds something else than this harvest, or
             its manifest records other parameters; its subclass
             :class:`~paperlens.harvest.OutputInUseError` when another run is writing ``out``,

@@ -116,7 +116,8 @@ def harvest(
 
     Returns a :class:`HarvestResult` (``added`` and ``new_ids``: what the latest run entry
     added). Raises what the client raises (the checkpoint then holds every chunk written so
-    far: call again to resume), :class:`ChangedParametersError` (a ``ValueError`` too) when
+    far: call again to resume), :class:`~paperlens.ValidationError` (a ``ValueError``) for an
+    ``out`` that is no path, :class:`ChangedParametersError` (a ``ValueError`` too) when
     the manifest, ``<out>.manifest.json``, records other parameters (before any request),
     :class:`HarvestError` when ``out`` holds something else than this harvest,
     :class:`OutputInUseError` when another run is writing ``out`` (one writer per output: the

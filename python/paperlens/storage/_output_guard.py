@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from paperlens.base import _checks as checks
 from paperlens.errors import PaperlensError, QuotaExhaustedError
 from paperlens.storage._store import is_url, location
 
@@ -400,7 +401,10 @@ def resumable() -> Iterator[None]:
 def _output(args: tuple[Any, ...], kwargs: dict[str, Any], name: str, position: int | None) -> Path | str | None:
     given = position is not None and position < len(args)
     out = kwargs.get(name, args[position] if given else None)  # type: ignore[index]
-    return None if out is None else out if is_url(out) else Path(out)
+    if out is None:
+        return None
+    text = checks.path(name, out)
+    return text if is_url(text) else Path(text)
 
 
 def guarded(name: str, position: int | None = None) -> Callable[[F], F]:

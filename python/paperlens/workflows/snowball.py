@@ -389,8 +389,8 @@ def snowball_plan(
     Raises:
         ValidationError: no seeds, an empty or non-string seed (named by position,
             ``seeds[2]``), an unknown ``direction``, ``depth`` < 0, ``max_per_paper`` or
-            ``limit`` < 1, ``limit`` below the number of seeds, or a ``checkpoint`` of another
-            call. Nothing was sent.
+            ``limit`` < 1, ``limit`` below the number of seeds, or a ``checkpoint`` that is no
+            path or records another call. Nothing was sent.
         NotFoundError: a seed is not a paper of the service, when it is expanded (the
             checkpoint keeps the pages answered before); at ``depth=0`` it is a node with
             only its ``id`` and ``id_type``.
