@@ -2,8 +2,8 @@
 //!
 //! Papers join the graph in publication order and cite earlier ones: about three references
 //! in four from the paper's own topic, most others from the topics next to it
-//! ([`NEIGHBOURS`]), a few from anywhere. Within a topic a paper is drawn by preferential
-//! attachment with fitness: its weight is `fitness * (citations so far + OFFSET)`, the fitness
+//! ([`Topic::neighbours`](super::topics::Topic::neighbours)), a few from anywhere. Within a
+//! topic a paper is drawn by preferential attachment with fitness: its weight is `fitness * (citations so far + OFFSET)`, the fitness
 //! a Pareto draw, so citation counts have a power-law-like tail (a few papers collect many
 //! citations, most get a handful) while a late but fit paper can still become well cited.
 //! Every list (`references`, `cited_by`, `related`) and every count derives from these edges,
@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use super::model::{Author, CitationPercentile, Paper, PercentileRange, Source};
-use super::topics::{NEIGHBOURS, TOPICS};
+use super::topics::TOPICS;
 use crate::service::rng::Rng;
 
 const TAG_GRAPH: u64 = 0x6772_6170;
@@ -112,7 +112,7 @@ fn pick_topic(rng: &mut Rng, own: usize, totals: &[f64]) -> usize {
         return own;
     }
     if u < OWN_TOPIC + NEIGHBOUR_TOPICS {
-        return rng.pick(NEIGHBOURS[own]) as usize;
+        return rng.pick(&TOPICS[own].neighbours) as usize;
     }
     let mut target = rng.unit() * totals.iter().sum::<f64>();
     for (topic, &total) in totals.iter().enumerate() {
@@ -280,7 +280,7 @@ pub fn topical_shares(papers: &[Paper]) -> (f64, f64) {
             let cited = papers[r as usize].topics[0].topic;
             edges += 1;
             own += usize::from(cited == topic);
-            near += usize::from(cited == topic || NEIGHBOURS[topic as usize].contains(&cited));
+            near += usize::from(cited == topic || TOPICS[topic as usize].neighbours.contains(&cited));
         }
     }
     (own as f64 / edges as f64, near as f64 / edges as f64)

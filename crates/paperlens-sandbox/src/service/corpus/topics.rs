@@ -2,6 +2,7 @@
 //! are drawn from these lists, so a query on a topic's words finds that topic's papers.
 //! The vocabularies are data: `data/topics.json`, embedded in the binary and parsed once.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use serde::Deserialize;
@@ -50,6 +51,15 @@ pub struct Topic {
     pub domain: Domain,
     /// Short stem used to name venues ("Quantum Computing" -> "Journal of Quantum Computing").
     pub venue_stem: &'static str,
+    /// The ids of the topics next to this one: fields that cite each other (quantum computing
+    /// and language models, climate and coral reefs, cancer immunotherapy and genome
+    /// editing...). Citations mostly stay within a topic and its neighbours, as in real
+    /// citation graphs. Named by id so that reordering the file cannot rewire the graph.
+    #[serde(rename = "neighbours")]
+    neighbour_ids: Vec<&'static str>,
+    /// [`Topic::neighbour_ids`] as indexes into [`TOPICS`], in the same order.
+    #[serde(skip)]
+    pub neighbours: Vec<u8>,
     pub terms: Vec<&'static str>,
     pub methods: Vec<&'static str>,
     pub datasets: Vec<&'static str>,
@@ -62,22 +72,25 @@ pub struct Topic {
 
 /// Every topic, in the order of `data/topics.json` (a paper's topic is an index into it).
 pub static TOPICS: LazyLock<Vec<Topic>> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../../../data/topics.json")).unwrap_or_else(|e| panic!("data/topics.json: {e}"))
+    parse_topics(include_str!("../../../data/topics.json")).unwrap_or_else(|e| panic!("data/topics.json: {e}"))
 });
 
-/// The topics next to each topic of [`TOPICS`] (by index, symmetric): fields that cite each
-/// other (quantum computing and language models, climate and coral reefs, cancer
-/// immunotherapy and genome editing...). Citations mostly stay within a topic and its
-/// neighbours, as in real citation graphs.
-pub static NEIGHBOURS: &[&[u8]] = &[
-    &[2],       // Quantum Computing Algorithms: NLP (both computer science)
-    &[8, 4],    // Climate: coral reefs, urban mobility
-    &[0, 9],    // NLP: quantum computing, synaptic plasticity (neural models)
-    &[4, 5],    // Behavioral economics: urban mobility, cardiovascular epidemiology (health behaviour)
-    &[3, 1],    // Urban mobility: behavioral economics, climate
-    &[3, 6],    // Cardiovascular epidemiology: behavioral economics, cancer immunotherapy
-    &[5, 7],    // Cancer immunotherapy: cardiovascular epidemiology, CRISPR
-    &[6, 9, 8], // CRISPR: cancer immunotherapy, synaptic plasticity, coral reefs
-    &[1, 7],    // Coral reefs: climate, CRISPR
-    &[2, 7],    // Synaptic plasticity: NLP, CRISPR
-];
+/// The topics of `json` with each one's [`Topic::neighbours`] resolved from their ids.
+pub(crate) fn parse_topics(json: &'static str) -> Result<Vec<Topic>, String> {
+    let mut topics: Vec<Topic> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    // A paper keeps its topic's index in a u8.
+    let Ok(last) = u8::try_from(topics.len().saturating_sub(1)) else {
+        return Err(format!("{} topics, more than 256", topics.len()));
+    };
+    let index: HashMap<&str, u8> = topics.iter().map(|t| t.id).zip(0..=last).collect();
+    for topic in &mut topics {
+        let resolve = |id: &&str| {
+            index
+                .get(id)
+                .copied()
+                .ok_or_else(|| format!("topic {} names the neighbour {id}, which is no topic", topic.id))
+        };
+        topic.neighbours = topic.neighbour_ids.iter().map(resolve).collect::<Result<_, _>>()?;
+    }
+    Ok(topics)
+}

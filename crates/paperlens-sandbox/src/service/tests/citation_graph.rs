@@ -6,17 +6,15 @@ use serde_json::json;
 
 use super::*;
 use crate::service::corpus::graph::{citation_counts, top_share, topical_shares};
-use crate::service::corpus::topics::NEIGHBOURS;
 use crate::service::corpus::{Corpus, TOPICS};
 
 #[test]
 fn neighbours_are_symmetric_and_name_other_topics() {
-    assert_eq!(NEIGHBOURS.len(), TOPICS.len());
-    for (topic, near) in NEIGHBOURS.iter().enumerate() {
+    for (topic, near) in TOPICS.iter().map(|t| &t.neighbours).enumerate() {
         assert!(!near.is_empty());
-        for &other in near.iter() {
+        for &other in near {
             assert_ne!(other as usize, topic);
-            assert!(NEIGHBOURS[other as usize].contains(&(topic as u8)), "{topic} -> {other}");
+            assert!(TOPICS[other as usize].neighbours.contains(&(topic as u8)), "{topic} -> {other}");
         }
     }
 }

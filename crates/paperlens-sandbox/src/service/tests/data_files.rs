@@ -1,9 +1,10 @@
 //! The corpus vocabulary files (`data/topics.json`, `data/phrases.json`) parse and hold
 //! what the generator needs: a malformed or incomplete file fails here, not in a sandbox.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::service::corpus::phrases::{phrases, Phrases, Slots};
+use crate::service::corpus::topics::parse_topics;
 use crate::service::corpus::{Language, Topic, TOPICS};
 
 /// The placeholders of a paper's focus, filled in titles, abstracts and anchor sentences.
@@ -19,6 +20,34 @@ fn topics_have_unique_ids_and_names() {
         assert!(topic.id.starts_with("https://sandbox.paperlens.dev/topics/T"), "{}", topic.id);
         assert!(![topic.display_name, topic.subfield, topic.field, topic.venue_stem].contains(&""), "{}", topic.id);
     }
+}
+
+/// `data/topics.json` with `edit` applied to its list of topics, parsed as the sandbox does.
+fn topics_edited(edit: impl FnOnce(&mut Vec<serde_json::Value>)) -> Result<Vec<Topic>, String> {
+    let mut topics: Vec<serde_json::Value> = serde_json::from_str(include_str!("../../../data/topics.json")).unwrap();
+    edit(&mut topics);
+    parse_topics(serde_json::to_string(&topics).unwrap().leak())
+}
+
+/// Each topic's neighbours, by id.
+fn neighbour_ids(topics: &[Topic]) -> HashMap<&str, Vec<&str>> {
+    let ids = |t: &Topic| t.neighbours.iter().map(|&n| topics[usize::from(n)].id).collect();
+    topics.iter().map(|t| (t.id, ids(t))).collect()
+}
+
+#[test]
+fn neighbours_follow_ids_not_positions() {
+    let reordered = topics_edited(|topics| topics.rotate_left(3)).unwrap();
+    assert_eq!(reordered[0].id, TOPICS[3].id);
+    assert_eq!(neighbour_ids(&reordered), neighbour_ids(&TOPICS));
+}
+
+#[test]
+fn a_neighbour_that_names_no_topic_fails_naming_it() {
+    let missing = "https://sandbox.paperlens.dev/topics/T99999";
+    let err = topics_edited(|topics| topics[2]["neighbours"][0] = missing.into()).err();
+    let named = format!("topic {} names the neighbour {missing}, which is no topic", TOPICS[2].id);
+    assert_eq!(err, Some(named));
 }
 
 #[test]
