@@ -1,14 +1,16 @@
-//! Prints a fingerprint of a generated corpus: an FNV-1a hash over every paper, author and
-//! source record, and each paper's full text, structured view, external references and
-//! supplement. Compare two runs to prove a change leaves the corpus byte-for-byte the same.
+//! Prints a fingerprint of a generated corpus: an FNV-1a hash of the `Debug` rendering of
+//! every item whole (the corpus's seed and "today", every paper, author and source record,
+//! and each paper's full text, structured view, external references, figures and supplement),
+//! so a field added to any of them is in the hash. Compare two runs to prove a change leaves
+//! the corpus byte-for-byte the same.
 //!
 //! `cargo run --release -p paperlens-sandbox --example corpus_fingerprint -- [PAPERS [SEED]]`
 //! (2,000 papers and seed 0 by default: the sandbox's defaults).
 
-use std::fmt::Write;
+use std::fmt::{self, Debug, Write};
 use std::process::ExitCode;
 
-use paperlens_sandbox::service::corpus::{Corpus, PaperStructure};
+use paperlens_sandbox::service::corpus::Corpus;
 
 const USAGE: &str = "usage: corpus_fingerprint [PAPERS [SEED]]";
 
@@ -22,50 +24,28 @@ fn main() -> ExitCode {
     };
     let corpus = Corpus::generate(papers, seed);
     let mut hash = Fnv::default();
+    hash.add(&(corpus.seed, corpus.today));
     for paper in &corpus.papers {
-        hash.add(&format!("{paper:?}"));
-        hash.add(&format!("{:?}", corpus.full_text(paper).map(|text| text.slice(0, usize::MAX).to_string())));
-        hash.add(&corpus.structure(paper).map_or("None".into(), |s| structure_text(&s)));
-        let mut references = String::new();
+        hash.add(paper);
+        hash.add(&corpus.full_text(paper));
+        hash.add(&corpus.structure(paper));
         for k in 0..paper.external_references as usize {
-            let _ = write!(references, "{:?}", corpus.external_reference(paper, k));
+            hash.add(&corpus.external_reference(paper, k));
         }
-        hash.add(&references);
-        let supplement = format!("supplementary/{}/table1.csv", paper.unique_id);
-        hash.add(&format!("{:?}", corpus.attachment(&supplement).map(|a| a.bytes)));
+        let source = corpus.text_source(paper);
+        let attachments = (1..=paper.figures).map(|n| source.figure_path(n)).chain([source.supplement_path()]);
+        for path in attachments {
+            hash.add(&corpus.attachment(&path));
+        }
     }
     for author in &corpus.authors {
-        hash.add(&format!("{author:?}"));
+        hash.add(author);
     }
     for source in &corpus.sources {
-        hash.add(&format!("{source:?}"));
+        hash.add(source);
     }
     println!("corpus({papers}, seed {seed}): {:016x}", hash.0);
     ExitCode::SUCCESS
-}
-
-/// The structured view, every field written flat (as `Debug` wrote it before the card facts
-/// were grouped), so the fingerprint does not depend on how the fields are grouped.
-fn structure_text(s: &PaperStructure) -> String {
-    let f = &s.facts;
-    format!(
-        "Some(PaperStructure {{ schema_id: {:?}, paper: {:?}, research_problem: {:?}, central_contribution: {:?}, \
-         headline_result: {:?}, tasks: {:?}, has_code: {:?}, has_data: {:?}, paragraphs: {:?}, entities: {:?}, \
-         relations: {:?}, evidence: {:?}, citations: {:?} }})",
-        s.schema_id,
-        s.paper,
-        f.research_problem,
-        f.central_contribution,
-        f.headline_result,
-        f.tasks,
-        f.has_code,
-        f.has_data,
-        s.paragraphs,
-        s.entities,
-        s.relations,
-        s.evidence,
-        s.citations
-    )
 }
 
 /// 64-bit FNV-1a: stable across Rust releases, unlike `DefaultHasher`.
@@ -78,9 +58,23 @@ impl Default for Fnv {
 }
 
 impl Fnv {
-    fn add(&mut self, text: &str) {
-        for byte in text.bytes().chain([0xff]) {
+    /// Hashes `item`'s `Debug` rendering as it is written (a figure's is megabytes), then an
+    /// end-of-item byte that no UTF-8 text contains.
+    fn add(&mut self, item: &impl Debug) {
+        let _ = write!(self, "{item:?}");
+        self.bytes(&[0xff]);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
             self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
+    }
+}
+
+impl fmt::Write for Fnv {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        self.bytes(text.as_bytes());
+        Ok(())
     }
 }
