@@ -44,32 +44,6 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
     Ok(Some(Some(map)))
 }
 
-/// A setting that Python gives as `None` (the default) or a positive int: `max_concurrency`
-/// and the read bounds.
-fn positive<T: TryFrom<i64> + PartialOrd + From<u8>>(name: &str, value: Option<i64>) -> Result<Option<T>, Error> {
-    value
-        .map(|n| {
-            T::try_from(n)
-                .ok()
-                .filter(|n| *n >= T::from(1))
-                .ok_or_else(|| Error::Configuration(format!("{name} must be at least 1, got {n}")))
-        })
-        .transpose()
-}
-
-/// The three read bounds as Python gives them.
-fn bounds_input(
-    max_response_bytes: Option<i64>,
-    max_download_bytes: Option<i64>,
-    max_compression_ratio: Option<i64>,
-) -> Result<BoundsInput, Error> {
-    Ok(BoundsInput {
-        max_response_bytes: positive("max_response_bytes", max_response_bytes)?,
-        max_download_bytes: positive("max_download_bytes", max_download_bytes)?,
-        max_compression_ratio: positive("max_compression_ratio", max_compression_ratio)?,
-    })
-}
-
 /// `shared_pacing` as Python gives it: `False`/`None` (off), `True` (the default file), a path,
 /// or a `scheme://` URL (the core accepts Redis ones).
 fn shared_pacing_input(value: Option<&Bound<'_, PyAny>>) -> PyResult<SharedPacing> {
@@ -148,10 +122,9 @@ impl NativeClient {
             cache_ttl: Some(cache_ttl),
             ca_bundle,
             proxy,
-            max_concurrency: positive("max_concurrency", max_concurrency).map_err(PyPaperlensErr::from)?,
+            max_concurrency,
             shared_pacing: shared_pacing_input(shared_pacing)?,
-            bounds: bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)
-                .map_err(PyPaperlensErr::from)?,
+            bounds: BoundsInput { max_response_bytes, max_download_bytes, max_compression_ratio },
         };
         let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(PyPaperlensErr::from)?;
         let events = Arc::new(PythonLog::new(py)?);
@@ -177,7 +150,7 @@ impl NativeClient {
     ) -> Result<NativeClient, PyPaperlensErr> {
         let mut config = self.transport.config().clone();
         config.bounds =
-            config.bounds.with(bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)?)?;
+            config.bounds.with(BoundsInput { max_response_bytes, max_download_bytes, max_compression_ratio })?;
         if let Some(t) = timeout {
             config.timeout = seconds("timeout", t)?;
         }

@@ -73,8 +73,8 @@ pub struct ConfigInput {
     pub cache_dir: Option<PathBuf>,
     /// `None`: the default TTL; `Some(None)`: entries never expire; `Some(Some(s))`: seconds.
     pub cache_ttl: Option<Option<f64>>,
-    /// At most this many requests in flight; `None`: [`DEFAULT_MAX_CONCURRENCY`].
-    pub max_concurrency: Option<usize>,
+    /// At most this many requests in flight, at least 1; `None`: [`DEFAULT_MAX_CONCURRENCY`].
+    pub max_concurrency: Option<i64>,
     pub shared_pacing: SharedPacing,
     /// A PEM file of CA certificates trusted on top of the defaults (see [`crate::network`]).
     pub ca_bundle: Option<PathBuf>,
@@ -83,12 +83,12 @@ pub struct ConfigInput {
     pub bounds: BoundsInput,
 }
 
-/// The read bounds as given; `None`: the default.
+/// The read bounds as given, each at least 1; `None`: the default.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BoundsInput {
-    pub max_response_bytes: Option<u64>,
-    pub max_download_bytes: Option<u64>,
-    pub max_compression_ratio: Option<u64>,
+    pub max_response_bytes: Option<i64>,
+    pub max_download_bytes: Option<i64>,
+    pub max_compression_ratio: Option<i64>,
 }
 
 /// How much of an answer is read: every successful body is cut off at its bound (decompressed
@@ -105,15 +105,11 @@ pub struct Bounds {
 impl Bounds {
     /// `input` over `self` (the defaults, or a client's bounds in `with_options`).
     pub fn with(self, input: BoundsInput) -> Result<Bounds, Error> {
-        let at_least_one = |name: &str, value: Option<u64>, current: u64| match value {
-            Some(0) => Err(Error::Configuration(format!("{name} must be at least 1, got 0"))),
-            Some(value) => Ok(value),
-            None => Ok(current),
-        };
+        let bound = |name: &str, value: Option<i64>, current: u64| value.map_or(Ok(current), |n| at_least_one(name, n));
         Ok(Bounds {
-            max_response_bytes: at_least_one("max_response_bytes", input.max_response_bytes, self.max_response_bytes)?,
-            max_download_bytes: at_least_one("max_download_bytes", input.max_download_bytes, self.max_download_bytes)?,
-            max_compression_ratio: at_least_one(
+            max_response_bytes: bound("max_response_bytes", input.max_response_bytes, self.max_response_bytes)?,
+            max_download_bytes: bound("max_download_bytes", input.max_download_bytes, self.max_download_bytes)?,
+            max_compression_ratio: bound(
                 "max_compression_ratio",
                 input.max_compression_ratio,
                 self.max_compression_ratio,
@@ -275,12 +271,14 @@ impl ClientConfig {
     }
 }
 
-fn max_concurrency(value: Option<usize>) -> Result<usize, Error> {
-    match value {
-        None => Ok(DEFAULT_MAX_CONCURRENCY),
-        Some(0) => Err(Error::Configuration("max_concurrency must be at least 1, got 0".into())),
-        Some(n) => Ok(n),
-    }
+fn max_concurrency(value: Option<i64>) -> Result<usize, Error> {
+    value.map_or(Ok(DEFAULT_MAX_CONCURRENCY), |n| at_least_one("max_concurrency", n))
+}
+
+/// A count as the caller gave it (`max_concurrency`, a read bound): at least 1.
+fn at_least_one<T: TryFrom<i64>>(name: &str, value: i64) -> Result<T, Error> {
+    let count = T::try_from(value).ok().filter(|_| value >= 1);
+    count.ok_or_else(|| Error::Configuration(format!("{name} must be at least 1, got {value}")))
 }
 
 /// The default file is in a local per-user folder ([`pacing_file::default_file`]).
@@ -465,9 +463,13 @@ mod tests {
         let base = || input(Some("t"), Some("https://x.org"));
         let config = ClientConfig::resolve(base(), |_| None).unwrap();
         assert_eq!((config.max_concurrency, config.shared_pacing), (DEFAULT_MAX_CONCURRENCY, None));
-        let zero = ConfigInput { max_concurrency: Some(0), ..base() };
-        let err = ClientConfig::resolve(zero, |_| None).unwrap_err();
-        assert!(err.to_string().contains("max_concurrency must be at least 1"), "{err}");
+        for bad in [0, -2] {
+            let input = ConfigInput { max_concurrency: Some(bad), ..base() };
+            let err = ClientConfig::resolve(input, |_| None).unwrap_err();
+            assert_eq!(err.to_string(), format!("max_concurrency must be at least 1, got {bad}"));
+        }
+        let one = ConfigInput { max_concurrency: Some(1), ..base() };
+        assert_eq!(ClientConfig::resolve(one, |_| None).unwrap().max_concurrency, 1);
         let shared = ConfigInput { shared_pacing: SharedPacing::DefaultFile, ..base() };
         let env = |name: &str| (name == "HOME").then(|| "/home/me".to_string());
         let file = ClientConfig::resolve(shared, env).unwrap().shared_pacing.unwrap();
@@ -475,6 +477,18 @@ mod tests {
         let chosen = ConfigInput { shared_pacing: SharedPacing::File("/tmp/p.json".into()), ..base() };
         let file = ClientConfig::resolve(chosen, env).unwrap().shared_pacing;
         assert_eq!(file, Some(PacingStore::File("/tmp/p.json".into())));
+    }
+
+    #[test]
+    fn bounds_are_at_least_one_and_keep_the_unset_ones() {
+        let custom = Bounds { max_response_bytes: 5, max_download_bytes: 6, max_compression_ratio: 7 };
+        let input = BoundsInput { max_download_bytes: Some(1), ..BoundsInput::default() };
+        assert_eq!(custom.with(input).unwrap(), Bounds { max_download_bytes: 1, ..custom });
+        for bad in [0, -5] {
+            let input = BoundsInput { max_compression_ratio: Some(bad), ..BoundsInput::default() };
+            let err = custom.with(input).unwrap_err().to_string();
+            assert_eq!(err, format!("max_compression_ratio must be at least 1, got {bad}"));
+        }
     }
 
     #[test]
