@@ -57,7 +57,7 @@ pub struct Topic {
     /// citation graphs. Named by id so that reordering the file cannot rewire the graph.
     #[serde(rename = "neighbours")]
     neighbour_ids: Vec<&'static str>,
-    /// [`Topic::neighbour_ids`] as indexes into [`TOPICS`], in the same order.
+    /// The neighbours' ids as indexes into [`TOPICS`], in the same order.
     #[serde(skip)]
     pub neighbours: Vec<u8>,
     pub terms: Vec<&'static str>,
