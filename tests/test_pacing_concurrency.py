@@ -75,6 +75,11 @@ def test_max_concurrency_must_be_positive(server, bad):
         client_of(server, max_concurrency=bad)
 
 
+def test_max_concurrency_beyond_a_semaphore_is_refused_not_a_panic(server):
+    with pytest.raises(paperlens.ConfigurationError, match=f"max_concurrency must be at most {2**61 - 1}, got {2**61}"):
+        client_of(server, max_concurrency=2**61)
+
+
 class Bucket:
     """A gateway admitting `size` requests at once and `per_second` after, answering 429 with
     the exact wait in `details.retry_after` otherwise."""

@@ -271,8 +271,14 @@ impl ClientConfig {
     }
 }
 
+/// At least 1, and at most what a tokio semaphore holds (more would panic when the pacer starts).
 fn max_concurrency(value: Option<i64>) -> Result<usize, Error> {
-    value.map_or(Ok(DEFAULT_MAX_CONCURRENCY), |n| at_least_one("max_concurrency", n))
+    let count = value.map_or(Ok(DEFAULT_MAX_CONCURRENCY), |n| at_least_one("max_concurrency", n))?;
+    if count > tokio::sync::Semaphore::MAX_PERMITS {
+        let most = tokio::sync::Semaphore::MAX_PERMITS;
+        return Err(Error::Configuration(format!("max_concurrency must be at most {most}, got {count}")));
+    }
+    Ok(count)
 }
 
 /// A count as the caller gave it (`max_concurrency`, a read bound): at least 1.
@@ -468,6 +474,10 @@ mod tests {
             let err = ClientConfig::resolve(input, |_| None).unwrap_err();
             assert_eq!(err.to_string(), format!("max_concurrency must be at least 1, got {bad}"));
         }
+        let most = tokio::sync::Semaphore::MAX_PERMITS;
+        let huge = ConfigInput { max_concurrency: i64::try_from(most + 1).ok(), ..base() };
+        let err = ClientConfig::resolve(huge, |_| None).unwrap_err();
+        assert_eq!(err.to_string(), format!("max_concurrency must be at most {most}, got {}", most + 1));
         let one = ConfigInput { max_concurrency: Some(1), ..base() };
         assert_eq!(ClientConfig::resolve(one, |_| None).unwrap().max_concurrency, 1);
         let shared = ConfigInput { shared_pacing: SharedPacing::DefaultFile, ..base() };
