@@ -307,6 +307,22 @@ def test_a_checkpoint_of_another_call_is_refused(sandbox, client, seeds, tmp_pat
     assert sandbox.requests() == []
 
 
+def test_the_refusal_of_a_checkpoint_of_10000_seeds_is_short_and_counts_them(sandbox, client, seeds, tmp_path):
+    recorded = [f"W{4000000000 + i}" for i in range(10_000)]
+    checkpoint = tmp_path / "wide.ckpt"
+    header = {"paperlens_snowball": 1, "parameters": {"seeds": recorded, "direction": "both"}, "started": "then"}
+    checkpoint.write_text(json.dumps(header) + "\n")
+    with pytest.raises(paperlens.ValidationError) as raised:
+        client.snowball(seeds, checkpoint=checkpoint)
+    shown = ", ".join(repr(seed) for seed in recorded[:5])
+    assert str(raised.value) == (
+        f"checkpoint {checkpoint} does not record this snowball call (it records 10000 items in 'seeds', "
+        f"{{'direction': 'both', 'seeds': [{shown}, ...]}}): use another path, or remove it to start over"
+    )
+    assert raised.value.param == "checkpoint"
+    assert sandbox.requests() == []
+
+
 def test_frames_graph_and_display(client, seeds):
     pytest.importorskip("pandas")
     nx = pytest.importorskip("networkx")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import reprlib
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,12 @@ __all__ = ["Growth", "Journal", "relation_plan", "seeds_key"]
 
 _FOUND_BY = {"CITATIONS": "citations", "REFERENCES": "references"}
 _CHECKPOINT_VERSION = 1
+#: The most characters of a checkpoint's parameters an error shows (they may hold every
+#: document id of a bibliometric map).
+_SHOWN_CHARS = 300
+_SHORT = reprlib.Repr()
+_SHORT.maxlist = _SHORT.maxdict = 5
+_SHORT.maxstring = _SHORT.maxother = 40
 
 
 class Journal:
@@ -34,7 +41,7 @@ class Journal:
     "bibliometrics"). The header's key stays ``paperlens_snowball`` whatever the workflow (the
     format began as the snowball's), so every checkpoint written before still loads."""
 
-    def __init__(self, path: str | os.PathLike[str], parameters: dict[str, Any], *, workflow: str = "snowball") -> None:
+    def __init__(self, path: str | os.PathLike[str], parameters: dict[str, Any], *, workflow: str) -> None:
         self.path = Path(path)
         self.workflow = workflow
         self.answers: dict[str, dict[str, Any]] = {}
@@ -69,7 +76,9 @@ class Journal:
         if not isinstance(header, dict) or header.get("paperlens_snowball") != _CHECKPOINT_VERSION:
             raise self._refused(f"is not a {self.workflow} checkpoint of this version")
         if header.get("parameters") != parameters:
-            raise self._refused(f"does not record this {self.workflow} call (it records {header.get('parameters')})")
+            raise self._refused(
+                f"does not record this {self.workflow} call (it records {_recorded(header.get('parameters'))})"
+            )
         self.started = header.get("started") or self.started
         for entry in entries:
             if "finished" in entry:
@@ -117,6 +126,18 @@ class Journal:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _recorded(parameters: Any) -> str:
+    """A checkpoint's parameters as a refusal shows them: whole when short, else how many
+    items each list holds and a shortened repr, at most :data:`_SHOWN_CHARS` characters."""
+    whole = str(parameters)
+    if len(whole) <= _SHOWN_CHARS:
+        return whole
+    lists = parameters.items() if isinstance(parameters, dict) else ()
+    counts = [f"{len(value)} items in {_SHORT.repr(name)}" for name, value in lists if isinstance(value, list)]
+    shown = ", ".join([*counts, _SHORT.repr(parameters)])
+    return shown if len(shown) <= _SHOWN_CHARS else shown[: _SHOWN_CHARS - 3] + "..."
 
 
 def _page_key(unique_id: str, relation: str, page: int, page_size: int) -> str:

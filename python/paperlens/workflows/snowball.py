@@ -400,7 +400,7 @@ def snowball_plan(
     (500, True)
     """
     parameters = _checked(seeds, direction, depth, max_per_paper, limit)
-    journal = Journal(checkpoint, parameters) if checkpoint is not None else None
+    journal = Journal(checkpoint, parameters, workflow="snowball") if checkpoint is not None else None
     growth = Growth(limit)
     for seed in parameters["seeds"]:
         growth.nodes[seed] = {"depth": 0, "item": {"id": seed, "id_type": "unique_id"}}
