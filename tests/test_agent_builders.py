@@ -98,3 +98,20 @@ def test_http_app_refuses_bad_settings_when_built(sandbox: Sandbox, options: dic
     with pytest.raises(paperlens.ValidationError) as raised:
         paperlens.mcp.http_app(server, host="127.0.0.1", **options)
     assert raised.value.param == param
+
+
+@pytest.mark.parametrize("auth_token", ["Q", "fifteen-chars-x", "é" * 15])
+def test_http_app_refuses_a_token_shorter_than_16_characters_without_showing_it(
+    sandbox: Sandbox, auth_token: str
+) -> None:
+    server = paperlens.mcp.server(sandbox_client(sandbox))
+    with pytest.raises(paperlens.ValidationError) as raised:
+        paperlens.mcp.http_app(server, host="127.0.0.1", auth_token=auth_token)
+    assert raised.value.param == "auth_token"
+    assert str(raised.value) == f"auth_token: must be at least 16 characters long (got {len(auth_token)})"
+    assert auth_token not in str(raised.value)
+
+
+def test_http_app_takes_a_token_of_16_characters(sandbox: Sandbox) -> None:
+    server = paperlens.mcp.server(sandbox_client(sandbox))
+    assert callable(paperlens.mcp.http_app(server, host="127.0.0.1", auth_token="sixteen-chars-xy"))

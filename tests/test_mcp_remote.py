@@ -118,8 +118,8 @@ async def test_auth_token_as_an_option_on_loopback_is_required(sandbox: Sandbox,
         (["--host", "0.0.0.0"], None, "--allow-remote"),
         (["--host", "192.0.2.7", "--auth-token", MCP_TOKEN], None, "--allow-remote"),
         (["--host", "0.0.0.0", "--allow-remote"], None, "needs a bearer token"),
-        (["--host", "::", "--allow-remote"], "short", "at least 16 characters"),
-        (["--auth-token", "too-short"], None, "at least 16 characters"),
+        (["--host", "::", "--allow-remote"], "short", "auth_token: must be at least 16 characters long (got 5)"),
+        (["--auth-token", "too-short"], None, "auth_token: must be at least 16 characters long (got 9)"),
     ],
 )
 def test_an_open_or_weakly_guarded_server_is_refused_before_it_starts(

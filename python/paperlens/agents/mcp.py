@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["http_app", "server"]
 
+#: The fewest characters of the bearer token of :func:`http_app` (and ``paperlens mcp``).
+TOKEN_MIN_CHARS = 16
+
 _MEMORY = "paperlens_memory"
 #: The streamable HTTP sessions whose memories are kept, the most recently used.
 _HTTP_SESSIONS = 16
@@ -216,16 +219,18 @@ def http_app(
     Args:
         app: the server (:func:`server`).
         host: the address the server listens on.
-        auth_token: the bearer token clients must send; None: no authentication (loopback).
+        auth_token: the bearer token clients must send, at least :data:`TOKEN_MIN_CHARS` (16)
+            characters; None: no authentication (loopback).
         allowed_hosts: other names or addresses clients reach the server by.
 
     Raises:
-        ValidationError: an empty ``auth_token``, or ``allowed_hosts`` given as one string.
+        ValidationError: an ``auth_token`` that is blank or shorter than 16 characters (the
+            error shows its length, never the token), or ``allowed_hosts`` given as one string.
     """
     from mcp.server.transport_security import TransportSecuritySettings
 
     if auth_token is not None:
-        checks.non_empty_text("auth_token", auth_token)
+        check_auth_token(auth_token)
     checks.not_one_string("allowed_hosts", allowed_hosts, "host names or addresses")
 
     names = ["127.0.0.1", "localhost", "::1", *allowed_hosts]
@@ -241,6 +246,14 @@ def http_app(
     )
     asgi = app.streamable_http_app(host=host, transport_security=security)
     return asgi if auth_token is None else _Bearer(asgi, auth_token)
+
+
+def check_auth_token(auth_token: object) -> None:
+    """``auth_token`` is a bearer token :func:`http_app` takes: a string, not blank, of at
+    least :data:`TOKEN_MIN_CHARS` characters (a ``ValidationError`` showing its length, not it)."""
+    token = checks.non_empty_text("auth_token", auth_token)
+    if len(token) < TOKEN_MIN_CHARS:
+        raise checks.invalid("auth_token", f"must be at least {TOKEN_MIN_CHARS} characters long", len(token))
 
 
 def _is_wildcard(host: str) -> bool:

@@ -9,14 +9,13 @@ import sys
 from typing import Any
 
 from paperlens.agents._tools import DEFAULT_MAX_CHARS
+from paperlens.agents.mcp import TOKEN_MIN_CHARS, check_auth_token, is_loopback
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.session import Session
 
 #: The environment variable holding the bearer token of ``--transport http`` (its own, not the
 #: API token), read when ``--auth-token`` is not given.
 TOKEN_VARIABLE = "PAPERLENS_MCP_TOKEN"
-#: The fewest characters of that token.
-TOKEN_MIN_CHARS = 16
 
 DESCRIPTION = (
     "Serve paperlens tools to an agent over the Model Context Protocol: stdio by default (a host such as "
@@ -84,9 +83,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _http_token(args: argparse.Namespace) -> str | None:
     """The bearer token the HTTP server requires (None: none), after checking that a host
-    beyond loopback is allowed and has one."""
-    from paperlens.agents.mcp import is_loopback
-
+    beyond loopback is allowed and has one, and that the token is one ``http_app`` takes
+    (before the client or a sandbox starts)."""
     token = args.auth_token if args.auth_token is not None else os.environ.get(TOKEN_VARIABLE) or None
     if not is_loopback(args.host):
         if not args.allow_remote:
@@ -96,8 +94,8 @@ def _http_token(args: argparse.Namespace) -> str | None:
             )
         if token is None:
             raise UsageError(f"auth_token: --allow-remote needs a bearer token: --auth-token or {TOKEN_VARIABLE}")
-    if token is not None and len(token) < TOKEN_MIN_CHARS:
-        raise UsageError(f"auth_token: expected at least {TOKEN_MIN_CHARS} characters, got {len(token)}")
+    if token is not None:
+        check_auth_token(token)
     return token
 
 
