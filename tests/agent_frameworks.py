@@ -42,6 +42,44 @@ def sparse_hits() -> dict[str, Any]:
     }
 
 
+#: Settings of a retriever that ``agentic_search`` refuses, with its exact message: the
+#: retrievers keep them as given, and the core refuses them before the first request is sent.
+BAD_SEARCH_SETTINGS: list[tuple[dict[str, Any], str]] = [
+    ({"retrieval": "bm25"}, "retrieval: must be one of hybrid, vector, es (got 'bm25')"),
+    ({"retrieval": 3}, "retrieval: must be a str (got 3)"),
+    ({"sub_queries": 5}, "sub_queries: must be between 0 and 4 (got 5)"),
+    ({"sub_queries": "2"}, "sub_queries: must be an int (got '2')"),
+    ({"sub_queries": True}, "sub_queries: must be an int (got True)"),
+    ({"filters": [1]}, "filters: must be an object (got [1])"),
+    ({"filters": {"lang": 3}}, "filters.lang: must be a string (got 3)"),
+    (
+        {"filters": {"year": {"gte": 2020}}},
+        "filters.year: is not allowed; allowed: lang, language, title, author, "
+        "publication_venue_name_unified, publication_venue_type, publication_published_date, "
+        "publication_published_year, citation_count, influential_citation_count, topics (got 'year')",
+    ),
+    ({"source_types": "web"}, "source_types: must be a list (got 'web')"),
+    ({"source_types": ["web", "html"]}, "source_types[1]: must be one of web, pdf (got 'html')"),
+]
+#: Settings refused when a retriever is made, with the exact message.
+BAD_RETRIEVER_SETTINGS: list[tuple[dict[str, Any], str]] = [
+    ({"top_k": 0}, "top_k: must be an integer from 1 to 100 (got 0)"),
+    ({"top_k": "5"}, "top_k: must be an integer from 1 to 100 (got '5')"),
+    ({"top_k": True}, "top_k: must be an integer from 1 to 100 (got True)"),
+    ({"client": "http://127.0.0.1"}, "client: must be a paperlens.Client, a paperlens.AsyncClient or None (got 'str')"),
+]
+#: Good settings of every kind and the body each query is sent with (a tuple of source types
+#: is a list on the wire, as for the client).
+GOOD_SEARCH_SETTINGS: dict[str, Any] = {
+    "top_k": 7,
+    "retrieval": "vector",
+    "sub_queries": 1,
+    "filters": {"publication_published_year": {"gte": 2020}},
+    "source_types": ("pdf",),
+}
+GOOD_SEARCH_BODY: dict[str, Any] = {**GOOD_SEARCH_SETTINGS, "source_types": ["pdf"]}
+
+
 # -- a service that repeats the token ----------------------------------------------------------
 
 #: What the tools show in place of the token.

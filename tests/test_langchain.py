@@ -21,7 +21,17 @@ from paperlens.agents._tools import default_tools
 from paperlens.harvests.corpus import figure_names
 from paperlens.integrations.langchain import PaperlensRetriever, tools
 from paperlens.sandbox import Sandbox
-from tests.agent_frameworks import QUERIES, TOKEN_CALLS, expected_metadata, serve_the_token, sparse_hits
+from tests.agent_frameworks import (
+    BAD_RETRIEVER_SETTINGS,
+    BAD_SEARCH_SETTINGS,
+    GOOD_SEARCH_BODY,
+    GOOD_SEARCH_SETTINGS,
+    QUERIES,
+    TOKEN_CALLS,
+    expected_metadata,
+    serve_the_token,
+    sparse_hits,
+)
 from tests.fixtures import sandbox_client
 from tests.test_pandas import PYTHON_DIR
 
@@ -58,15 +68,11 @@ async def test_ainvoke_sends_through_the_async_client_of_either_kind(sandbox: Sa
 
 def test_the_search_options_are_sent(sandbox: Sandbox) -> None:
     client = sandbox_client(sandbox)
-    filters = {"publication_published_year": {"gte": 2020}}
-    retriever = PaperlensRetriever(client=client, top_k=7, filters=filters, source_types=["pdf"], sub_queries=1)
+    retriever = PaperlensRetriever(client=client, **GOOD_SEARCH_SETTINGS)
     sandbox.clear_requests()
     documents = retriever.batch(QUERIES[:2])
     sent = [r.json() for r in sandbox.requests() if r.path == "/agentic-search"]
-    expected = [
-        {"query": q, "top_k": 7, "sub_queries": 1, "filters": filters, "source_types": ["pdf"]} for q in QUERIES[:2]
-    ]
-    assert sorted(sent, key=lambda b: b["query"]) == expected
+    assert sorted(sent, key=lambda b: b["query"]) == [{"query": q, **GOOD_SEARCH_BODY} for q in QUERIES[:2]]
     assert all(d.metadata["year"] >= 2020 for found in documents for d in found)
 
 
@@ -84,15 +90,37 @@ def test_absent_or_null_fields_are_left_out_of_the_metadata(httpserver: HTTPServ
     ]
 
 
-def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
+@pytest.mark.parametrize(("settings", "message"), BAD_RETRIEVER_SETTINGS, ids=repr)
+def test_a_bad_setting_is_refused_when_the_retriever_is_made(sandbox: Sandbox, settings: Any, message: str) -> None:
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as raised:
+        PaperlensRetriever(**{"client": sandbox_client(sandbox), **settings})
+    assert (str(raised.value), raised.value.param) == (message, next(iter(settings)))
+    assert sandbox.requests() == []
+
+
+def test_a_setting_of_another_name_is_refused_not_dropped(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    with pytest.raises(TypeError, match=r"^PaperlensRetriever\(\) got an unexpected keyword argument 'subqueries'$"):
+        PaperlensRetriever(client=client, subqueries=2)
+    retriever = PaperlensRetriever(client=client, name="papers", tags=["reef"], metadata={"run": 1})
+    assert (retriever.name, retriever.tags, retriever.metadata) == ("papers", ["reef"], {"run": 1})
+
+
+@pytest.mark.parametrize(("settings", "message"), BAD_SEARCH_SETTINGS, ids=repr)
+async def test_a_search_setting_is_refused_as_the_client_refuses_it_before_any_request(
+    sandbox: Sandbox, settings: dict[str, Any], message: str
+) -> None:
     client = sandbox_client(sandbox)
     sandbox.clear_requests()
-    with pytest.raises(paperlens.ValidationError, match=r"top_k: must be an integer from 1 to 100 \(got 0\)"):
-        PaperlensRetriever(client=client, top_k=0)
-    with pytest.raises(paperlens.ValidationError, match=r"client: must be a paperlens\.Client"):
-        PaperlensRetriever(client="http://127.0.0.1")  # type: ignore[arg-type]
-    with pytest.raises(paperlens.ValidationError, match="sub_queries"):
-        PaperlensRetriever(client=client, sub_queries=9).invoke("coral")
+    retriever = PaperlensRetriever(client=client, **settings)
+    for search in (lambda: retriever.invoke("coral"), lambda: client.agentic_search("coral", **settings)):
+        with pytest.raises(paperlens.ValidationError) as raised:
+            search()
+        assert str(raised.value) == message
+    with pytest.raises(paperlens.ValidationError) as raised:
+        await retriever.ainvoke("coral")
+    assert str(raised.value) == message
     assert sandbox.requests() == []
 
 

@@ -13,7 +13,15 @@ from pytest_httpserver import HTTPServer
 import paperlens
 from paperlens.integrations.llamaindex import PaperlensReader, PaperlensRetriever
 from paperlens.sandbox import Sandbox
-from tests.agent_frameworks import QUERIES, expected_metadata, sparse_hits
+from tests.agent_frameworks import (
+    BAD_RETRIEVER_SETTINGS,
+    BAD_SEARCH_SETTINGS,
+    GOOD_SEARCH_BODY,
+    GOOD_SEARCH_SETTINGS,
+    QUERIES,
+    expected_metadata,
+    sparse_hits,
+)
 from tests.fixtures import sandbox_client
 
 
@@ -117,3 +125,48 @@ def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
     with pytest.raises(paperlens.ValidationError, match="top_k: must be an integer from 1 to 100"):
         PaperlensRetriever(client, top_k=101)
     assert sandbox.requests() == []
+
+
+@pytest.mark.parametrize(("settings", "message"), BAD_RETRIEVER_SETTINGS, ids=repr)
+def test_a_bad_setting_is_refused_when_the_retriever_is_made(sandbox: Sandbox, settings: Any, message: str) -> None:
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as raised:
+        PaperlensRetriever(**{"client": sandbox_client(sandbox), **settings})
+    assert (str(raised.value), raised.value.param) == (message, next(iter(settings)))
+    assert sandbox.requests() == []
+
+
+@pytest.mark.parametrize("metadata", [None, 1, "no", [], 0.0], ids=repr)
+def test_a_metadata_that_is_no_bool_is_refused_when_the_reader_is_made(sandbox: Sandbox, metadata: Any) -> None:
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as raised:
+        PaperlensReader(sandbox_client(sandbox), metadata=metadata)
+    assert str(raised.value) == f"metadata: must be True or False (got {metadata!r})"
+    assert raised.value.param == "metadata" and sandbox.requests() == []
+
+
+@pytest.mark.parametrize(("settings", "message"), BAD_SEARCH_SETTINGS, ids=repr)
+async def test_a_search_setting_is_refused_as_the_client_refuses_it_before_any_request(
+    sandbox: Sandbox, settings: dict[str, Any], message: str
+) -> None:
+    client = sandbox_client(sandbox)
+    sandbox.clear_requests()
+    retriever = PaperlensRetriever(client, **settings)
+    for search in (lambda: retriever.retrieve("coral"), lambda: client.agentic_search("coral", **settings)):
+        with pytest.raises(paperlens.ValidationError) as raised:
+            search()
+        assert str(raised.value) == message
+    with pytest.raises(paperlens.ValidationError) as raised:
+        await retriever.aretrieve("coral")
+    assert str(raised.value) == message
+    assert sandbox.requests() == []
+
+
+def test_the_search_options_are_sent(sandbox: Sandbox) -> None:
+    client = sandbox_client(sandbox)
+    retriever = PaperlensRetriever(client, **GOOD_SEARCH_SETTINGS)
+    sandbox.clear_requests()
+    found = [retriever.retrieve(query) for query in QUERIES[:2]]
+    sent = [r.json() for r in sandbox.requests() if r.path == "/agentic-search"]
+    assert sent == [{"query": q, **GOOD_SEARCH_BODY} for q in QUERIES[:2]]
+    assert all(n.node.metadata["year"] >= 2020 for nodes in found for n in nodes)

@@ -12,7 +12,7 @@ from paperlens.clients.client import AsyncClient, Client
 if TYPE_CHECKING:
     from paperlens.results.types import Hit, MetadataRecord
 
-__all__ = ["Clients", "checked_doc_ids", "checked_top_k", "hit_metadata", "record_metadata"]
+__all__ = ["Clients", "checked_doc_ids", "checked_flag", "checked_top_k", "hit_metadata", "record_metadata"]
 
 
 class Clients:
@@ -37,6 +37,13 @@ class Clients:
 def checked_top_k(top_k: Any) -> int:
     count("top_k", top_k, 1, maximum=100)
     return int(top_k)
+
+
+def checked_flag(param: str, value: Any) -> bool:
+    """A setting that is True or False, not any value taken for its truthiness."""
+    if not isinstance(value, bool):
+        raise invalid(param, "must be True or False", value)
+    return value
 
 
 def checked_doc_ids(doc_ids: Iterable[str]) -> list[str]:

@@ -25,7 +25,7 @@ from langchain_core.documents import Document
 from langchain_core.messages.content import create_image_block, create_text_block
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import StructuredTool, ToolException
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, SkipValidation
 
 from paperlens.agents._memory import Memory
 from paperlens.agents._output import ImagePart, TextPart
@@ -46,26 +46,54 @@ class PaperlensRetriever(BaseRetriever):
             (``PAPERLENS_API_TOKEN``, ``PAPERLENS_BASE_URL``), or a fresh local sandbox when
             neither is set (said on stderr).
         top_k: the most chunks per query, 1-100.
-        retrieval, sub_queries, filters, source_types: as for ``client.agentic_search``.
+        retrieval, sub_queries, filters, source_types: as for ``client.agentic_search``, kept
+            and sent as given.
+        langchain: LangChain's own settings of a retriever (``name``, ``tags``, ``metadata``).
 
     Raises:
-        paperlens.ValidationError: a bad ``top_k`` or ``client`` (at construction); the other
-            parameters' bounds are checked before each request.
+        paperlens.ValidationError: a bad ``top_k`` or ``client`` (at construction). The rules of
+            ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` live in the core, which
+            checks them before each request is sent (the client's own errors and messages).
+        TypeError: a setting of another name (LangChain's model would drop it unsaid).
     """
 
     client: Any = None
     top_k: int = 10
-    retrieval: str | None = None
-    sub_queries: int | None = None
-    filters: dict[str, Any] | None = None
-    source_types: list[str] | None = None
+    # Not validated by pydantic, which would convert them ("2" or True to a sub_queries of 2
+    # or 1): the core checks them, as for the client, and refuses what the client refuses.
+    retrieval: SkipValidation[str | None] = None
+    sub_queries: SkipValidation[int | None] = None
+    filters: SkipValidation[dict[str, Any] | None] = None
+    source_types: SkipValidation[list[str] | None] = None
     _clients: Clients = PrivateAttr()
 
-    def __init__(self, client: Client | AsyncClient | None = None, top_k: int = 10, **options: Any) -> None:
+    def __init__(
+        self,
+        client: Client | AsyncClient | None = None,
+        top_k: int = 10,
+        *,
+        retrieval: str | None = None,
+        sub_queries: int | None = None,
+        filters: dict[str, Any] | None = None,
+        source_types: list[str] | None = None,
+        **langchain: Any,
+    ) -> None:
+        unknown = sorted(langchain.keys() - BaseRetriever.model_fields.keys())
+        if unknown:
+            raise TypeError(f"PaperlensRetriever() got an unexpected keyword argument {unknown[0]!r}")
         # Checked here, so that a bad value raises paperlens.ValidationError (pydantic's
         # validators would wrap it in an error of their own).
+        top_k = checked_top_k(top_k)
         clients = Clients(client)
-        super().__init__(client=client, top_k=checked_top_k(top_k), **options)  # type: ignore[call-arg]
+        super().__init__(  # type: ignore[call-arg]  # our fields, unknown to the base class
+            client=client,
+            top_k=top_k,
+            retrieval=retrieval,
+            sub_queries=sub_queries,
+            filters=filters,
+            source_types=source_types,
+            **langchain,
+        )
         self._clients = clients
 
     def _search(self) -> dict[str, Any]:

@@ -25,7 +25,14 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import Document, NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 
 from paperlens.clients.client import AsyncClient, Client
-from paperlens.integrations._shared import Clients, checked_doc_ids, checked_top_k, hit_metadata, record_metadata
+from paperlens.integrations._shared import (
+    Clients,
+    checked_doc_ids,
+    checked_flag,
+    checked_top_k,
+    hit_metadata,
+    record_metadata,
+)
 
 __all__ = ["PaperlensReader", "PaperlensRetriever"]
 
@@ -41,6 +48,11 @@ class PaperlensRetriever(BaseRetriever):
         top_k: the most chunks per query, 1-100.
         retrieval, sub_queries, filters, source_types: as for ``client.agentic_search``.
         callback_manager: LlamaIndex's callbacks.
+
+    Raises:
+        paperlens.ValidationError: a bad ``top_k`` or ``client`` (at construction). The rules of
+            ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` live in the core, which
+            checks them before each request is sent (the client's own errors and messages).
     """
 
     def __init__(
@@ -98,12 +110,16 @@ class PaperlensReader(BaseReader):
 
     Args:
         client: as for :class:`PaperlensRetriever`.
-        metadata: look up the records of the texts (False: the metadata is the ``doc_id`` only).
+        metadata: True: look up the records of the texts; False: the metadata is the ``doc_id`` only.
+
+    Raises:
+        paperlens.ValidationError: a ``metadata`` that is not a bool, or a bad ``client``
+            (checked in this order, so a bad ``metadata`` starts no default client).
     """
 
     def __init__(self, client: Client | AsyncClient | None = None, *, metadata: bool = True) -> None:
+        self._metadata = checked_flag("metadata", metadata)
         self._clients = Clients(client)
-        self._metadata = metadata
 
     def lazy_load_data(self, doc_ids: Iterable[str]) -> Iterator[Document]:
         """The Documents of ``doc_ids`` (in order, each once), each read when it is asked for.
