@@ -1,9 +1,10 @@
 """Every builder of agent tools refuses a bad setting when it is called, before any tool runs and
 before any request: ``paperlens.integrations.langchain.tools`` and ``paperlens.mcp.server``
 (``max_chars`` by the shared check, ``client``) and ``paperlens.mcp.http_app`` (``auth_token``,
-``allowed_hosts``), with the real LangChain and MCP packages; a good ``max_chars`` still builds
-tools whose answers fit it and show what the client finds. (LlamaIndex's adapters build no
-tools: they take no ``max_chars``.)"""
+``allowed_hosts``); the retrievers and the reader refuse theirs before making a default client.
+With the real LangChain, LlamaIndex and MCP packages; a good ``max_chars`` still builds tools
+whose answers fit it and show what the client finds. (LlamaIndex's adapters build no tools:
+they take no ``max_chars``.)"""
 
 from __future__ import annotations
 
@@ -68,6 +69,24 @@ def test_a_bad_max_chars_without_a_client_starts_no_sandbox() -> None:
     env["PYTHONPATH"] = str(PYTHON_DIR)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "max_chars\n", "")
+
+
+def test_a_bad_setting_of_a_retriever_or_reader_without_a_client_starts_no_sandbox() -> None:
+    """Refused before the default client is made: no sandbox is started and said."""
+    code = (
+        "import paperlens\n"
+        "from paperlens.integrations import langchain, llamaindex\n"
+        "for make in (lambda: langchain.PaperlensRetriever(top_k=0), lambda: llamaindex.PaperlensRetriever(top_k=0),\n"
+        "             lambda: llamaindex.PaperlensReader(metadata='no')):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except paperlens.ValidationError as error:\n"
+        "        print(error.param)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERLENS_")}
+    env["PYTHONPATH"] = str(PYTHON_DIR)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "top_k\ntop_k\nmetadata\n", "")
 
 
 async def test_a_good_max_chars_builds_tools_whose_answers_fit_it(sandbox: Sandbox) -> None:

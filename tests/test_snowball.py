@@ -323,6 +323,26 @@ def test_the_refusal_of_a_checkpoint_of_10000_seeds_is_short_and_counts_them(san
     assert sandbox.requests() == []
 
 
+@pytest.mark.parametrize(
+    "recorded",
+    ["x" * 1_000_000, {f"key{i}": [i] * 50 for i in range(1000)}, [[["deep"] * 100] * 100] * 100],
+    ids=["a long string", "a thousand lists", "nested lists"],
+)
+def test_a_checkpoint_recording_any_large_value_is_refused_in_at_most_300_characters_of_it(
+    sandbox, client, seeds, tmp_path, recorded
+):
+    checkpoint = tmp_path / "foreign.ckpt"
+    checkpoint.write_text(json.dumps({"paperlens_snowball": 1, "parameters": recorded}) + "\n")
+    with pytest.raises(paperlens.ValidationError) as raised:
+        client.snowball(seeds, checkpoint=checkpoint)
+    start = f"checkpoint {checkpoint} does not record this snowball call (it records "
+    end = "): use another path, or remove it to start over"
+    message = str(raised.value)
+    assert message.startswith(start) and message.endswith(end)
+    assert len(message) - len(start) - len(end) <= 300
+    assert sandbox.requests() == []
+
+
 def test_frames_graph_and_display(client, seeds):
     pytest.importorskip("pandas")
     nx = pytest.importorskip("networkx")
