@@ -346,11 +346,23 @@ impl NativeClient {
 
     fn prepare(&self, operation: &str, params: &Bound<'_, PyDict>) -> PyResult<ApiRequest> {
         self.events.refresh(params.py());
-        let validate = self.transport.config().validate;
-        let given = as_given(&mut Depythonizer::from_object(params.as_any()));
-        let prepared = given.and_then(|given| prepare(operation, given, validate));
-        Ok(prepared.map_err(|error| shown_as_given(error, params.as_any())).map_err(PyPaperlensErr::from)?)
+        prepared(operation, params, self.transport.config().validate)
     }
+}
+
+/// Refuses `params` as `operation` refuses them before it sends (the contract's rules),
+/// sending nothing: for settings kept to be sent later, checked when given.
+#[pyfunction]
+pub fn check_params(operation: &str, params: &Bound<'_, PyDict>) -> PyResult<()> {
+    prepared(operation, params, true).map(drop)
+}
+
+/// The request of `operation` from Python's `params`, checked against the contract when
+/// `validate`; an error shows the value as the caller wrote it.
+fn prepared(operation: &str, params: &Bound<'_, PyDict>, validate: bool) -> PyResult<ApiRequest> {
+    let given = as_given(&mut Depythonizer::from_object(params.as_any()));
+    let prepared = given.and_then(|given| prepare(operation, given, validate));
+    Ok(prepared.map_err(|error| shown_as_given(error, params.as_any())).map_err(PyPaperlensErr::from)?)
 }
 
 /// A validation error that shows no value gets the `repr` of the value at its parameter, as

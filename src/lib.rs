@@ -30,6 +30,7 @@ fn _paperlens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bibtex::read_bibtex, m)?)?;
     m.add_function(wrap_pyfunction!(rows::undecoded_rows, m)?)?;
     m.add_function(wrap_pyfunction!(errors::redact, m)?)?;
+    m.add_function(wrap_pyfunction!(client::check_params, m)?)?;
     Ok(())
 }
 

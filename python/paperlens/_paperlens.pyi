@@ -15,6 +15,7 @@ __all__ = [
     "Pending",
     "Row",
     "__version__",
+    "check_params",
     "columns",
     "read_bibtex",
     "redact",
@@ -74,6 +75,10 @@ class LazyField:
 # -- errors (src/errors.rs) ----------------------------------------------------------------
 
 def redact(text: str) -> str: ...
+
+# -- parameters checked without a request (src/client.rs) ------------------------------------
+
+def check_params(operation: str, params: dict[str, Any]) -> None: ...
 
 # -- BibTeX (src/bibtex.rs) ----------------------------------------------------------------
 
