@@ -43,8 +43,11 @@ def sparse_hits() -> dict[str, Any]:
 
 
 #: Settings of a retriever that ``agentic_search`` refuses, with its exact message: the
-#: retrievers keep them as given, and the core refuses them before the first request is sent.
+#: retrievers refuse them when made, by the core's rules, as the client does before it sends.
 BAD_SEARCH_SETTINGS: list[tuple[dict[str, Any], str]] = [
+    ({"top_k": 0}, "top_k: must be between 1 and 100 (got 0)"),
+    ({"top_k": "5"}, "top_k: must be an int (got '5')"),
+    ({"top_k": True}, "top_k: must be an int (got True)"),
     ({"retrieval": "bm25"}, "retrieval: must be one of hybrid, vector, es (got 'bm25')"),
     ({"retrieval": 3}, "retrieval: must be a str (got 3)"),
     ({"sub_queries": 5}, "sub_queries: must be between 0 and 4 (got 5)"),
@@ -63,9 +66,6 @@ BAD_SEARCH_SETTINGS: list[tuple[dict[str, Any], str]] = [
 ]
 #: Settings refused when a retriever is made, with the exact message.
 BAD_RETRIEVER_SETTINGS: list[tuple[dict[str, Any], str]] = [
-    ({"top_k": 0}, "top_k: must be an integer from 1 to 100 (got 0)"),
-    ({"top_k": "5"}, "top_k: must be an integer from 1 to 100 (got '5')"),
-    ({"top_k": True}, "top_k: must be an integer from 1 to 100 (got True)"),
     ({"client": "http://127.0.0.1"}, "client: must be a paperlens.Client, a paperlens.AsyncClient or None (got 'str')"),
 ]
 #: Good settings of every kind and the body each query is sent with (a tuple of source types

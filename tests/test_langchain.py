@@ -108,20 +108,25 @@ def test_a_setting_of_another_name_is_refused_not_dropped(sandbox: Sandbox) -> N
 
 
 @pytest.mark.parametrize(("settings", "message"), BAD_SEARCH_SETTINGS, ids=repr)
-async def test_a_search_setting_is_refused_as_the_client_refuses_it_before_any_request(
+def test_a_search_setting_is_refused_when_the_retriever_is_made_as_the_client_refuses_it(
     sandbox: Sandbox, settings: dict[str, Any], message: str
 ) -> None:
     client = sandbox_client(sandbox)
     sandbox.clear_requests()
-    retriever = PaperlensRetriever(client=client, **settings)
-    for search in (lambda: retriever.invoke("coral"), lambda: client.agentic_search("coral", **settings)):
+    for make in (lambda: PaperlensRetriever(client=client, **settings), lambda: client.agentic_search("x", **settings)):
         with pytest.raises(paperlens.ValidationError) as raised:
-            search()
-        assert str(raised.value) == message
-    with pytest.raises(paperlens.ValidationError) as raised:
-        await retriever.ainvoke("coral")
-    assert str(raised.value) == message
+            make()
+        assert (str(raised.value), raised.value.param) == (message, message.split(":")[0])
     assert sandbox.requests() == []
+
+
+def test_a_client_that_does_not_validate_sends_the_settings_as_given(sandbox: Sandbox) -> None:
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, validate=False, rate_limits=None)
+    sandbox.clear_requests()
+    retriever = PaperlensRetriever(client=client, sub_queries=9)
+    with pytest.raises(paperlens.BadRequestError):
+        retriever.invoke("coral")
+    assert [request.json()["sub_queries"] for request in sandbox.requests()] == [9]
 
 
 def test_without_a_client_or_environment_a_sandbox_is_used_and_said() -> None:

@@ -122,7 +122,7 @@ def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
         PaperlensReader(client).load_data("abc")  # type: ignore[arg-type]
     with pytest.raises(paperlens.ValidationError, match=r"doc_ids\[1\]: must not be empty"):
         PaperlensReader(client).load_data(["a" * 64, " "])
-    with pytest.raises(paperlens.ValidationError, match="top_k: must be an integer from 1 to 100"):
+    with pytest.raises(paperlens.ValidationError, match="top_k: must be between 1 and 100"):
         PaperlensRetriever(client, top_k=101)
     assert sandbox.requests() == []
 
@@ -146,20 +146,25 @@ def test_a_metadata_that_is_no_bool_is_refused_when_the_reader_is_made(sandbox: 
 
 
 @pytest.mark.parametrize(("settings", "message"), BAD_SEARCH_SETTINGS, ids=repr)
-async def test_a_search_setting_is_refused_as_the_client_refuses_it_before_any_request(
+def test_a_search_setting_is_refused_when_the_retriever_is_made_as_the_client_refuses_it(
     sandbox: Sandbox, settings: dict[str, Any], message: str
 ) -> None:
     client = sandbox_client(sandbox)
     sandbox.clear_requests()
-    retriever = PaperlensRetriever(client, **settings)
-    for search in (lambda: retriever.retrieve("coral"), lambda: client.agentic_search("coral", **settings)):
+    for make in (lambda: PaperlensRetriever(client, **settings), lambda: client.agentic_search("coral", **settings)):
         with pytest.raises(paperlens.ValidationError) as raised:
-            search()
-        assert str(raised.value) == message
-    with pytest.raises(paperlens.ValidationError) as raised:
-        await retriever.aretrieve("coral")
-    assert str(raised.value) == message
+            make()
+        assert (str(raised.value), raised.value.param) == (message, message.split(":")[0])
     assert sandbox.requests() == []
+
+
+def test_a_client_that_does_not_validate_sends_the_settings_as_given(sandbox: Sandbox) -> None:
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, validate=False, rate_limits=None)
+    sandbox.clear_requests()
+    retriever = PaperlensRetriever(client, sub_queries=9)
+    with pytest.raises(paperlens.BadRequestError):
+        retriever.retrieve("coral")
+    assert [request.json()["sub_queries"] for request in sandbox.requests()] == [9]
 
 
 def test_the_search_options_are_sent(sandbox: Sandbox) -> None:

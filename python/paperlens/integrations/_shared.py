@@ -5,14 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from paperlens.base._checks import count, invalid, non_empty_text, not_one_string
+from paperlens._paperlens import check_params
+from paperlens.base._checks import invalid, non_empty_text, not_one_string
 from paperlens.clients._default_client import default_client
 from paperlens.clients.client import AsyncClient, Client
 
 if TYPE_CHECKING:
     from paperlens.results.types import Hit, MetadataRecord
 
-__all__ = ["Clients", "checked_doc_ids", "checked_flag", "checked_top_k", "hit_metadata", "record_metadata"]
+__all__ = [
+    "Clients",
+    "checked_doc_ids",
+    "checked_flag",
+    "checked_search",
+    "hit_metadata",
+    "record_metadata",
+]
 
 
 class Clients:
@@ -34,9 +42,13 @@ class Clients:
             )
 
 
-def checked_top_k(top_k: Any) -> int:
-    count("top_k", top_k, 1, maximum=100)
-    return int(top_k)
+def checked_search(client: Any, search: dict[str, Any]) -> dict[str, Any]:
+    """A retriever's settings of ``agentic_search`` (``top_k``, ``retrieval``...), refused as
+    the client refuses them before it sends (the core's rules, with a stand-in query; nothing
+    is sent), unless ``client`` is one made with ``validate=False``, which sends them as given."""
+    if not isinstance(client, (Client, AsyncClient)) or client._core.validate:
+        check_params("agentic_search", {"query": "?", **search})
+    return search
 
 
 def checked_flag(param: str, value: Any) -> bool:

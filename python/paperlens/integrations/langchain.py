@@ -31,7 +31,7 @@ from paperlens.agents._memory import Memory
 from paperlens.agents._output import ImagePart, TextPart
 from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, check_max_chars, default_tools
 from paperlens.clients.client import AsyncClient, Client
-from paperlens.integrations._shared import Clients, checked_top_k, hit_metadata
+from paperlens.integrations._shared import Clients, checked_search, hit_metadata
 
 __all__ = ["PaperlensRetriever", "tools"]
 
@@ -46,21 +46,20 @@ class PaperlensRetriever(BaseRetriever):
             (``PAPERLENS_API_TOKEN``, ``PAPERLENS_BASE_URL``), or a fresh local sandbox when
             neither is set (said on stderr).
         top_k: the most chunks per query, 1-100.
-        retrieval, sub_queries, filters, source_types: as for ``client.agentic_search``, kept
-            and sent as given.
+        retrieval, sub_queries, filters, source_types: as for ``client.agentic_search``.
         langchain: LangChain's own settings of a retriever (``name``, ``tags``, ``metadata``).
 
     Raises:
-        paperlens.ValidationError: a bad ``top_k`` or ``client`` (at construction). The rules of
-            ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` live in the core, which
-            checks them before each request is sent (the client's own errors and messages).
+        paperlens.ValidationError: a bad setting, at construction, with the client's own message
+            (``agentic_search``'s rules; a client made with ``validate=False`` sends ``top_k``,
+            ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` as given).
         TypeError: a setting of another name (LangChain's model would drop it unsaid).
     """
 
     client: Any = None
-    top_k: int = 10
     # Not validated by pydantic, which would convert them ("2" or True to a sub_queries of 2
-    # or 1): the core checks them, as for the client, and refuses what the client refuses.
+    # or 1): they are checked as the client checks them, by the core's rules.
+    top_k: SkipValidation[int] = 10
     retrieval: SkipValidation[str | None] = None
     sub_queries: SkipValidation[int | None] = None
     filters: SkipValidation[dict[str, Any] | None] = None
@@ -81,19 +80,16 @@ class PaperlensRetriever(BaseRetriever):
         unknown = sorted(langchain.keys() - BaseRetriever.model_fields.keys())
         if unknown:
             raise TypeError(f"PaperlensRetriever() got an unexpected keyword argument {unknown[0]!r}")
-        # Checked here, so that a bad value raises paperlens.ValidationError (pydantic's
-        # validators would wrap it in an error of their own).
-        top_k = checked_top_k(top_k)
+        settings = {
+            "top_k": top_k,
+            "retrieval": retrieval,
+            "sub_queries": sub_queries,
+            "filters": filters,
+            "source_types": source_types,
+        }
+        search = checked_search(client, settings)
         clients = Clients(client)
-        super().__init__(  # type: ignore[call-arg]  # our fields, unknown to the base class
-            client=client,
-            top_k=top_k,
-            retrieval=retrieval,
-            sub_queries=sub_queries,
-            filters=filters,
-            source_types=source_types,
-            **langchain,
-        )
+        super().__init__(client=client, **search, **langchain)  # type: ignore[call-arg]  # our fields, unknown to the base class
         self._clients = clients
 
     def _search(self) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from paperlens.integrations._shared import (
     Clients,
     checked_doc_ids,
     checked_flag,
-    checked_top_k,
+    checked_search,
     hit_metadata,
     record_metadata,
 )
@@ -50,9 +50,9 @@ class PaperlensRetriever(BaseRetriever):
         callback_manager: LlamaIndex's callbacks.
 
     Raises:
-        paperlens.ValidationError: a bad ``top_k`` or ``client`` (at construction). The rules of
-            ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` live in the core, which
-            checks them before each request is sent (the client's own errors and messages).
+        paperlens.ValidationError: a bad setting, at construction, with the client's own message
+            (``agentic_search``'s rules; a client made with ``validate=False`` sends
+            ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` as given).
     """
 
     def __init__(
@@ -66,13 +66,14 @@ class PaperlensRetriever(BaseRetriever):
         source_types: list[str] | None = None,
         callback_manager: CallbackManager | None = None,
     ) -> None:
-        self._search: dict[str, Any] = {
-            "top_k": checked_top_k(top_k),
+        settings = {
+            "top_k": top_k,
             "retrieval": retrieval,
             "sub_queries": sub_queries,
             "filters": filters,
             "source_types": source_types,
         }
+        self._search = checked_search(client, settings)
         self._clients = Clients(client)
         super().__init__(callback_manager=callback_manager)
 
