@@ -1,7 +1,8 @@
 """Every builder of agent tools refuses a bad setting when it is called, before any tool runs and
 before any request: ``paperlens.integrations.langchain.tools`` and ``paperlens.mcp.server``
 (``max_chars`` by the shared check, ``client``) and ``paperlens.mcp.http_app`` (``auth_token``,
-``allowed_hosts``); the retrievers and the reader refuse theirs before making a default client.
+``allowed_hosts``); the retrievers refuse theirs as ``client.agentic_search`` does (the
+core's rules and messages), and they and the reader before making a default client.
 With the real LangChain, LlamaIndex and MCP packages; a good ``max_chars`` still builds tools
 whose answers fit it and show what the client finds. (LlamaIndex's adapters build no tools:
 they take no ``max_chars``.)"""
@@ -21,8 +22,9 @@ from test_mcp import data_of, text_of
 
 import paperlens
 import paperlens.mcp
-from paperlens.integrations import langchain
+from paperlens.integrations import langchain, llamaindex
 from paperlens.sandbox import Sandbox
+from tests.agent_frameworks import BAD_RETRIEVER_SETTINGS, BAD_SEARCH_SETTINGS
 from tests.fixtures import sandbox_client
 from tests.test_pandas import PYTHON_DIR
 
@@ -30,6 +32,11 @@ BAD_MAX_CHARS = [500, True, "2000", 1000.5]
 BUILDERS: dict[str, Callable[..., Any]] = {
     "langchain.tools": lambda client, **options: langchain.tools(client, **options),
     "mcp.server": lambda client, **options: paperlens.mcp.server(client, **options),
+}
+#: Each framework's retriever: how it is made, and how it answers a query.
+RETRIEVERS: dict[str, tuple[Callable[..., Any], Callable[[Any, str], Any]]] = {
+    "langchain": (langchain.PaperlensRetriever, lambda retriever, query: retriever.invoke(query)),
+    "llamaindex": (llamaindex.PaperlensRetriever, lambda retriever, query: retriever.retrieve(query)),
 }
 QUERY = "coral bleaching under heat stress"
 
@@ -55,29 +62,17 @@ def test_a_client_of_another_kind_is_refused_when_the_tools_are_built(builder: s
     assert str(raised.value).startswith("client: must be a paperlens.Client")
 
 
-def test_a_bad_max_chars_without_a_client_starts_no_sandbox() -> None:
-    """Refused before the default client is made: no sandbox is started and said."""
-    code = (
-        "import paperlens\n"
-        "from paperlens.integrations.langchain import tools\n"
-        "try:\n"
-        "    tools(max_chars=500)\n"
-        "except paperlens.ValidationError as error:\n"
-        "    print(error.param)\n"
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERLENS_")}
-    env["PYTHONPATH"] = str(PYTHON_DIR)
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "max_chars\n", "")
-
-
-def test_a_bad_setting_of_a_retriever_or_reader_without_a_client_starts_no_sandbox() -> None:
+def test_a_bad_setting_without_a_client_starts_no_sandbox() -> None:
     """Refused before the default client is made: no sandbox is started and said."""
     code = (
         "import paperlens\n"
         "from paperlens.integrations import langchain, llamaindex\n"
-        "for make in (lambda: langchain.PaperlensRetriever(top_k=0), lambda: llamaindex.PaperlensRetriever(top_k=0),\n"
-        "             lambda: llamaindex.PaperlensReader(metadata='no')):\n"
+        "for make in (\n"
+        "    lambda: langchain.tools(max_chars=500),\n"
+        "    lambda: langchain.PaperlensRetriever(top_k=0),\n"
+        "    lambda: llamaindex.PaperlensRetriever(sub_queries=9),\n"
+        "    lambda: llamaindex.PaperlensReader(metadata='no'),\n"
+        "):\n"
         "    try:\n"
         "        make()\n"
         "    except paperlens.ValidationError as error:\n"
@@ -86,7 +81,36 @@ def test_a_bad_setting_of_a_retriever_or_reader_without_a_client_starts_no_sandb
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERLENS_")}
     env["PYTHONPATH"] = str(PYTHON_DIR)
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "top_k\ntop_k\nmetadata\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "max_chars\ntop_k\nsub_queries\nmetadata\n", "")
+
+
+@pytest.mark.parametrize("framework", RETRIEVERS)
+@pytest.mark.parametrize(("settings", "message"), BAD_RETRIEVER_SETTINGS + BAD_SEARCH_SETTINGS, ids=repr)
+def test_a_bad_setting_is_refused_when_the_retriever_is_made_as_the_client_refuses_it(
+    sandbox: Sandbox, framework: str, settings: dict[str, Any], message: str
+) -> None:
+    client = sandbox_client(sandbox)
+    make, _ = RETRIEVERS[framework]
+    sandbox.clear_requests()
+    with pytest.raises(paperlens.ValidationError) as raised:
+        make(**{"client": client, **settings})
+    assert (str(raised.value), raised.value.param) == (message, message.split(":")[0])
+    if "client" not in settings:
+        with pytest.raises(paperlens.ValidationError) as raised:
+            client.agentic_search(QUERY, **settings)
+        assert str(raised.value) == message
+    assert sandbox.requests() == []
+
+
+@pytest.mark.parametrize("framework", RETRIEVERS)
+def test_a_client_that_does_not_validate_sends_the_settings_as_given(sandbox: Sandbox, framework: str) -> None:
+    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, validate=False, rate_limits=None)
+    make, search = RETRIEVERS[framework]
+    sandbox.clear_requests()
+    retriever = make(client=client, sub_queries=9)
+    with pytest.raises(paperlens.BadRequestError):
+        search(retriever, QUERY)
+    assert [request.json()["sub_queries"] for request in sandbox.requests()] == [9]
 
 
 async def test_a_good_max_chars_builds_tools_whose_answers_fit_it(sandbox: Sandbox) -> None:

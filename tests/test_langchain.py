@@ -22,8 +22,6 @@ from paperlens.harvests.corpus import figure_names
 from paperlens.integrations.langchain import PaperlensRetriever, tools
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import (
-    BAD_RETRIEVER_SETTINGS,
-    BAD_SEARCH_SETTINGS,
     GOOD_SEARCH_BODY,
     GOOD_SEARCH_SETTINGS,
     QUERIES,
@@ -90,43 +88,12 @@ def test_absent_or_null_fields_are_left_out_of_the_metadata(httpserver: HTTPServ
     ]
 
 
-@pytest.mark.parametrize(("settings", "message"), BAD_RETRIEVER_SETTINGS, ids=repr)
-def test_a_bad_setting_is_refused_when_the_retriever_is_made(sandbox: Sandbox, settings: Any, message: str) -> None:
-    sandbox.clear_requests()
-    with pytest.raises(paperlens.ValidationError) as raised:
-        PaperlensRetriever(**{"client": sandbox_client(sandbox), **settings})
-    assert (str(raised.value), raised.value.param) == (message, next(iter(settings)))
-    assert sandbox.requests() == []
-
-
 def test_a_setting_of_another_name_is_refused_not_dropped(sandbox: Sandbox) -> None:
     client = sandbox_client(sandbox)
     with pytest.raises(TypeError, match=r"^PaperlensRetriever\(\) got an unexpected keyword argument 'subqueries'$"):
         PaperlensRetriever(client=client, subqueries=2)
     retriever = PaperlensRetriever(client=client, name="papers", tags=["reef"], metadata={"run": 1})
     assert (retriever.name, retriever.tags, retriever.metadata) == ("papers", ["reef"], {"run": 1})
-
-
-@pytest.mark.parametrize(("settings", "message"), BAD_SEARCH_SETTINGS, ids=repr)
-def test_a_search_setting_is_refused_when_the_retriever_is_made_as_the_client_refuses_it(
-    sandbox: Sandbox, settings: dict[str, Any], message: str
-) -> None:
-    client = sandbox_client(sandbox)
-    sandbox.clear_requests()
-    for make in (lambda: PaperlensRetriever(client=client, **settings), lambda: client.agentic_search("x", **settings)):
-        with pytest.raises(paperlens.ValidationError) as raised:
-            make()
-        assert (str(raised.value), raised.value.param) == (message, message.split(":")[0])
-    assert sandbox.requests() == []
-
-
-def test_a_client_that_does_not_validate_sends_the_settings_as_given(sandbox: Sandbox) -> None:
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, validate=False, rate_limits=None)
-    sandbox.clear_requests()
-    retriever = PaperlensRetriever(client=client, sub_queries=9)
-    with pytest.raises(paperlens.BadRequestError):
-        retriever.invoke("coral")
-    assert [request.json()["sub_queries"] for request in sandbox.requests()] == [9]
 
 
 def test_without_a_client_or_environment_a_sandbox_is_used_and_said() -> None:

@@ -14,8 +14,6 @@ import paperlens
 from paperlens.integrations.llamaindex import PaperlensReader, PaperlensRetriever
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import (
-    BAD_RETRIEVER_SETTINGS,
-    BAD_SEARCH_SETTINGS,
     GOOD_SEARCH_BODY,
     GOOD_SEARCH_SETTINGS,
     QUERIES,
@@ -127,15 +125,6 @@ def test_bad_arguments_are_refused_before_any_request(sandbox: Sandbox) -> None:
     assert sandbox.requests() == []
 
 
-@pytest.mark.parametrize(("settings", "message"), BAD_RETRIEVER_SETTINGS, ids=repr)
-def test_a_bad_setting_is_refused_when_the_retriever_is_made(sandbox: Sandbox, settings: Any, message: str) -> None:
-    sandbox.clear_requests()
-    with pytest.raises(paperlens.ValidationError) as raised:
-        PaperlensRetriever(**{"client": sandbox_client(sandbox), **settings})
-    assert (str(raised.value), raised.value.param) == (message, next(iter(settings)))
-    assert sandbox.requests() == []
-
-
 @pytest.mark.parametrize("metadata", [None, 1, "no", [], 0.0], ids=repr)
 def test_a_metadata_that_is_no_bool_is_refused_when_the_reader_is_made(sandbox: Sandbox, metadata: Any) -> None:
     sandbox.clear_requests()
@@ -143,28 +132,6 @@ def test_a_metadata_that_is_no_bool_is_refused_when_the_reader_is_made(sandbox: 
         PaperlensReader(sandbox_client(sandbox), metadata=metadata)
     assert str(raised.value) == f"metadata: must be True or False (got {metadata!r})"
     assert raised.value.param == "metadata" and sandbox.requests() == []
-
-
-@pytest.mark.parametrize(("settings", "message"), BAD_SEARCH_SETTINGS, ids=repr)
-def test_a_search_setting_is_refused_when_the_retriever_is_made_as_the_client_refuses_it(
-    sandbox: Sandbox, settings: dict[str, Any], message: str
-) -> None:
-    client = sandbox_client(sandbox)
-    sandbox.clear_requests()
-    for make in (lambda: PaperlensRetriever(client, **settings), lambda: client.agentic_search("coral", **settings)):
-        with pytest.raises(paperlens.ValidationError) as raised:
-            make()
-        assert (str(raised.value), raised.value.param) == (message, message.split(":")[0])
-    assert sandbox.requests() == []
-
-
-def test_a_client_that_does_not_validate_sends_the_settings_as_given(sandbox: Sandbox) -> None:
-    client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, validate=False, rate_limits=None)
-    sandbox.clear_requests()
-    retriever = PaperlensRetriever(client, sub_queries=9)
-    with pytest.raises(paperlens.BadRequestError):
-        retriever.retrieve("coral")
-    assert [request.json()["sub_queries"] for request in sandbox.requests()] == [9]
 
 
 def test_the_search_options_are_sent(sandbox: Sandbox) -> None:
