@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from paperlens._paperlens import check_params
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from paperlens.results.types import Hit, MetadataRecord
 
 __all__ = [
+    "SEARCH_SETTINGS",
     "Clients",
     "checked_doc_ids",
     "checked_flag",
@@ -42,10 +43,15 @@ class Clients:
             )
 
 
-def checked_search(client: Any, search: dict[str, Any]) -> dict[str, Any]:
-    """A retriever's settings of ``agentic_search`` (``top_k``, ``retrieval``...), refused as
-    the client refuses them before it sends (the core's rules, with a stand-in query; nothing
-    is sent), unless ``client`` is one made with ``validate=False``, which sends them as given."""
+#: The retrievers' settings that go to ``agentic_search`` with each query.
+SEARCH_SETTINGS = ("top_k", "retrieval", "sub_queries", "filters", "source_types")
+
+
+def checked_search(client: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`SEARCH_SETTINGS` of ``given`` (a retriever's arguments), refused as the
+    client refuses them before it sends (the core's rules, with a stand-in query; nothing is
+    sent), unless ``client`` is one made with ``validate=False``, which sends them as given."""
+    search = {name: given[name] for name in SEARCH_SETTINGS}
     if not isinstance(client, (Client, AsyncClient)) or client._core.validate:
         check_params("agentic_search", {"query": "?", **search})
     return search

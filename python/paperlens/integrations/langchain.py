@@ -31,7 +31,7 @@ from paperlens.agents._memory import Memory
 from paperlens.agents._output import ImagePart, TextPart
 from paperlens.agents._tools import DEFAULT_MAX_CHARS, AgentTool, Answer, check_max_chars, default_tools
 from paperlens.clients.client import AsyncClient, Client
-from paperlens.integrations._shared import Clients, checked_search, hit_metadata
+from paperlens.integrations._shared import SEARCH_SETTINGS, Clients, checked_search, hit_metadata
 
 __all__ = ["PaperlensRetriever", "tools"]
 
@@ -80,26 +80,13 @@ class PaperlensRetriever(BaseRetriever):
         unknown = sorted(langchain.keys() - BaseRetriever.model_fields.keys())
         if unknown:
             raise TypeError(f"PaperlensRetriever() got an unexpected keyword argument {unknown[0]!r}")
-        settings = {
-            "top_k": top_k,
-            "retrieval": retrieval,
-            "sub_queries": sub_queries,
-            "filters": filters,
-            "source_types": source_types,
-        }
-        search = checked_search(client, settings)
+        search = checked_search(client, locals())
         clients = Clients(client)
         super().__init__(client=client, **search, **langchain)  # type: ignore[call-arg]  # our fields, unknown to the base class
         self._clients = clients
 
     def _search(self) -> dict[str, Any]:
-        return {
-            "top_k": self.top_k,
-            "retrieval": self.retrieval,
-            "sub_queries": self.sub_queries,
-            "filters": self.filters,
-            "source_types": self.source_types,
-        }
+        return {name: getattr(self, name) for name in SEARCH_SETTINGS}
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         found = self._clients.sync.agentic_search(query, **self._search())

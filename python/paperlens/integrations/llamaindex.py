@@ -66,14 +66,7 @@ class PaperlensRetriever(BaseRetriever):
         source_types: list[str] | None = None,
         callback_manager: CallbackManager | None = None,
     ) -> None:
-        settings = {
-            "top_k": top_k,
-            "retrieval": retrieval,
-            "sub_queries": sub_queries,
-            "filters": filters,
-            "source_types": source_types,
-        }
-        self._search = checked_search(client, settings)
+        self._search = checked_search(client, locals())
         self._clients = Clients(client)
         super().__init__(callback_manager=callback_manager)
 
