@@ -24,7 +24,13 @@ import paperlens
 import paperlens.mcp
 from paperlens.integrations import langchain, llamaindex
 from paperlens.sandbox import Sandbox
-from tests.agent_frameworks import BAD_RETRIEVER_SETTINGS, BAD_SEARCH_SETTINGS
+from tests.agent_frameworks import (
+    BAD_RETRIEVER_SETTINGS,
+    BAD_SEARCH_SETTINGS,
+    GOOD_SEARCH_BODY,
+    GOOD_SEARCH_SETTINGS,
+    QUERIES,
+)
 from tests.fixtures import sandbox_client
 from tests.test_pandas import PYTHON_DIR
 
@@ -33,10 +39,13 @@ BUILDERS: dict[str, Callable[..., Any]] = {
     "langchain.tools": lambda client, **options: langchain.tools(client, **options),
     "mcp.server": lambda client, **options: paperlens.mcp.server(client, **options),
 }
-#: Each framework's retriever: how it is made, and how it answers a query.
-RETRIEVERS: dict[str, tuple[Callable[..., Any], Callable[[Any, str], Any]]] = {
-    "langchain": (langchain.PaperlensRetriever, lambda retriever, query: retriever.invoke(query)),
-    "llamaindex": (llamaindex.PaperlensRetriever, lambda retriever, query: retriever.retrieve(query)),
+#: Each framework's retriever: how it is made, and the metadata of what it finds for a query.
+RETRIEVERS: dict[str, tuple[Callable[..., Any], Callable[[Any, str], list[dict[str, Any]]]]] = {
+    "langchain": (langchain.PaperlensRetriever, lambda retriever, query: [d.metadata for d in retriever.invoke(query)]),
+    "llamaindex": (
+        llamaindex.PaperlensRetriever,
+        lambda retriever, query: [n.node.metadata for n in retriever.retrieve(query)],
+    ),
 }
 QUERY = "coral bleaching under heat stress"
 
@@ -107,10 +116,21 @@ def test_a_client_that_does_not_validate_sends_the_settings_as_given(sandbox: Sa
     client = paperlens.Client(api_token=sandbox.token, base_url=sandbox.base_url, validate=False, rate_limits=None)
     make, search = RETRIEVERS[framework]
     sandbox.clear_requests()
-    retriever = make(client=client, sub_queries=9)
+    retriever = make(client=client, top_k=0, sub_queries=9)
     with pytest.raises(paperlens.BadRequestError):
         search(retriever, QUERY)
-    assert [request.json()["sub_queries"] for request in sandbox.requests()] == [9]
+    assert [(r.json()["top_k"], r.json()["sub_queries"]) for r in sandbox.requests()] == [(0, 9)]
+
+
+@pytest.mark.parametrize("framework", RETRIEVERS)
+def test_the_search_settings_are_sent_with_each_query(sandbox: Sandbox, framework: str) -> None:
+    make, search = RETRIEVERS[framework]
+    retriever = make(client=sandbox_client(sandbox), **GOOD_SEARCH_SETTINGS)
+    sandbox.clear_requests()
+    found = [search(retriever, query) for query in QUERIES[:2]]
+    sent = [r.json() for r in sandbox.requests() if r.path == "/agentic-search"]
+    assert sent == [{"query": q, **GOOD_SEARCH_BODY} for q in QUERIES[:2]]
+    assert all(metadata["year"] >= 2020 for hits in found for metadata in hits) and any(found)
 
 
 async def test_a_good_max_chars_builds_tools_whose_answers_fit_it(sandbox: Sandbox) -> None:

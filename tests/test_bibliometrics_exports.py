@@ -314,6 +314,15 @@ def test_the_command_completes_lists_and_tells_their_cost(env, out, tmp_path, ca
     assert (tmp_path / "cli.net").read_bytes() == api.read_bytes()
 
 
+def test_the_dry_run_needs_no_service(out, monkeypatch, capsys):
+    """The estimate is read from the harvest: no client is made, so no sandbox starts."""
+    for name in ("PAPERLENS_API_TOKEN", "PAPERLENS_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["map", "coupling", str(out), "--dry-run"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.strip() == str(estimate_references(out)) and printed.err == ""
+
+
 @pytest.mark.parametrize(
     "argv",
     [

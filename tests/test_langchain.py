@@ -22,8 +22,6 @@ from paperlens.harvests.corpus import figure_names
 from paperlens.integrations.langchain import PaperlensRetriever, tools
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import (
-    GOOD_SEARCH_BODY,
-    GOOD_SEARCH_SETTINGS,
     QUERIES,
     TOKEN_CALLS,
     expected_metadata,
@@ -64,16 +62,6 @@ async def test_ainvoke_sends_through_the_async_client_of_either_kind(sandbox: Sa
             assert as_tuples(documents) == [(h["chunk"], expected_metadata(h), h["chunk_id"]) for h in hits]
 
 
-def test_the_search_options_are_sent(sandbox: Sandbox) -> None:
-    client = sandbox_client(sandbox)
-    retriever = PaperlensRetriever(client=client, **GOOD_SEARCH_SETTINGS)
-    sandbox.clear_requests()
-    documents = retriever.batch(QUERIES[:2])
-    sent = [r.json() for r in sandbox.requests() if r.path == "/agentic-search"]
-    assert sorted(sent, key=lambda b: b["query"]) == [{"query": q, **GOOD_SEARCH_BODY} for q in QUERIES[:2]]
-    assert all(d.metadata["year"] >= 2020 for found in documents for d in found)
-
-
 def test_absent_or_null_fields_are_left_out_of_the_metadata(httpserver: HTTPServer) -> None:
     answer = sparse_hits()
     httpserver.expect_request("/agentic-search", method="POST").respond_with_json(answer)
@@ -94,6 +82,16 @@ def test_a_setting_of_another_name_is_refused_not_dropped(sandbox: Sandbox) -> N
         PaperlensRetriever(client=client, subqueries=2)
     retriever = PaperlensRetriever(client=client, name="papers", tags=["reef"], metadata={"run": 1})
     assert (retriever.name, retriever.tags, retriever.metadata) == ("papers", ["reef"], {"run": 1})
+
+
+def test_a_subclass_takes_its_own_fields(sandbox: Sandbox) -> None:
+    class Tagged(PaperlensRetriever):
+        topic: str = "any"
+
+    client = sandbox_client(sandbox)
+    assert Tagged(client=client, topic="reefs", top_k=3).topic == "reefs"
+    with pytest.raises(TypeError, match=r"^Tagged\(\) got an unexpected keyword argument 'topics'$"):
+        Tagged(client=client, topics="reefs")
 
 
 def test_without_a_client_or_environment_a_sandbox_is_used_and_said() -> None:

@@ -14,8 +14,6 @@ import paperlens
 from paperlens.integrations.llamaindex import PaperlensReader, PaperlensRetriever
 from paperlens.sandbox import Sandbox
 from tests.agent_frameworks import (
-    GOOD_SEARCH_BODY,
-    GOOD_SEARCH_SETTINGS,
     QUERIES,
     expected_metadata,
     sparse_hits,
@@ -132,13 +130,3 @@ def test_a_metadata_that_is_no_bool_is_refused_when_the_reader_is_made(sandbox: 
         PaperlensReader(sandbox_client(sandbox), metadata=metadata)
     assert str(raised.value) == f"metadata: must be True or False (got {metadata!r})"
     assert raised.value.param == "metadata" and sandbox.requests() == []
-
-
-def test_the_search_options_are_sent(sandbox: Sandbox) -> None:
-    client = sandbox_client(sandbox)
-    retriever = PaperlensRetriever(client, **GOOD_SEARCH_SETTINGS)
-    sandbox.clear_requests()
-    found = [retriever.retrieve(query) for query in QUERIES[:2]]
-    sent = [r.json() for r in sandbox.requests() if r.path == "/agentic-search"]
-    assert sent == [{"query": q, **GOOD_SEARCH_BODY} for q in QUERIES[:2]]
-    assert all(n.node.metadata["year"] >= 2020 for nodes in found for n in nodes)

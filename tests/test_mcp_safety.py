@@ -133,6 +133,9 @@ async def test_the_embedding_api_serves_an_async_client(sandbox: Sandbox) -> Non
     [
         ({"tools": "nope"}, "tools"),
         ({"tools": ["search_papers", "x"]}, "tools"),
+        ({"tools": 5}, "tools"),
+        ({"tools": None}, "tools"),
+        ({"tools": ["search_papers", 1]}, "tools[1]"),
         ({"max_chars": 10}, "max_chars"),
         ({"memory_bytes": 0}, "memory_bytes"),
         ({"memory_bytes": True}, "memory_bytes"),

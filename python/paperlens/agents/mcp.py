@@ -6,7 +6,7 @@ import base64
 import hmac
 import ipaddress
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +68,8 @@ def server(
         serves one connection, ``.streamable_http_app()`` an ASGI app.
 
     Raises:
-        ValidationError: a ``client`` of another kind, an unknown tool name, or a
+        ValidationError: a ``client`` of another kind, an unknown tool name or a ``tools`` of
+            another kind, or a
             ``max_chars``, ``memory_bytes`` or ``memory_ttl`` out of bounds.
     """
     try:
@@ -79,9 +80,9 @@ def server(
     if not isinstance(client, (Client, AsyncClient)):
         raise checks.invalid("client", "must be a paperlens.Client or a paperlens.AsyncClient", type(client).__name__)
     check_max_chars(max_chars)
-    _positive("memory_bytes", memory_bytes, int)
-    _positive("memory_ttl", memory_ttl, (int, float))
-    chosen = select_tools(tools if isinstance(tools, str) else ",".join(tools))
+    checks.positive("memory_bytes", memory_bytes, int)
+    checks.positive("memory_ttl", memory_ttl)
+    chosen = select_tools(tools if isinstance(tools, str) else ",".join(_tool_names(tools)))
     calls = _Calls(client, {tool.name: tool for tool in chosen}, max_chars, lambda: Memory(memory_bytes, memory_ttl))
     return Server(
         "paperlens",
@@ -93,10 +94,11 @@ def server(
     )
 
 
-def _positive(name: str, value: object, kind: type | tuple[type, ...]) -> None:
-    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    if not isinstance(value, kind) or number is None or not 0 < number < float("inf"):
-        raise ValidationError(f"{name}: expected a positive number, got {value!r}", param=name, rule="positive")
+def _tool_names(tools: object) -> list[str]:
+    """``tools`` given as a list: each a tool name (a string)."""
+    if isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable):
+        raise checks.invalid("tools", '"default", "all", or tool names (a list or one string)', tools)
+    return [checks.non_empty_text(f"tools[{i}]", name) for i, name in enumerate(tools)]
 
 
 class _Calls:

@@ -6,12 +6,13 @@ parameter (with the position for list inputs) and the rule it breaks.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
 from paperlens.errors import ValidationError
 
-__all__ = ["choice", "count", "invalid", "non_empty_text", "not_one_string", "path"]
+__all__ = ["choice", "count", "flag", "invalid", "non_empty_text", "not_one_string", "path", "positive"]
 
 _NO_VALUE = object()
 
@@ -31,6 +32,20 @@ def count(param: str, value: Any, minimum: int, *, maximum: int | None = None, o
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum and value > maximum):
         span = f"from {minimum} to {maximum}" if maximum else f">= {minimum}"
         raise invalid(param, f"must be {'None or ' if optional else ''}an integer {span}", value)
+
+
+def positive(param: str, value: Any, kind: type | tuple[type, ...] = (int, float)) -> None:
+    """``value`` is a number of ``kind`` (never a bool), above 0 and finite."""
+    number = isinstance(value, kind) and not isinstance(value, bool)
+    if not number or not 0 < value < math.inf:
+        raise invalid(param, "must be a positive finite number", value)
+
+
+def flag(param: str, value: Any) -> bool:
+    """``value`` is True or False, not any value taken for its truthiness."""
+    if not isinstance(value, bool):
+        raise invalid(param, "must be True or False", value)
+    return value
 
 
 def choice(param: str, value: Any, allowed: tuple[str, ...]) -> str:

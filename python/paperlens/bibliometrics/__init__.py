@@ -300,8 +300,7 @@ def estimate_references(source: Any, *, client: Client | None = None) -> Referen
 
 def _checked(min_weight: Any, complete: Any, client: Any, checkpoint: Any) -> None:
     checks.count("min_weight", min_weight, 1)
-    if not isinstance(complete, bool):
-        raise checks.invalid("complete", "must be True or False", complete)
+    checks.flag("complete", complete)
     if complete and client is None:
         raise checks.invalid("client", "complete=True needs a client (the lists come from /meta-paper-relations)")
     _checked_client(client)

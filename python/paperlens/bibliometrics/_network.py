@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import html
-import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -347,9 +346,7 @@ def _no_collection() -> Iterator[None]:
 def _check_clustering(resolution: Any, seed: Any) -> None:
     """The arguments of :meth:`WeightedNetwork.clusters`, checked before networkx sees them
     (it would take a negative or NaN ``resolution`` without a word)."""
-    number = isinstance(resolution, (int, float)) and not isinstance(resolution, bool)
-    if not number or not 0 < resolution < math.inf:
-        raise checks.invalid("resolution", "must be a positive finite number", resolution)
+    checks.positive("resolution", resolution)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise checks.invalid("seed", "must be an integer", seed)
 

@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.complete or args.checkpoint or args.dry_run) and not citing:
         raise UsageError(f"--complete, --checkpoint and --dry-run are for {', '.join(_CITATION_KINDS)}")
     if args.dry_run:
-        with Session() as client:
-            print(bibliometrics.estimate_references(args.out, client=client))
+        print(bibliometrics.estimate_references(args.out))
         return EXIT_OK
     if args.output is None:
         raise UsageError("-o PATH is required: where to write the network")

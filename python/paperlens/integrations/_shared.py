@@ -17,7 +17,6 @@ __all__ = [
     "SEARCH_SETTINGS",
     "Clients",
     "checked_doc_ids",
-    "checked_flag",
     "checked_search",
     "hit_metadata",
     "record_metadata",
@@ -55,13 +54,6 @@ def checked_search(client: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(client, (Client, AsyncClient)) or client._core.validate:
         check_params("agentic_search", {"query": "?", **search})
     return search
-
-
-def checked_flag(param: str, value: Any) -> bool:
-    """A setting that is True or False, not any value taken for its truthiness."""
-    if not isinstance(value, bool):
-        raise invalid(param, "must be True or False", value)
-    return value
 
 
 def checked_doc_ids(doc_ids: Iterable[str]) -> list[str]:

@@ -77,9 +77,9 @@ class PaperlensRetriever(BaseRetriever):
         source_types: list[str] | None = None,
         **langchain: Any,
     ) -> None:
-        unknown = sorted(langchain.keys() - BaseRetriever.model_fields.keys())
+        unknown = sorted(langchain.keys() - type(self).model_fields.keys())
         if unknown:
-            raise TypeError(f"PaperlensRetriever() got an unexpected keyword argument {unknown[0]!r}")
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}")
         search = checked_search(client, locals())
         clients = Clients(client)
         super().__init__(client=client, **search, **langchain)  # type: ignore[call-arg]  # our fields, unknown to the base class

@@ -24,11 +24,11 @@ from llama_index.core.readers.base import BaseReader
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import Document, NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 
+from paperlens.base._checks import flag
 from paperlens.clients.client import AsyncClient, Client
 from paperlens.integrations._shared import (
     Clients,
     checked_doc_ids,
-    checked_flag,
     checked_search,
     hit_metadata,
     record_metadata,
@@ -51,7 +51,7 @@ class PaperlensRetriever(BaseRetriever):
 
     Raises:
         paperlens.ValidationError: a bad setting, at construction, with the client's own message
-            (``agentic_search``'s rules; a client made with ``validate=False`` sends
+            (``agentic_search``'s rules; a client made with ``validate=False`` sends ``top_k``,
             ``retrieval``, ``sub_queries``, ``filters`` and ``source_types`` as given).
     """
 
@@ -112,7 +112,7 @@ class PaperlensReader(BaseReader):
     """
 
     def __init__(self, client: Client | AsyncClient | None = None, *, metadata: bool = True) -> None:
-        self._metadata = checked_flag("metadata", metadata)
+        self._metadata = flag("metadata", metadata)
         self._clients = Clients(client)
 
     def lazy_load_data(self, doc_ids: Iterable[str]) -> Iterator[Document]:
