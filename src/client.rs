@@ -5,7 +5,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use paperlens_core::config::{self, seconds, BoundsInput, SharedPacing};
+use paperlens_core::config::{
+    self, seconds, BoundsInput, SharedPacing, MAX_COMPRESSION_RATIO, MAX_CONCURRENCY, MAX_DOWNLOAD_BYTES,
+    MAX_RESPONSE_BYTES, MAX_RETRIES,
+};
 use paperlens_core::operation::as_given;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
 use pyo3::exceptions::PyValueError;
@@ -17,6 +20,7 @@ use crate::completions::Completions;
 use crate::decode::page_rows;
 use crate::errors::PyPaperlensErr;
 use crate::events::PythonLog;
+use crate::ints::{setting, Int};
 use crate::operation::{Operation, Pending};
 use crate::runtime::runtime;
 
@@ -42,6 +46,19 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
         ))
     })?;
     Ok(Some(Some(map)))
+}
+
+/// The read bounds as Python gives them.
+fn bounds_input(
+    max_response_bytes: Option<Int<i64>>,
+    max_download_bytes: Option<Int<i64>>,
+    max_compression_ratio: Option<Int<i64>>,
+) -> Result<BoundsInput, PyPaperlensErr> {
+    Ok(BoundsInput {
+        max_response_bytes: setting(max_response_bytes, MAX_RESPONSE_BYTES)?,
+        max_download_bytes: setting(max_download_bytes, MAX_DOWNLOAD_BYTES)?,
+        max_compression_ratio: setting(max_compression_ratio, MAX_COMPRESSION_RATIO)?,
+    })
 }
 
 /// `shared_pacing` as Python gives it: `False`/`None` (off), `True` (the default file), a path,
@@ -86,7 +103,7 @@ impl NativeClient {
         base_url: Option<String>,
         timeout: Option<f64>,
         connect_timeout: Option<f64>,
-        max_retries: Option<u32>,
+        max_retries: Option<Int<u32>>,
         retry_backoff: Option<f64>,
         max_rate_limit_wait: Option<f64>,
         service_source: Option<String>,
@@ -97,20 +114,21 @@ impl NativeClient {
         cache_ttl: Option<f64>,
         ca_bundle: Option<PathBuf>,
         proxy: Option<String>,
-        max_concurrency: Option<i64>,
+        max_concurrency: Option<Int<i64>>,
         shared_pacing: Option<&Bound<'_, PyAny>>,
         deadline: Option<f64>,
-        max_response_bytes: Option<i64>,
-        max_download_bytes: Option<i64>,
-        max_compression_ratio: Option<i64>,
+        max_response_bytes: Option<Int<i64>>,
+        max_download_bytes: Option<Int<i64>>,
+        max_compression_ratio: Option<Int<i64>>,
     ) -> PyResult<NativeClient> {
+        let bounds = bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)?;
         let input = ConfigInput {
             api_token,
             base_url,
             timeout,
             connect_timeout,
             deadline,
-            max_retries,
+            max_retries: setting(max_retries, MAX_RETRIES)?,
             retry_backoff,
             max_rate_limit_wait,
             service_source,
@@ -122,9 +140,9 @@ impl NativeClient {
             cache_ttl: Some(cache_ttl),
             ca_bundle,
             proxy,
-            max_concurrency,
+            max_concurrency: setting(max_concurrency, MAX_CONCURRENCY)?,
             shared_pacing: shared_pacing_input(shared_pacing)?,
-            bounds: BoundsInput { max_response_bytes, max_download_bytes, max_compression_ratio },
+            bounds,
         };
         let config = ClientConfig::resolve(input, |name| std::env::var(name).ok()).map_err(PyPaperlensErr::from)?;
         let events = Arc::new(PythonLog::new(py)?);
@@ -139,18 +157,19 @@ impl NativeClient {
     fn with_options(
         &self,
         timeout: Option<f64>,
-        max_retries: Option<u32>,
+        max_retries: Option<Int<u32>>,
         retry_backoff: Option<f64>,
         max_rate_limit_wait: Option<f64>,
         validate: Option<bool>,
         deadline: Option<f64>,
-        max_response_bytes: Option<i64>,
-        max_download_bytes: Option<i64>,
-        max_compression_ratio: Option<i64>,
+        max_response_bytes: Option<Int<i64>>,
+        max_download_bytes: Option<Int<i64>>,
+        max_compression_ratio: Option<Int<i64>>,
     ) -> Result<NativeClient, PyPaperlensErr> {
         let mut config = self.transport.config().clone();
+        let max_retries = setting(max_retries, MAX_RETRIES)?;
         config.bounds =
-            config.bounds.with(BoundsInput { max_response_bytes, max_download_bytes, max_compression_ratio })?;
+            config.bounds.with(bounds_input(max_response_bytes, max_download_bytes, max_compression_ratio)?)?;
         if let Some(t) = timeout {
             config.timeout = seconds("timeout", t)?;
         }

@@ -7,6 +7,7 @@ mod contract;
 mod decode;
 mod errors;
 mod events;
+mod ints;
 mod json;
 mod objects;
 mod operation;

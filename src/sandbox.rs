@@ -4,10 +4,26 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use paperlens_core::config::Count;
 use paperlens_sandbox::{Fault, FaultKind, RateLimitKind, Sandbox, SandboxConfig};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+
+use crate::ints::Int;
+
+/// The integer arguments: `papers` is at least 1, as `paperlens.sandbox.Sandbox` says.
+const PAPERS: Count = Count { name: "papers", least: 1, most: usize::MAX as i128 };
+const SEED: Count = Count { name: "seed", least: 0, most: u64::MAX as i128 };
+const PORT: Count = Count { name: "port", least: 0, most: u16::MAX as i128 };
+const REVEAL_AFTER: Count = Count { name: "reveal_after", least: 0, most: u64::MAX as i128 };
+const TIMES: Count = Count { name: "times", least: 1, most: u32::MAX as i128 };
+
+/// An argument as given; an int past what `T` holds is a `ValueError`, as the sandbox raises
+/// for the values outside `count` it holds.
+fn argument<T>(given: Int<T>, count: Count) -> PyResult<T> {
+    given.within(count).map_err(PyValueError::new_err)
+}
 
 type RecordedTuple<'py> = (String, String, Vec<(String, String)>, Vec<(String, String)>, Bound<'py, PyBytes>);
 
@@ -28,17 +44,17 @@ impl NativeSandbox {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        papers: usize,
-        seed: u64,
+        papers: Int<usize>,
+        seed: Int<u64>,
         rate_limits: Option<Vec<(String, u32)>>,
         rate_limit_kind: &str,
         token: Option<String>,
         int64_as_string: bool,
         host: String,
-        port: u16,
+        port: Int<u16>,
         content_latency: Option<f64>,
         hidden_share: f64,
-        reveal_after: Option<u64>,
+        reveal_after: Option<Int<u64>>,
     ) -> PyResult<Self> {
         let rate_limit_kind: RateLimitKind = rate_limit_kind.parse().map_err(PyValueError::new_err)?;
         let content_latency = content_latency
@@ -50,16 +66,16 @@ impl NativeSandbox {
             .transpose()?;
         let config = SandboxConfig {
             host,
-            port,
-            papers,
-            seed,
+            port: argument(port, PORT)?,
+            papers: argument(papers, PAPERS)?,
+            seed: argument(seed, SEED)?,
             token,
             rate_limits,
             rate_limit_kind,
             int64_as_string,
             content_latency,
             hidden_share,
-            reveal_after,
+            reveal_after: reveal_after.map(|n| argument(n, REVEAL_AFTER)).transpose()?,
         };
         let runtime = crate::runtime::runtime();
         let sandbox = py.detach(|| runtime.block_on(Sandbox::start(config))).map_err(|error| match error.kind() {
@@ -95,17 +111,16 @@ impl NativeSandbox {
         &self,
         path: String,
         kind: &str,
-        status: Option<u16>,
-        times: u32,
+        status: Option<Int<u16>>,
+        times: Int<u32>,
         retry_after: Option<f64>,
         delay: Option<f64>,
     ) -> PyResult<()> {
+        let status = status.map(|n| n.held_or(|_, written| not_an_error_status(written))).transpose()?;
+        let times = TIMES.within(argument(times, TIMES)?).map_err(PyValueError::new_err)?;
         let kind = fault_kind(kind, status, delay)?;
         if path.contains('?') {
             return Err(PyValueError::new_err("path must not include a query string: faults match the path alone"));
-        }
-        if times == 0 {
-            return Err(PyValueError::new_err("times must be at least 1"));
         }
         if retry_after.is_some_and(|seconds| !seconds.is_finite() || seconds < 0.0) {
             return Err(PyValueError::new_err("retry_after must be >= 0 seconds"));
@@ -185,13 +200,14 @@ impl NativeSandbox {
     }
 }
 
+fn not_an_error_status(status: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("status must be an HTTP error status 400-599, got {status}"))
+}
+
 fn fault_kind(kind: &str, status: Option<u16>, delay: Option<f64>) -> PyResult<FaultKind> {
-    let checked_status = |status: u16| {
-        if (400..=599).contains(&status) {
-            Ok(status)
-        } else {
-            Err(PyValueError::new_err(format!("status must be an HTTP error status 400-599, got {status}")))
-        }
+    let checked_status = |status: u16| match status {
+        400..=599 => Ok(status),
+        _ => Err(not_an_error_status(status)),
     };
     match (kind, status) {
         ("status", Some(status)) => Ok(FaultKind::Status(checked_status(status)?)),

@@ -105,12 +105,12 @@ pub struct Bounds {
 impl Bounds {
     /// `input` over `self` (the defaults, or a client's bounds in `with_options`).
     pub fn with(self, input: BoundsInput) -> Result<Bounds, Error> {
-        let bound = |name: &str, value: Option<i64>, current: u64| value.map_or(Ok(current), |n| at_least_one(name, n));
+        let bound = |count: Count, value: Option<i64>, current: u64| value.map_or(Ok(current), |n| count.check(n));
         Ok(Bounds {
-            max_response_bytes: bound("max_response_bytes", input.max_response_bytes, self.max_response_bytes)?,
-            max_download_bytes: bound("max_download_bytes", input.max_download_bytes, self.max_download_bytes)?,
+            max_response_bytes: bound(MAX_RESPONSE_BYTES, input.max_response_bytes, self.max_response_bytes)?,
+            max_download_bytes: bound(MAX_DOWNLOAD_BYTES, input.max_download_bytes, self.max_download_bytes)?,
             max_compression_ratio: bound(
-                "max_compression_ratio",
+                MAX_COMPRESSION_RATIO,
                 input.max_compression_ratio,
                 self.max_compression_ratio,
             )?,
@@ -271,20 +271,50 @@ impl ClientConfig {
     }
 }
 
-/// At least 1, and at most what a tokio semaphore holds (more would panic when the pacer starts).
 fn max_concurrency(value: Option<i64>) -> Result<usize, Error> {
-    let count = value.map_or(Ok(DEFAULT_MAX_CONCURRENCY), |n| at_least_one("max_concurrency", n))?;
-    if count > tokio::sync::Semaphore::MAX_PERMITS {
-        let most = tokio::sync::Semaphore::MAX_PERMITS;
-        return Err(Error::Configuration(format!("max_concurrency must be at most {most}, got {count}")));
-    }
-    Ok(count)
+    value.map_or(Ok(DEFAULT_MAX_CONCURRENCY), |n| MAX_CONCURRENCY.check(n))
 }
 
-/// A count as the caller gave it (`max_concurrency`, a read bound): at least 1.
-fn at_least_one<T: TryFrom<i64>>(name: &str, value: i64) -> Result<T, Error> {
-    let count = T::try_from(value).ok().filter(|_| value >= 1);
-    count.ok_or_else(|| Error::Configuration(format!("{name} must be at least 1, got {value}")))
+/// The integers a count setting may be (`max_concurrency`, a read bound, `max_retries`), and the
+/// error for one outside them. A binding checks the integers too wide for it to pass on (a
+/// Python int past 64 bits) against the same `Count`, so that the wording is the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count {
+    pub name: &'static str,
+    pub least: i128,
+    pub most: i128,
+}
+
+/// At most what a tokio semaphore holds: more would panic when the pacer starts.
+pub const MAX_CONCURRENCY: Count =
+    Count { name: "max_concurrency", least: 1, most: tokio::sync::Semaphore::MAX_PERMITS as i128 };
+pub const MAX_RESPONSE_BYTES: Count = Count { name: "max_response_bytes", least: 1, most: i64::MAX as i128 };
+pub const MAX_DOWNLOAD_BYTES: Count = Count { name: "max_download_bytes", least: 1, most: i64::MAX as i128 };
+pub const MAX_COMPRESSION_RATIO: Count = Count { name: "max_compression_ratio", least: 1, most: i64::MAX as i128 };
+pub const MAX_RETRIES: Count = Count { name: "max_retries", least: 0, most: u32::MAX as i128 };
+
+impl Count {
+    /// `value` as `T`, if it is within the range; else a configuration error.
+    pub fn check<T: TryFrom<i128>>(self, value: impl Into<i128>) -> Result<T, Error> {
+        self.within(value).map_err(Error::Configuration)
+    }
+
+    /// `value` as `T`, if it is within the range; else what is wrong with it.
+    pub fn within<T: TryFrom<i128>>(self, value: impl Into<i128>) -> Result<T, String> {
+        let value = value.into();
+        let held = T::try_from(value).ok().filter(|_| (self.least..=self.most).contains(&value));
+        held.ok_or_else(|| self.outside(value < self.least, value))
+    }
+
+    /// What is wrong with `value`, below the range or above it, shown as the caller wrote it.
+    pub fn outside(self, below: bool, value: impl fmt::Display) -> String {
+        let name = self.name;
+        if below {
+            format!("{name} must be at least {}, got {value}", self.least)
+        } else {
+            format!("{name} must be at most {}, got {value}", self.most)
+        }
+    }
 }
 
 /// The default file is in a local per-user folder ([`pacing_file::default_file`]).
@@ -499,6 +529,21 @@ mod tests {
             let err = custom.with(input).unwrap_err().to_string();
             assert_eq!(err, format!("max_compression_ratio must be at least 1, got {bad}"));
         }
+    }
+
+    #[test]
+    fn a_count_outside_its_range_is_named_with_its_value_as_written() {
+        assert_eq!(MAX_RETRIES.check::<u32>(7).unwrap(), 7);
+        let err = MAX_RETRIES.check::<u32>(-1).unwrap_err().to_string();
+        assert_eq!(err, "max_retries must be at least 0, got -1");
+        let err = MAX_RETRIES.check::<u32>(1_i64 << 32).unwrap_err().to_string();
+        assert_eq!(err, "max_retries must be at most 4294967295, got 4294967296");
+        let written = "18446744073709551616";
+        let most = i64::MAX;
+        assert_eq!(
+            MAX_DOWNLOAD_BYTES.outside(false, written),
+            format!("max_download_bytes must be at most {most}, got {written}")
+        );
     }
 
     #[test]
