@@ -46,7 +46,7 @@ impl NativeSandbox {
         py: Python<'_>,
         papers: Int<usize>,
         seed: Int<u64>,
-        rate_limits: Option<Vec<(String, u32)>>,
+        rate_limits: Option<Vec<(String, Int<u32>)>>,
         rate_limit_kind: &str,
         token: Option<String>,
         int64_as_string: bool,
@@ -56,6 +56,7 @@ impl NativeSandbox {
         hidden_share: f64,
         reveal_after: Option<Int<u64>>,
     ) -> PyResult<Self> {
+        let rate_limits = rate_limits.map(per_minute_limits).transpose()?;
         let rate_limit_kind: RateLimitKind = rate_limit_kind.parse().map_err(PyValueError::new_err)?;
         let content_latency = content_latency
             .map(|seconds| {
@@ -198,6 +199,18 @@ impl NativeSandbox {
             None => Err(PyRuntimeError::new_err("the sandbox is closed")),
         }
     }
+}
+
+/// The requests per minute of each quota resource, in the sandbox's words for one out of range.
+fn per_minute_limits(limits: Vec<(String, Int<u32>)>) -> PyResult<Vec<(String, u32)>> {
+    let limit = |(resource, per_minute): (String, Int<u32>)| {
+        let per_minute = per_minute.held_or(|negative, written| {
+            let rule = if negative { "at least 1".to_string() } else { format!("at most {}", u32::MAX) };
+            PyValueError::new_err(format!("rate limit of {resource} must be {rule} request per minute, got {written}"))
+        })?;
+        Ok((resource, per_minute))
+    };
+    limits.into_iter().map(limit).collect()
 }
 
 fn not_an_error_status(status: impl std::fmt::Display) -> PyErr {

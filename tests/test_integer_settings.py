@@ -126,6 +126,14 @@ def test_a_sandbox_argument_past_64_bits_is_a_value_error_naming_it(name, least,
     assert str(caught.value) == expected
 
 
+@pytest.mark.parametrize("value", [*BEYOND, -1, U32 + 1])
+def test_a_sandbox_rate_limit_past_32_bits_is_a_value_error_naming_its_resource(value):
+    rule = "at least 1" if value < 0 else f"at most {U32}"
+    with pytest.raises(ValueError) as caught:
+        Sandbox(rate_limits={"meta-search": 30, "paper-schema": value})
+    assert str(caught.value) == f"rate limit of paper-schema must be {rule} request per minute, got {value}"
+
+
 @pytest.fixture(scope="module")
 def small_sandbox():
     with Sandbox(papers=10, seed=U64) as sandbox:
