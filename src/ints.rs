@@ -1,7 +1,7 @@
 //! Integer arguments of any size. pyo3 turns a Python int past what the Rust type holds into a
 //! bare `OverflowError` that names no parameter; every integer argument a caller chooses is
 //! taken as an [`Int`] instead, which keeps such an int as Python writes it, and
-//! [`Int::within`] gives the error of the parameter's [`Count`] rule, naming it.
+//! [`Int::within`] checks it against the parameter's [`Count`] rule, naming it.
 
 use paperlens_core::config::Count;
 use paperlens_core::Error;
@@ -45,10 +45,18 @@ impl<'a, 'py, T: FromPyObject<'a, 'py>> FromPyObject<'a, 'py> for Int<T> {
 }
 
 impl<T> Int<T> {
-    /// The value held; an int past what `T` holds breaks `count`'s rule (its range is within
-    /// `T`'s): the message says which end. A held value is the caller's to check.
-    pub fn within(self, count: Count) -> Result<T, String> {
-        self.held_or(|negative, written| count.outside(negative, written))
+    /// The value, if `count`'s rule holds for it; else the message saying which end it breaks
+    /// (an int past what `T` holds shown as Python writes it).
+    pub fn within(self, count: Count) -> Result<T, String>
+    where
+        T: TryFrom<i128>,
+        i128: TryFrom<T>,
+    {
+        match self {
+            // Every integer type held here fits in an i128.
+            Int::Held(value) => count.within(i128::try_from(value).unwrap_or(i128::MAX)),
+            Int::Beyond { negative, written } => Err(count.outside(negative, written)),
+        }
     }
 
     /// The value held, or `beyond(negative, written)` for an int past what `T` holds.
@@ -60,8 +68,11 @@ impl<T> Int<T> {
     }
 }
 
-/// A client setting as given (`None`: not given); one past what `T` holds is a configuration
-/// error, as the core gives for a value outside `count` (it checks the values held).
-pub fn setting<T>(given: Option<Int<T>>, count: Count) -> Result<Option<T>, PyPaperlensErr> {
+/// A client setting as given (`None`: not given); one outside `count` is a configuration error,
+/// in the core's words.
+pub fn setting<T: TryFrom<i128>>(given: Option<Int<T>>, count: Count) -> Result<Option<T>, PyPaperlensErr>
+where
+    i128: TryFrom<T>,
+{
     given.map(|int| int.within(count).map_err(|message| Error::Configuration(message).into())).transpose()
 }

@@ -5,6 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use paperlens_core::config::Count;
+use paperlens_sandbox::server::limit_outside;
 use paperlens_sandbox::{Fault, FaultKind, RateLimitKind, Sandbox, SandboxConfig};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -19,9 +20,11 @@ const PORT: Count = Count { name: "port", least: 0, most: u16::MAX as i128 };
 const REVEAL_AFTER: Count = Count { name: "reveal_after", least: 0, most: u64::MAX as i128 };
 const TIMES: Count = Count { name: "times", least: 1, most: u32::MAX as i128 };
 
-/// An argument as given; an int past what `T` holds is a `ValueError`, as the sandbox raises
-/// for the values outside `count` it holds.
-fn argument<T>(given: Int<T>, count: Count) -> PyResult<T> {
+/// An argument as given; one outside `count` is a `ValueError`, as the sandbox raises.
+fn argument<T: TryFrom<i128>>(given: Int<T>, count: Count) -> PyResult<T>
+where
+    i128: TryFrom<T>,
+{
     given.within(count).map_err(PyValueError::new_err)
 }
 
@@ -118,7 +121,7 @@ impl NativeSandbox {
         delay: Option<f64>,
     ) -> PyResult<()> {
         let status = status.map(|n| n.held_or(|_, written| not_an_error_status(written))).transpose()?;
-        let times = TIMES.within(argument(times, TIMES)?).map_err(PyValueError::new_err)?;
+        let times = argument(times, TIMES)?;
         let kind = fault_kind(kind, status, delay)?;
         if path.contains('?') {
             return Err(PyValueError::new_err("path must not include a query string: faults match the path alone"));
@@ -204,10 +207,8 @@ impl NativeSandbox {
 /// The requests per minute of each quota resource, in the sandbox's words for one out of range.
 fn per_minute_limits(limits: Vec<(String, Int<u32>)>) -> PyResult<Vec<(String, u32)>> {
     let limit = |(resource, per_minute): (String, Int<u32>)| {
-        let per_minute = per_minute.held_or(|negative, written| {
-            let rule = if negative { "at least 1".to_string() } else { format!("at most {}", u32::MAX) };
-            PyValueError::new_err(format!("rate limit of {resource} must be {rule} request per minute, got {written}"))
-        })?;
+        let per_minute = per_minute
+            .held_or(|negative, written| PyValueError::new_err(limit_outside(&resource, negative, written)))?;
         Ok((resource, per_minute))
     };
     limits.into_iter().map(limit).collect()

@@ -90,7 +90,7 @@ def read_bibtex(
 ) -> list[tuple[str, str, list[tuple[str, str]], list[str], bool, list[str], bool, int, str]]:
     """The entries of a BibTeX text: (key, entry_type, fields, authors, et_al, editors,
     editors_et_al, line, raw) each; a file that cannot be read, or is over a budget (its
-    bytes, the bytes its macro uses add, its brace depth), or a budget past 64 bits, raises
+    bytes, the bytes its macro uses add, its brace depth), raises
     ``ValueError(message, key, ordinal, line)``."""
 
 # -- client (src/client.rs) -----------------------------------------------------------------

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 
+from paperlens.base import _checks as checks
 from paperlens.base._ids import normalize_doi
 from paperlens.base._unicode import well_formed
 from paperlens.errors import BibTeXSyntaxError, ValidationError
@@ -101,6 +103,10 @@ class BibEntry:
     raw: str
 
 
+#: The largest budget: what a file read of ``max_bytes + 1`` bytes and a native size both hold.
+_MOST = sys.maxsize - 1
+
+
 def read_bibtex(
     source: str | os.PathLike[str],
     *,
@@ -121,11 +127,15 @@ def read_bibtex(
     Raises:
         BibTeXSyntaxError: the file cannot be read, or is over a budget; the message names the
             entry and its line, or the budget.
-        ValidationError: ``source`` is a ``str`` that is neither a file's name nor BibTeX text.
+        ValidationError: ``source`` is a ``str`` that is neither a file's name nor BibTeX text,
+            or a budget is not an integer from 0 to ``sys.maxsize - 1`` (before the file is read).
         OSError: the file cannot be opened.
     """
     from paperlens._paperlens import read_bibtex as read_native
 
+    budgets = {"max_bytes": max_bytes, "max_expanded_bytes": max_expanded_bytes, "max_brace_depth": max_brace_depth}
+    for name, budget in budgets.items():
+        checks.count(name, budget, 0, maximum=_MOST)
     text = well_formed(_text_of(source, max_bytes))
     try:
         rows = read_native(text, max_bytes, max_expanded_bytes, max_brace_depth)

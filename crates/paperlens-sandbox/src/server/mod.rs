@@ -32,7 +32,7 @@ use tokio::task::JoinHandle;
 use crate::service::{Service, ServiceConfig};
 
 pub use faults::{Fault, FaultKind};
-pub use rate_limit::RateLimitKind;
+pub use rate_limit::{limit_outside, RateLimitKind};
 pub use recorder::RecordedRequest;
 
 use auth::Tokens;

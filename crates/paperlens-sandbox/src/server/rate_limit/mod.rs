@@ -46,6 +46,13 @@ impl FromStr for RateLimitKind {
     }
 }
 
+/// The error of a rate limit of `resource` outside 1 to `u32::MAX` requests per minute,
+/// `below` or above, `value` shown as the caller wrote it.
+pub fn limit_outside(resource: &str, below: bool, value: impl std::fmt::Display) -> String {
+    let rule = if below { "at least 1".to_string() } else { format!("at most {}", u32::MAX) };
+    format!("rate limit of {resource} must be {rule} request per minute, got {value}")
+}
+
 #[derive(Default)]
 pub(crate) struct RateLimiter {
     meta_search: Option<Mutex<Quota>>,
@@ -59,7 +66,7 @@ impl RateLimiter {
         let mut limiter = RateLimiter::default();
         for (resource, per_minute) in limits {
             if *per_minute == 0 {
-                return Err(format!("rate limit of {resource} must be at least 1 request per minute"));
+                return Err(limit_outside(resource, true, per_minute));
             }
             let quota = Some(Mutex::new(Quota::new(kind, *per_minute, WINDOW, start)));
             match resource.as_str() {
