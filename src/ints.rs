@@ -68,11 +68,9 @@ impl<T> Int<T> {
     }
 }
 
-/// A client setting as given (`None`: not given); one outside `count` is a configuration error,
-/// in the core's words.
-pub fn setting<T: TryFrom<i128>>(given: Option<Int<T>>, count: Count) -> Result<Option<T>, PyPaperlensErr>
-where
-    i128: TryFrom<T>,
-{
-    given.map(|int| int.within(count).map_err(|message| Error::Configuration(message).into())).transpose()
+/// A client setting as given (`None`: not given); an int past what `T` holds is a configuration
+/// error in the words the core gives for a value outside `count` (the core checks the values held).
+pub fn setting<T>(given: Option<Int<T>>, count: Count) -> Result<Option<T>, PyPaperlensErr> {
+    let beyond = |negative, written| PyPaperlensErr::from(Error::Configuration(count.outside(negative, written)));
+    given.map(|int| int.held_or(beyond)).transpose()
 }
