@@ -68,9 +68,8 @@ def server(
         serves one connection, ``.streamable_http_app()`` an ASGI app.
 
     Raises:
-        ValidationError: a ``client`` of another kind, an unknown tool name or a ``tools`` of
-            another kind, or a
-            ``max_chars``, ``memory_bytes`` or ``memory_ttl`` out of bounds.
+        ValidationError: a ``client`` or a ``tools`` of another kind, an unknown tool name, or
+            a ``max_chars``, ``memory_bytes`` or ``memory_ttl`` out of bounds.
     """
     try:
         from mcp.server import Server
