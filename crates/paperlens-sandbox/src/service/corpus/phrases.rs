@@ -1,6 +1,7 @@
 //! Sentence templates per language. Placeholders: `{a}` `{b}` topic terms, `{m}` the
 //! paper's method, `{m2}` another method, `{d}` dataset, `{k}` metric, `{p}` problem,
-//! `{x}` improvement, `{f}` field, `{n}` a reference number, `{who}` a family name.
+//! `{x}` improvement, `{f}` field, `{n}` a reference number, `{who}` a family name, `{i}` a
+//! figure's number, `{path}` the supplement's path.
 //! The templates are data: `data/phrases.json`, embedded in the binary and parsed once.
 
 use std::borrow::Cow;
@@ -59,45 +60,65 @@ impl Phrases {
     }
 }
 
-/// Values for the placeholders; an uppercase placeholder (`{P}`, `{M}`, `{A}`)
-/// capitalises the first letter of its value.
-#[derive(Debug, Default, Clone)]
-pub struct Slots<'a> {
-    pub a: &'a str,
-    pub b: &'a str,
-    pub m: &'a str,
-    pub m2: &'a str,
-    pub d: &'a str,
-    pub k: &'a str,
-    pub p: &'a str,
-    pub x: String,
-    pub f: &'a str,
-    pub n: u32,
-    pub who: &'a str,
-    pub i: u32,
-    pub path: String,
+/// A placeholder's value as text.
+trait SlotText {
+    fn text(&self) -> Cow<'_, str>;
 }
 
-impl Slots<'_> {
-    /// The value of the placeholder `name` (lowercase), None for a name no slot has.
-    pub fn value(&self, name: &str) -> Option<Cow<'_, str>> {
-        Some(match name {
-            "a" => self.a.into(),
-            "b" => self.b.into(),
-            "m" => self.m.into(),
-            "m2" => self.m2.into(),
-            "d" => self.d.into(),
-            "k" => self.k.into(),
-            "p" => self.p.into(),
-            "x" => self.x.as_str().into(),
-            "f" => self.f.into(),
-            "who" => self.who.into(),
-            "n" => self.n.to_string().into(),
-            "i" => self.i.to_string().into(),
-            "path" => self.path.as_str().into(),
-            _ => return None,
-        })
+impl SlotText for &str {
+    fn text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
     }
+}
+
+impl SlotText for String {
+    fn text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl SlotText for u32 {
+    fn text(&self) -> Cow<'_, str> {
+        Cow::Owned(self.to_string())
+    }
+}
+
+/// The placeholders, each once: a field of `Slots` and the name `value` answers to.
+macro_rules! slots {
+    ($($name:ident: $kind:ty),* $(,)?) => {
+        /// Values for the placeholders; an uppercase placeholder (`{P}`, `{M}`, `{A}`)
+        /// capitalises the first letter of its value.
+        #[derive(Debug, Default, Clone)]
+        pub struct Slots<'a> {
+            $(pub $name: $kind,)*
+        }
+
+        impl Slots<'_> {
+            /// The value of the placeholder `name` (lowercase), None for a name no slot has.
+            pub fn value(&self, name: &str) -> Option<Cow<'_, str>> {
+                match name {
+                    $(stringify!($name) => Some(self.$name.text()),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+slots! {
+    a: &'a str,
+    b: &'a str,
+    m: &'a str,
+    m2: &'a str,
+    d: &'a str,
+    k: &'a str,
+    p: &'a str,
+    x: String,
+    f: &'a str,
+    n: u32,
+    who: &'a str,
+    i: u32,
+    path: String,
 }
 
 /// Writes `template` with each `{name}` replaced by its slot's value (an unknown name is
@@ -125,4 +146,48 @@ pub fn fill(template: &str, slots: &Slots<'_>, out: &mut String) {
         rest = &after[close + 1..];
     }
     out.push_str(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(template: &str, slots: &Slots<'_>) -> String {
+        let mut out = String::new();
+        fill(template, slots, &mut out);
+        out
+    }
+
+    #[test]
+    fn every_placeholder_is_filled_by_its_slot() {
+        let slots = Slots {
+            a: "alpha",
+            b: "beta",
+            m: "method",
+            m2: "other method",
+            d: "dataset",
+            k: "metric",
+            p: "problem",
+            x: "12.5".to_string(),
+            f: "field",
+            n: 7,
+            who: "Smith",
+            i: 3,
+            path: "s1.csv".to_string(),
+        };
+        let template = "{a}|{b}|{m}|{m2}|{d}|{k}|{p}|{x}|{f}|{n}|{who}|{i}|{path}";
+        assert_eq!(
+            filled(template, &slots),
+            "alpha|beta|method|other method|dataset|metric|problem|12.5|field|7|Smith|3|s1.csv"
+        );
+        assert_eq!(filled("{P} and {M2}", &slots), "Problem and Other method");
+    }
+
+    #[test]
+    fn unknown_and_unclosed_placeholders_are_written_as_they_stand() {
+        let slots = Slots::default();
+        assert_eq!(filled("{nope} and {Nope}", &slots), "nope and Nope");
+        assert_eq!(filled("open {a", &slots), "open {a");
+        assert_eq!(filled("{a}", &slots), "");
+    }
 }
