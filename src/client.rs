@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use paperlens_core::config::{
     self, seconds, BoundsInput, SharedPacing, MAX_COMPRESSION_RATIO, MAX_CONCURRENCY, MAX_DOWNLOAD_BYTES,
-    MAX_RESPONSE_BYTES, MAX_RETRIES,
+    MAX_RESPONSE_BYTES, MAX_RETRIES, RATE_LIMIT,
 };
 use paperlens_core::operation::as_given;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
@@ -40,12 +40,16 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
             return Ok(None);
         }
     }
-    let map: HashMap<String, u32> = value.extract().map_err(|_| {
+    let map: HashMap<String, Int<u32>> = value.extract().map_err(|_| {
         PyPaperlensErr::from(Error::Configuration(
             "rate_limits must be \"default\", None or a dict of requests per minute".into(),
         ))
     })?;
-    Ok(Some(Some(map)))
+    let limits = map.into_iter().map(|(resource, per_minute)| {
+        let beyond = |negative, written| config::rate_limit_error(&resource, &RATE_LIMIT.outside(negative, written));
+        Ok((resource.clone(), per_minute.held_or(beyond).map_err(PyPaperlensErr::from)?))
+    });
+    Ok(Some(Some(limits.collect::<PyResult<_>>()?)))
 }
 
 /// The read bounds as Python gives them.

@@ -6,15 +6,14 @@ use std::time::Duration;
 
 use paperlens_core::config::Count;
 use paperlens_sandbox::server::limit_outside;
-use paperlens_sandbox::{Fault, FaultKind, RateLimitKind, Sandbox, SandboxConfig};
+use paperlens_sandbox::{Fault, FaultKind, RateLimitKind, Sandbox, SandboxConfig, PAPERS};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::ints::Int;
 
-/// The integer arguments: `papers` is at least 1, as `paperlens.sandbox.Sandbox` says.
-const PAPERS: Count = Count { name: "papers", least: 1, most: usize::MAX as i128 };
+/// The integer arguments besides `papers` ([`PAPERS`], the sandbox's own).
 const SEED: Count = Count { name: "seed", least: 0, most: u64::MAX as i128 };
 const PORT: Count = Count { name: "port", least: 0, most: u16::MAX as i128 };
 const REVEAL_AFTER: Count = Count { name: "reveal_after", least: 0, most: u64::MAX as i128 };

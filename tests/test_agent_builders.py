@@ -154,6 +154,13 @@ async def test_a_good_max_chars_builds_tools_whose_answers_fit_it(sandbox: Sandb
         ({"auth_token": "  "}, "auth_token"),
         ({"auth_token": 12345678}, "auth_token"),
         ({"allowed_hosts": "example.org"}, "allowed_hosts"),
+        ({"allowed_hosts": ["papers.example", "papers.example:8080"]}, "allowed_hosts[1]"),
+        ({"allowed_hosts": ["https://papers.example"]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": [""]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": ["evil.example papers.example"]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": [b"papers.example"]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": [None]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": ["-bad.example"]}, "allowed_hosts[0]"),
     ],
 )
 def test_http_app_refuses_bad_settings_when_built(sandbox: Sandbox, options: dict[str, Any], param: str) -> None:
@@ -173,6 +180,14 @@ def test_http_app_refuses_a_token_shorter_than_16_characters_without_showing_it(
     assert raised.value.param == "auth_token"
     assert str(raised.value) == f"auth_token: must be at least 16 characters long (got {len(auth_token)})"
     assert auth_token not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "allowed_hosts", [["papers.example", "papers.example."], ["10.0.0.7", "::1", "[fe80::1]"], ["my_host-1"], ()]
+)
+def test_http_app_takes_host_names_and_addresses(sandbox: Sandbox, allowed_hosts: list[str]) -> None:
+    server = paperlens.mcp.server(sandbox_client(sandbox))
+    assert callable(paperlens.mcp.http_app(server, host="127.0.0.1", allowed_hosts=allowed_hosts))
 
 
 def test_http_app_takes_a_token_of_16_characters(sandbox: Sandbox) -> None:

@@ -32,6 +32,7 @@ def test_a_macro_expanded_past_its_budget_is_refused_naming_the_budget_and_the_e
     assert f"max_expanded_bytes ({MAX_EXPANDED_BYTES})" in message
     assert caught.value.key == f"k{MAX_EXPANDED_BYTES // MIB}"  # the first use past 64 MiB: entry 65
     assert caught.value.line == 2 + MAX_EXPANDED_BYTES // MIB
+    assert (caught.value.param, caught.value.rule) == ("source", "max_expanded_bytes")
 
 
 def test_macro_uses_within_the_budget_read_whole():
@@ -45,7 +46,7 @@ def test_macro_uses_within_the_budget_read_whole():
 def test_an_unclosed_entry_repeated_80000_times_is_refused_at_once():
     with pytest.raises(BibTeXSyntaxError) as caught:
         read_bibtex("@a{" * 80000)
-    assert (caught.value.ordinal, caught.value.line) == (1, 1)
+    assert (caught.value.ordinal, caught.value.line, caught.value.rule) == (1, 1, "max_brace_depth")
 
 
 def test_braces_nested_200000_deep_are_refused_naming_the_budget():
@@ -53,7 +54,7 @@ def test_braces_nested_200000_deep_are_refused_naming_the_budget():
     with pytest.raises(BibTeXSyntaxError) as caught:
         read_bibtex(text)
     assert (caught.value.key, caught.value.line) == ("deep", 2)
-    assert f"max_brace_depth ({MAX_BRACE_DEPTH})" in str(caught.value)
+    assert f"max_brace_depth ({MAX_BRACE_DEPTH})" in str(caught.value) and caught.value.rule == "max_brace_depth"
     nested = "@misc{k, title = " + "{" * 50 + "x" + "}" * 50 + "}"
     assert read_bibtex(nested)[0].fields["title"] == "x"  # within the budget
 
@@ -64,7 +65,7 @@ def test_five_megabytes_of_junk_after_an_entry_is_refused_naming_the_entry():
     junk = "".join(rng.choices(alphabet, k=5 * 10**6))
     with pytest.raises(BibTeXSyntaxError) as caught:
         read_bibtex("@article{first, title = {ok}}\n@article{" + junk)
-    assert caught.value.line == 2 and caught.value.ordinal == 2
+    assert (caught.value.line, caught.value.ordinal, caught.value.rule) == (2, 2, "BibTeX syntax")
 
 
 def test_an_entry_of_20000_quoted_values_cut_by_a_braced_quote_is_refused_naming_it():
@@ -77,10 +78,10 @@ def test_an_entry_of_20000_quoted_values_cut_by_a_braced_quote_is_refused_naming
 def test_a_file_over_max_bytes_is_refused_before_it_is_read_whole(tmp_path: Path):
     path = tmp_path / "big.bib"
     path.write_text("@misc{k, title = {x}}\n" + "%" * 4000 + "\n", encoding="utf-8")
-    with pytest.raises(BibTeXSyntaxError, match=r"more than max_bytes \(1000\)"):
-        read_bibtex(path, max_bytes=1000)
-    with pytest.raises(BibTeXSyntaxError, match=r"more than max_bytes \(1000\)"):
-        read_bibtex(path.read_text(encoding="utf-8"), max_bytes=1000)
+    for source in (path, path.read_text(encoding="utf-8")):
+        with pytest.raises(BibTeXSyntaxError, match=r"more than max_bytes \(1000\)") as caught:
+            read_bibtex(source, max_bytes=1000)
+        assert (caught.value.param, caught.value.rule) == ("source", "max_bytes")
     assert MAX_BYTES == 64 * MIB and [e.key for e in read_bibtex(path)] == ["k"]
 
 

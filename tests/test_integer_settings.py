@@ -55,6 +55,33 @@ def test_a_client_setting_past_64_bits_is_a_configuration_error_naming_it(name, 
     assert str(caught.value) == outside(name, least, most, value)
 
 
+@pytest.mark.parametrize("value", [*BEYOND, -1, U32 + 1])
+def test_a_client_rate_limit_out_of_range_is_a_configuration_error_naming_its_quota(value):
+    with pytest.raises(paperlens.ConfigurationError) as caught:
+        paperlens.Client(api_token=TOKEN, base_url=URL, rate_limits={"meta-search": 30, "paper-schema": value})
+    rule = "at least 0" if value < 0 else f"at most {U32}"
+    assert str(caught.value) == f'rate_limits["paper-schema"]: requests per minute must be {rule}, got {value}'
+
+
+@pytest.mark.parametrize(
+    ("rate_limits", "expected"),
+    [
+        ({"content": 30}, 'rate_limits["content"]: an unknown quota resource; known: meta-search, paper-schema'),
+        ({"meta-search": "30"}, 'rate_limits must be "default", None or a dict of requests per minute'),
+        ("fast", 'rate_limits must be "default", None or a dict of requests per minute'),
+    ],
+)
+def test_a_client_rate_limits_of_another_kind_is_a_configuration_error(rate_limits, expected):
+    with pytest.raises(paperlens.ConfigurationError) as caught:
+        paperlens.Client(api_token=TOKEN, base_url=URL, rate_limits=rate_limits)
+    assert str(caught.value) == expected
+
+
+def test_the_largest_rate_limit_paces_and_0_turns_a_quota_off():
+    client = paperlens.Client(api_token=TOKEN, base_url=URL, rate_limits={"meta-search": U32, "paper-schema": 0})
+    assert client._core.pacing_rates() == {"meta-search": U32}
+
+
 @pytest.mark.parametrize(("name", "least", "most", "value"), cases(WITH_OPTIONS))
 def test_with_options_past_64_bits_is_a_configuration_error_naming_it(name, least, most, value):
     client = paperlens.Client(api_token=TOKEN, base_url=URL)
@@ -111,14 +138,14 @@ def test_the_largest_values_in_range_still_make_a_working_client():
             assert records(derived) == expected
 
 
-#: name, least, most of the sandbox's integer arguments (`papers` and `reveal_after` below
-#: their least are refused by `paperlens.sandbox.Sandbox` itself, in its own words).
-SANDBOX = [("papers", 1, U64), ("seed", 0, U64), ("port", 0, U16), ("reveal_after", 0, U64)]
+#: name, least, most of the sandbox's integer arguments (`reveal_after` below its least is
+#: refused by `paperlens.sandbox.Sandbox` itself, in its own words).
+SANDBOX = [("papers", 1, 1_000_000), ("seed", 0, U64), ("port", 0, U16), ("reveal_after", 0, U64)]
 SANDBOX_OWN_WORDS = {"reveal_after": "reveal_after must be a number of requests >= 0, got {value}"}
 
 
 @pytest.mark.parametrize(("name", "least", "most", "value"), cases(SANDBOX))
-def test_a_sandbox_argument_past_64_bits_is_a_value_error_naming_it(name, least, most, value):
+def test_a_sandbox_argument_out_of_range_is_a_value_error_naming_it(name, least, most, value):
     with pytest.raises(ValueError) as caught:
         Sandbox(**{name: value})
     expected = outside(name, least, most, value)

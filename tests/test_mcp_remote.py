@@ -120,6 +120,11 @@ async def test_auth_token_as_an_option_on_loopback_is_required(sandbox: Sandbox,
         (["--host", "0.0.0.0", "--allow-remote"], None, "needs a bearer token"),
         (["--host", "::", "--allow-remote"], "short", "auth_token: must be at least 16 characters long (got 5)"),
         (["--auth-token", "too-short"], None, "auth_token: must be at least 16 characters long (got 9)"),
+        (
+            ["--allowed-host", "papers.example", "--allowed-host", "papers.example:443"],
+            None,
+            "allowed_hosts[1]: must be a host name or an IP address, without a port",
+        ),
     ],
 )
 def test_an_open_or_weakly_guarded_server_is_refused_before_it_starts(

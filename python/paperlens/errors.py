@@ -137,6 +137,8 @@ class BibTeXSyntaxError(ValidationError):
         key: the entry's key, or None when it cannot be read.
         ordinal: the entry's 1-based position among the file's ``@`` items.
         line: the 1-based line of the entry's ``@``.
+        rule: what the file breaks: ``"BibTeX syntax"``, or the budget it is over
+            (``"max_bytes"``, ``"max_expanded_bytes"`` or ``"max_brace_depth"``).
 
     Attributes:
         key: the entry's key, or None when it cannot be read.
@@ -151,8 +153,8 @@ class BibTeXSyntaxError(ValidationError):
         smith2020 1
     """
 
-    def __init__(self, message: str, *, key: str | None, ordinal: int, line: int) -> None:
-        super().__init__(message, param="source", rule="BibTeX syntax")
+    def __init__(self, message: str, *, key: str | None, ordinal: int, line: int, rule: str = "BibTeX syntax") -> None:
+        super().__init__(message, param="source", rule=rule)
         self.key = key
         self.ordinal = ordinal
         self.line = line

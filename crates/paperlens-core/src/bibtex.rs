@@ -68,7 +68,12 @@ pub struct BibError {
     pub ordinal: usize,
     /// 1-based line of the entry's `@`.
     pub line: usize,
+    /// What the file breaks: [`SYNTAX`], or the name of the budget it is over (`max_bytes`...).
+    pub rule: &'static str,
 }
+
+/// The [`BibError::rule`] of a file that does not read as BibTeX.
+pub const SYNTAX: &str = "BibTeX syntax";
 
 /// Fields whose parent value is not the child's own (biblatex's `crossref` rules).
 const NOT_INHERITED: &[&str] =
@@ -106,7 +111,8 @@ pub fn read_bibtex(src: &str) -> Result<Vec<BibEntry>, BibError> {
 pub fn read_bibtex_within(src: &str, budgets: &Budgets) -> Result<Vec<BibEntry>, BibError> {
     if src.len() > budgets.max_bytes {
         let rule = format!("the file has {} bytes, more than max_bytes ({})", src.len(), budgets.max_bytes);
-        return Err(BibError { message: format!("BibTeX file refused: {rule}"), key: None, ordinal: 0, line: 1 });
+        let message = format!("BibTeX file refused: {rule}");
+        return Err(BibError { message, key: None, ordinal: 0, line: 1, rule: "max_bytes" });
     }
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     check_brace_depth(src, budgets.max_brace_depth)?;
@@ -125,7 +131,7 @@ pub fn read_bibtex_within(src: &str, budgets: &Budgets) -> Result<Vec<BibEntry>,
             "its macros expand to more than max_expanded_bytes ({}) or {MAX_EXPANDED_PARTS} parts",
             budgets.max_expanded_bytes
         );
-        entry_error(src, &masked, entry_at(&masked, position), &rule)
+        BibError { rule: "max_expanded_bytes", ..entry_error(src, &masked, entry_at(&masked, position), &rule) }
     })?;
     let mut layout = Vec::with_capacity(raw.entries.len());
     for entry in &mut raw.entries {
@@ -386,7 +392,8 @@ fn check_brace_depth(src: &str, max_depth: usize) -> Result<(), BibError> {
                 depth += 1;
                 if depth > max_depth {
                     let rule = format!("braces nest more than max_brace_depth ({max_depth}) deep");
-                    return Err(entry_error(src, src, entry_at(src, at), &rule));
+                    let error = entry_error(src, src, entry_at(src, at), &rule);
+                    return Err(BibError { rule: "max_brace_depth", ..error });
                 }
             }
             b'}' => depth = depth.saturating_sub(1),
@@ -535,7 +542,7 @@ fn entry_error(src: &str, masked: &str, start: usize, rule: &str) -> BibError {
         Some(key) => format!("BibTeX entry {key:?} (line {line}): {rule}"),
         None => format!("BibTeX entry #{ordinal} (line {line}, its key unreadable): {rule}"),
     };
-    BibError { message, key, ordinal, line }
+    BibError { message, key, ordinal, line, rule: SYNTAX }
 }
 
 /// The key of the entry that `text` starts with (`@type{key,`), or `@string` for a macro
@@ -944,12 +951,16 @@ mod tests {
         let error = read_bibtex_within(&big, &budgets).expect_err("over the expansion budget");
         assert_eq!((error.key.as_deref(), error.line), (Some("b"), 3));
         assert!(error.message.contains("max_expanded_bytes (1000)"), "{}", error.message);
+        assert_eq!(error.rule, "max_expanded_bytes");
         let deep = format!("@misc{{d, title = {}x{}}}", "{".repeat(11), "}".repeat(11));
-        assert!(read_bibtex_within(&deep, &budgets).expect_err("too deep").message.contains("max_brace_depth (10)"));
+        let too_deep = read_bibtex_within(&deep, &budgets).expect_err("too deep");
+        assert!(too_deep.message.contains("max_brace_depth (10)") && too_deep.rule == "max_brace_depth");
         let huge = "%".repeat((1 << 20) + 1);
-        assert!(read_bibtex_within(&huge, &budgets).expect_err("too big").message.contains("max_bytes"));
+        let too_big = read_bibtex_within(&huge, &budgets).expect_err("too big");
+        assert!(too_big.message.contains("max_bytes") && too_big.rule == "max_bytes");
         let unclosed = read_bibtex(&"@a{".repeat(80_000)).expect_err("never closed");
-        assert_eq!((unclosed.ordinal, unclosed.line), (1, 1));
+        assert_eq!((unclosed.ordinal, unclosed.line, unclosed.rule), (1, 1, "max_brace_depth"));
+        assert_eq!(read_bibtex("@misc{k, title = {x}").expect_err("unclosed").rule, SYNTAX);
     }
 
     #[test]

@@ -292,6 +292,13 @@ pub const MAX_RESPONSE_BYTES: Count = Count { name: "max_response_bytes", least:
 pub const MAX_DOWNLOAD_BYTES: Count = Count { name: "max_download_bytes", least: 1, most: i64::MAX as i128 };
 pub const MAX_COMPRESSION_RATIO: Count = Count { name: "max_compression_ratio", least: 1, most: i64::MAX as i128 };
 pub const MAX_RETRIES: Count = Count { name: "max_retries", least: 0, most: u32::MAX as i128 };
+/// A quota's entry of `rate_limits` (0: that quota is not paced); see [`rate_limit_error`].
+pub const RATE_LIMIT: Count = Count { name: "requests per minute", least: 0, most: u32::MAX as i128 };
+
+/// `message` (a [`RATE_LIMIT`] broken, or another rule) said of the `rate_limits` entry of `resource`.
+pub fn rate_limit_error(resource: &str, message: &str) -> Error {
+    Error::Configuration(format!("rate_limits[{resource:?}]: {message}"))
+}
 
 impl Count {
     /// `value` as `T`, if it is within the range; else a configuration error.
@@ -412,9 +419,7 @@ fn rate_limits(input: Option<Option<HashMap<String, u32>>>) -> Result<HashMap<Qu
         Some(Some(overrides)) => {
             for (name, per_minute) in overrides {
                 let quota = Quota::from_name(&name).ok_or_else(|| {
-                    Error::Configuration(format!(
-                        "rate_limits: unknown quota resource {name:?}; known: meta-search, paper-schema"
-                    ))
+                    rate_limit_error(&name, "an unknown quota resource; known: meta-search, paper-schema")
                 })?;
                 if per_minute == 0 {
                     limits.remove(&quota);

@@ -9,5 +9,5 @@
 pub mod server;
 pub mod service;
 
-pub use server::{Fault, FaultKind, RateLimitKind, RecordedRequest, Sandbox, SandboxConfig};
+pub use server::{Fault, FaultKind, RateLimitKind, RecordedRequest, Sandbox, SandboxConfig, PAPERS};
 pub use service::{Access, Service, ServiceConfig, ServiceRequest, ServiceResponse};

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hmac
 import ipaddress
+import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -222,19 +223,19 @@ def http_app(
         host: the address the server listens on.
         auth_token: the bearer token clients must send, at least :data:`TOKEN_MIN_CHARS` (16)
             characters; None: no authentication (loopback).
-        allowed_hosts: other names or addresses clients reach the server by.
+        allowed_hosts: other names or addresses clients reach the server by, without a port
+            (any port is allowed): ``"papers.example.org"``, ``"10.0.0.7"``, ``"::1"``.
 
     Raises:
         ValidationError: an ``auth_token`` that is blank or shorter than 16 characters (the
-            error shows its length, never the token), or ``allowed_hosts`` given as one string.
+            error shows its length, never the token), or ``allowed_hosts`` given as one string
+            or holding an item that is not a host name or an IP address (a port, a scheme...).
     """
     from mcp.server.transport_security import TransportSecuritySettings
 
     if auth_token is not None:
         check_auth_token(auth_token)
-    checks.not_one_string("allowed_hosts", allowed_hosts, "host names or addresses")
-
-    names = ["127.0.0.1", "localhost", "::1", *allowed_hosts]
+    names = ["127.0.0.1", "localhost", "::1", *checked_allowed_hosts(allowed_hosts)]
     if not _is_wildcard(host):
         names.append(host)
     hosts = [f"[{name}]" if ":" in name else name for name in dict.fromkeys(n.strip("[]") for n in names)]
@@ -255,6 +256,36 @@ def check_auth_token(auth_token: object) -> None:
     token = checks.non_empty_text("auth_token", auth_token)
     if len(token) < TOKEN_MIN_CHARS:
         raise checks.invalid("auth_token", f"must be at least {TOKEN_MIN_CHARS} characters long", len(token))
+
+
+def checked_allowed_hosts(allowed_hosts: object) -> list[str]:
+    """``allowed_hosts`` as :func:`http_app` takes it: host names or IP addresses, without a
+    port (else a ``ValidationError`` naming the first other item, or the whole when it is one
+    string or no list)."""
+    checks.not_one_string("allowed_hosts", allowed_hosts, "host names or addresses")
+    if not isinstance(allowed_hosts, Iterable):
+        raise checks.invalid("allowed_hosts", "must be a list of host names or addresses", type(allowed_hosts).__name__)
+    names = list(allowed_hosts)
+    for index, name in enumerate(names):
+        if not _is_host(name):
+            rule = "must be a host name or an IP address, without a port"
+            raise checks.invalid(f"allowed_hosts[{index}]", rule, name)
+    return names
+
+
+#: A DNS name: dot-separated labels of letters, digits, ``-`` and ``_``, a final dot allowed.
+_HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(\.(?!-)[A-Za-z0-9_-]{1,63})*\.?")
+
+
+def _is_host(name: object) -> bool:
+    """``name`` is a host name or an IP address (an IPv6 one bracketed or not)."""
+    if not isinstance(name, str) or len(name) > 253:
+        return False
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
+    except ValueError:
+        return _HOST_NAME.fullmatch(name) is not None
+    return True
 
 
 def _is_wildcard(host: str) -> bool:

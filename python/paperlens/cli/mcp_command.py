@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from paperlens.agents._tools import DEFAULT_MAX_CHARS
-from paperlens.agents.mcp import TOKEN_MIN_CHARS, check_auth_token, is_loopback
+from paperlens.agents.mcp import TOKEN_MIN_CHARS, check_auth_token, checked_allowed_hosts, is_loopback
 from paperlens.cli.exit_codes import EXIT_OK, UsageError
 from paperlens.cli.session import Session
 
@@ -83,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _http_token(args: argparse.Namespace) -> str | None:
     """The bearer token the HTTP server requires (None: none), after checking that a host
-    beyond loopback is allowed and has one, and that the token is one ``http_app`` takes
-    (before the client or a sandbox starts)."""
+    beyond loopback is allowed and has one, and that the token and the allowed hosts are ones
+    ``http_app`` takes (before the client or a sandbox starts)."""
+    checked_allowed_hosts(args.allowed_host)
     token = args.auth_token if args.auth_token is not None else os.environ.get(TOKEN_VARIABLE) or None
     if not is_loopback(args.host):
         if not args.allow_remote:
@@ -112,10 +113,10 @@ async def _serve_http(app: Any, args: argparse.Namespace, token: str | None) -> 
     from paperlens.agents.mcp import http_app
 
     host = args.host
+    asgi = http_app(app, host=host, auth_token=token, allowed_hosts=args.allowed_host)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.create_server((host, args.port), family=family)  # bound here: --port 0 says its port
     bound = listener.getsockname()[1]
-    asgi = http_app(app, host=host, auth_token=token, allowed_hosts=args.allowed_host)
     config = uvicorn.Config(asgi, log_level="warning")
     shown = f"[{host}]" if ":" in host else host
     guarded = "; clients send Authorization: Bearer <its token>" if token is not None else ""

@@ -321,7 +321,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
 def _sandbox(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface (default: loopback)")
     parser.add_argument("--port", type=int, default=0, help="TCP port (default: a free one)")
-    parser.add_argument("--papers", type=int, default=2000, help="corpus size (default 2000)")
+    parser.add_argument("--papers", type=int, default=2000, help="corpus size, 1 to 1000000 (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
     parser.add_argument("--token", help="the full-access token (default: generated)")
     add_repeatable(

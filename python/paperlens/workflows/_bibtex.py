@@ -126,7 +126,7 @@ def read_bibtex(
 
     Raises:
         BibTeXSyntaxError: the file cannot be read, or is over a budget; the message names the
-            entry and its line, or the budget.
+            entry and its line, or the budget (its ``rule``: the budget's name, or ``"BibTeX syntax"``).
         ValidationError: ``source`` is a ``str`` that is neither a file's name nor BibTeX text,
             or a budget is not an integer from 0 to ``sys.maxsize - 1`` (before the file is read).
         OSError: the file cannot be opened.
@@ -140,8 +140,8 @@ def read_bibtex(
     try:
         rows = read_native(text, max_bytes, max_expanded_bytes, max_brace_depth)
     except ValueError as error:
-        message, key, ordinal, line = error.args
-        raise BibTeXSyntaxError(message, key=key, ordinal=ordinal, line=line) from None
+        message, key, ordinal, line, rule = error.args
+        raise BibTeXSyntaxError(message, key=key, ordinal=ordinal, line=line, rule=rule) from None
     return [_entry(*row) for row in rows]
 
 
@@ -161,7 +161,7 @@ def _text_of(source: str | os.PathLike[str], max_bytes: int) -> str:
         data = file.read(max_bytes + 1)
     if len(data) > max_bytes:
         message = f"BibTeX file refused: {os.fspath(source)!r} has more than max_bytes ({max_bytes}) bytes"
-        raise BibTeXSyntaxError(message, key=None, ordinal=0, line=1)
+        raise BibTeXSyntaxError(message, key=None, ordinal=0, line=1, rule="max_bytes")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
+use paperlens_core::config::Count;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -44,11 +45,16 @@ use shell::Shell;
 /// How long [`Sandbox::shutdown`] lets in-flight requests finish before aborting.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// The corpus sizes a sandbox is made with: a paper takes about 7 KB and 250 µs to build, so
+/// the most is about 7 GB of memory and four minutes; more is refused, not tried.
+pub const PAPERS: Count = Count { name: "papers", least: 1, most: 1_000_000 };
+
 #[derive(Debug, Clone)]
 pub struct SandboxConfig {
     pub host: String,
     /// 0 picks a free port.
     pub port: u16,
+    /// Within [`PAPERS`].
     pub papers: usize,
     pub seed: u64,
     /// The full-access token; generated when None.
@@ -102,8 +108,10 @@ impl Sandbox {
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         let tokens = Tokens::new(config.token.clone())
             .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
-        let service_config =
-            ServiceConfig { papers: config.papers, seed: config.seed, int64_as_string: config.int64_as_string };
+        let papers = PAPERS
+            .within(config.papers as u64)
+            .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
+        let service_config = ServiceConfig { papers, seed: config.seed, int64_as_string: config.int64_as_string };
         if !(0.0..=1.0).contains(&config.hidden_share) {
             let message = format!("hidden_share must be from 0 to 1, got {}", config.hidden_share);
             return Err(io::Error::new(io::ErrorKind::InvalidInput, message));

@@ -384,3 +384,17 @@ async fn a_content_latency_delays_texts_and_figures_only() {
         assert!(started.elapsed() >= latency, "{path} answered {} before its latency", reply.status);
     }
 }
+
+#[tokio::test]
+async fn a_corpus_size_outside_papers_is_refused_before_anything_is_built() {
+    for (papers, said) in [
+        (0, "papers must be at least 1, got 0"),
+        (1_000_001, "papers must be at most 1000000, got 1000001"),
+        (usize::MAX, "papers must be at most 1000000, got 18446744073709551615"),
+    ] {
+        let Err(refused) = Sandbox::start(SandboxConfig { papers, ..SandboxConfig::default() }).await else {
+            panic!("a sandbox of {papers} papers started");
+        };
+        assert_eq!((refused.kind(), refused.to_string()), (io::ErrorKind::InvalidInput, said.to_string()));
+    }
+}
