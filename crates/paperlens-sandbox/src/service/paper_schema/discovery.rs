@@ -32,6 +32,7 @@ fn query_tokens(text: &str) -> Vec<String> {
 
 // -- POST /paper-schema/search ---------------------------------------------------------------
 
+#[derive(Default, PartialEq)]
 struct PaperFilters {
     schema_ids: Option<HashSet<String>>,
     dois: Option<HashSet<String>>,
@@ -46,19 +47,8 @@ struct PaperFilters {
 
 impl PaperFilters {
     fn parse(filters: Option<&Fields<'_>>) -> Result<PaperFilters> {
-        let none = PaperFilters {
-            schema_ids: None,
-            dois: None,
-            authors: None,
-            venues: None,
-            year_gte: None,
-            year_lte: None,
-            has_code: None,
-            has_data: None,
-            is_oa: None,
-        };
         let Some(f) = filters else {
-            return Ok(none);
+            return Ok(PaperFilters::default());
         };
         f.allow_only(&[
             "schema_ids",
@@ -95,16 +85,9 @@ impl PaperFilters {
         Ok(parsed)
     }
 
+    /// At least one condition is given.
     fn narrows(&self) -> bool {
-        self.schema_ids.is_some()
-            || self.dois.is_some()
-            || self.authors.is_some()
-            || self.venues.is_some()
-            || self.year_gte.is_some()
-            || self.year_lte.is_some()
-            || self.has_code.is_some()
-            || self.has_data.is_some()
-            || self.is_oa.is_some()
+        *self != PaperFilters::default()
     }
 
     fn accepts(&self, ctx: &Ctx<'_>, paper: &Paper) -> bool {
