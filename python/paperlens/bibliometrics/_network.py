@@ -302,19 +302,11 @@ class WeightedNetwork:
 def _svg(figure: Any, nx: Any, graph: Any, numbers: list[int], labels: list[str], labelled: list[int]) -> str:
     import matplotlib
 
-    from paperlens.results._display import svg_block
+    from paperlens.results._display import blank_axes, plot_lines, svg_block
 
     position = nx.spring_layout(graph, seed=7, weight="weight")
-    fig = figure(figsize=(4.8, 3.4))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_axis_off()
-    xs: list[float | None] = []
-    ys: list[float | None] = []
-    for a, b in graph.edges():
-        xs += [position[a][0], position[b][0], None]
-        ys += [position[a][1], position[b][1], None]
-    if xs:
-        ax.plot(xs, ys, color="#9aa5b1", linewidth=0.5, alpha=0.6)
+    fig, ax = blank_axes(figure, (4.8, 3.4))
+    plot_lines(ax, graph.edges(), position, linewidth=0.5, alpha=0.6)
     palette = matplotlib.colormaps["tab10"]
     strength = dict(graph.degree(weight="weight"))
     top = max(strength.values()) or 1

@@ -472,23 +472,16 @@ def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:
     matplotlib = importlib.import_module("matplotlib")
     nodes = list(graph.nodes)
     position = nx.spring_layout(graph, seed=7, k=None if len(nodes) > 2 else 1.0)
-    fig = figure.Figure(figsize=(4.5, 3.2))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_axis_off()
-    # All edges as one path (gaps between them), and nodes as markers in a few groups: SVG
-    # writes a marker once per group, so a picture of hundreds of nodes stays small.
+    fig, ax = blank_axes(figure.Figure, (4.5, 3.2))
+    # Nodes as markers in a few groups: SVG writes a marker once per group, so a picture of
+    # hundreds of nodes stays small.
     small = len(nodes) <= _LABEL_NODES
-    xs: list[float | None] = []
-    ys: list[float | None] = []
-    arrow = {"arrowstyle": "-|>", "color": "#9aa5b1", "linewidth": 0.7, "shrinkA": 5, "shrinkB": 5}
-    for a, b in graph.edges():
-        if small:  # few enough for arrows (citing -> cited)
+    if small:  # few enough for arrows (citing -> cited)
+        arrow = {"arrowstyle": "-|>", "color": "#9aa5b1", "linewidth": 0.7, "shrinkA": 5, "shrinkB": 5}
+        for a, b in graph.edges():
             ax.annotate("", xy=position[b], xytext=position[a], arrowprops=arrow)
-        else:
-            xs += [position[a][0], position[b][0], None]
-            ys += [position[a][1], position[b][1], None]
-    if xs:
-        ax.plot(xs, ys, color="#9aa5b1", linewidth=0.6, alpha=0.7)
+    else:
+        plot_lines(ax, graph.edges(), position, linewidth=0.6, alpha=0.7)
     indegree = dict(graph.in_degree()) if graph.is_directed() else dict(graph.degree())
     depth = {n: graph.nodes[n].get("depth") for n in nodes}
     roots = roots | {n for n, d in depth.items() if d == 0 and not isinstance(d, bool)}
@@ -527,6 +520,26 @@ def _draw(nx: Any, figure: Any, graph: Any, roots: set[Any]) -> str:
     ax.margins(0.2 if small else 0.06)
     colour = "colour: depth (dark: 0); " if by_depth else ""
     return svg_block(fig, f"{colour}size: cited within the picture; outlined red: root or seeds")
+
+
+def blank_axes(figure: Any, size: tuple[float, float]) -> tuple[Any, Any]:
+    """A matplotlib ``figure`` of ``size`` inches and its one axes, filling it, without axis lines."""
+    fig = figure(figsize=size)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    return fig, ax
+
+
+def plot_lines(ax: Any, pairs: Iterable[tuple[Any, Any]], position: Any, *, linewidth: float, alpha: float) -> None:
+    """A grey line between the ``position`` of each pair's two ends, all as one path (gaps
+    between them): SVG writes one element however many lines there are."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for a, b in pairs:
+        xs += [position[a][0], position[b][0], None]
+        ys += [position[a][1], position[b][1], None]
+    if xs:
+        ax.plot(xs, ys, color="#9aa5b1", linewidth=linewidth, alpha=alpha)
 
 
 def svg_block(fig: Any, key: str) -> str:
