@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="http: another name or address clients reach the server by (the Host header; repeatable)",
+        help="http: another name or address clients reach the server by (the Host header, without a port; repeatable)",
     )
     parser.add_argument(
         "--tools",
