@@ -10,7 +10,7 @@ type EntryTuple = (String, String, Vec<(String, String)>, Vec<String>, bool, Vec
 
 /// The entries of `text` within the budgets (bytes of the file, bytes macro uses add, brace
 /// depth); a file that cannot be read, or is over a budget, raises `ValueError(message, key,
-/// ordinal, line, rule)` (`rule`: the budget's name, or "BibTeX syntax").
+/// ordinal, line, rule)` (`rule`: the budget's name, "macro parts" or "BibTeX syntax").
 #[pyfunction]
 #[pyo3(signature = (text, max_bytes, max_expanded_bytes, max_brace_depth))]
 pub fn read_bibtex(

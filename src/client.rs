@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use paperlens_core::config::{
-    self, seconds, BoundsInput, SharedPacing, MAX_COMPRESSION_RATIO, MAX_CONCURRENCY, MAX_DOWNLOAD_BYTES,
-    MAX_RESPONSE_BYTES, MAX_RETRIES, RATE_LIMIT,
+    self, seconds, BoundsInput, RateLimitEntries, SharedPacing, MAX_COMPRESSION_RATIO, MAX_CONCURRENCY,
+    MAX_DOWNLOAD_BYTES, MAX_RESPONSE_BYTES, MAX_RETRIES, RATE_LIMIT,
 };
 use paperlens_core::operation::as_given;
 use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
@@ -30,8 +30,9 @@ pub struct NativeClient {
     events: Arc<PythonLog>,
 }
 
-/// `rate_limits` as Python gives it: `"default"`, `None` (off) or a mapping of overrides.
-fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap<String, u32>>>> {
+/// `rate_limits` as Python gives it: `"default"`, `None` (off) or a dict of overrides, in its
+/// order.
+fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<RateLimitEntries>>> {
     if value.is_none() {
         return Ok(Some(None));
     }
@@ -40,16 +41,32 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<HashMap
             return Ok(None);
         }
     }
-    let map: HashMap<String, Int<u32>> = value.extract().map_err(|_| {
+    let not_a_dict = || {
         PyPaperlensErr::from(Error::Configuration(
             "rate_limits must be \"default\", None or a dict of requests per minute".into(),
         ))
-    })?;
-    let limits = map.into_iter().map(|(resource, per_minute)| {
-        let beyond = |negative, written| config::rate_limit_error(&resource, &RATE_LIMIT.outside(negative, written));
-        Ok((resource.clone(), per_minute.held_or(beyond).map_err(PyPaperlensErr::from)?))
+    };
+    let entries = value.cast::<PyDict>().map_err(|_| not_a_dict())?.iter().map(|(resource, per_minute)| {
+        let resource: String = resource.extract().map_err(|_| not_a_dict())?;
+        let per_minute = per_minute_of(&resource, &per_minute)?;
+        Ok((resource, per_minute))
     });
-    Ok(Some(Some(limits.collect::<PyResult<_>>()?)))
+    Ok(Some(Some(entries.collect::<PyResult<_>>()?)))
+}
+
+/// The requests per minute of the `rate_limits` entry of `resource`, the entry checked whole
+/// here (its quota first, as the core checks it, then its value: of another kind or past 32
+/// bits), so that the first bad entry in the caller's order is the one said.
+fn per_minute_of(resource: &str, value: &Bound<'_, PyAny>) -> Result<u32, PyPaperlensErr> {
+    config::quota_named(resource)?;
+    let refused = |rule: &str| PyPaperlensErr::from(config::rate_limit_error(resource, rule));
+    match value.extract::<Int<u32>>() {
+        Ok(per_minute) => per_minute.held_or(|negative, written| refused(&RATE_LIMIT.outside(negative, written))),
+        Err(_) => {
+            let shown = value.repr().map(|repr| paperlens_core::error::shortened(repr.to_string())).unwrap_or_default();
+            Err(refused(&format!("requests per minute must be a whole number, got {shown}")))
+        }
+    }
 }
 
 /// The read bounds as Python gives them.

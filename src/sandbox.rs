@@ -13,7 +13,7 @@ use pyo3::types::PyBytes;
 
 use crate::ints::Int;
 
-/// The integer arguments besides `papers` ([`PAPERS`], the sandbox's own).
+/// The integer arguments besides `papers` (whose rule is the sandbox's own, [`PAPERS`]).
 const SEED: Count = Count { name: "seed", least: 0, most: u64::MAX as i128 };
 const PORT: Count = Count { name: "port", least: 0, most: u16::MAX as i128 };
 const REVEAL_AFTER: Count = Count { name: "reveal_after", least: 0, most: u64::MAX as i128 };
@@ -70,7 +70,8 @@ impl NativeSandbox {
         let config = SandboxConfig {
             host,
             port: argument(port, PORT)?,
-            papers: argument(papers, PAPERS)?,
+            // Held values are checked by `Sandbox::start`, against the same rule.
+            papers: papers.held_or(|negative, written| PyValueError::new_err(PAPERS.outside(negative, written)))?,
             seed: argument(seed, SEED)?,
             token,
             rate_limits,

@@ -161,6 +161,9 @@ async def test_a_good_max_chars_builds_tools_whose_answers_fit_it(sandbox: Sandb
         ({"allowed_hosts": [b"papers.example"]}, "allowed_hosts[0]"),
         ({"allowed_hosts": [None]}, "allowed_hosts[0]"),
         ({"allowed_hosts": ["-bad.example"]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": ["fe80::1%eth0"]}, "allowed_hosts[0]"),
+        ({"allowed_hosts": b"papers.example"}, "allowed_hosts"),
+        ({"allowed_hosts": 42}, "allowed_hosts"),
     ],
 )
 def test_http_app_refuses_bad_settings_when_built(sandbox: Sandbox, options: dict[str, Any], param: str) -> None:

@@ -35,6 +35,14 @@ def test_a_macro_expanded_past_its_budget_is_refused_naming_the_budget_and_the_e
     assert (caught.value.param, caught.value.rule) == ("source", "max_expanded_bytes")
 
 
+def test_macros_that_double_each_other_are_refused_by_the_fixed_cap_of_parts_naming_it():
+    doubling = "".join(f"@string{{m{n} = m{n - 1} # m{n - 1}}}\n" for n in range(1, 40))
+    with pytest.raises(BibTeXSyntaxError) as caught:
+        read_bibtex('@string{m0 = "x"}\n' + doubling + "@misc{k, title = m39}\n", max_expanded_bytes=2**60)
+    assert str(caught.value).endswith("its macros expand to more than 2097152 parts (a fixed cap)")
+    assert (caught.value.key, caught.value.line, caught.value.rule) == ("@string", 22, "macro parts")
+
+
 def test_macro_uses_within_the_budget_read_whole():
     text = '@string{kb = "' + "y" * 1024 + '"}\n' + "".join(f"@misc{{k{n}, title = kb # {{!}}}}\n" for n in range(5000))
     entries = read_bibtex(text)

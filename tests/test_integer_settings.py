@@ -67,11 +67,28 @@ def test_a_client_rate_limit_out_of_range_is_a_configuration_error_naming_its_qu
     ("rate_limits", "expected"),
     [
         ({"content": 30}, 'rate_limits["content"]: an unknown quota resource; known: meta-search, paper-schema'),
-        ({"meta-search": "30"}, 'rate_limits must be "default", None or a dict of requests per minute'),
+        ({"content": 2**40}, 'rate_limits["content"]: an unknown quota resource; known: meta-search, paper-schema'),
+        ({"meta-search": "30"}, """rate_limits["meta-search"]: requests per minute must be a whole number, got '30'"""),
+        (
+            {"meta-search": 30, "paper-schema": 2.5},
+            'rate_limits["paper-schema"]: requests per minute must be a whole number, got 2.5',
+        ),
+        (
+            {"meta-search": -1, "search": 1},
+            'rate_limits["meta-search"]: requests per minute must be at least 0, got -1',
+        ),
+        (
+            {"search": 1, "meta-search": -1},
+            'rate_limits["search"]: an unknown quota resource; known: meta-search, paper-schema',
+        ),
+        ({1: 30}, 'rate_limits must be "default", None or a dict of requests per minute'),
         ("fast", 'rate_limits must be "default", None or a dict of requests per minute'),
+        ([("meta-search", 30)], 'rate_limits must be "default", None or a dict of requests per minute'),
     ],
 )
-def test_a_client_rate_limits_of_another_kind_is_a_configuration_error(rate_limits, expected):
+def test_a_client_rate_limits_of_another_kind_is_a_configuration_error_naming_the_first_bad_entry(
+    rate_limits, expected
+):
     with pytest.raises(paperlens.ConfigurationError) as caught:
         paperlens.Client(api_token=TOKEN, base_url=URL, rate_limits=rate_limits)
     assert str(caught.value) == expected

@@ -104,6 +104,21 @@ async def test_allow_remote_with_a_token_serves_only_bearers_at_allowed_hosts(sa
     assert (named[0], bound[0]) == (200, 200)
 
 
+async def test_allowed_hosts_are_matched_at_any_port(sandbox: Sandbox, tmp_path: Path) -> None:
+    options = ("--allowed-host", "papers.example.", "--allowed-host", "fe80::1", "--allowed-host", "[2001:db8::7]")
+    async with serving(sandbox, tmp_path, *options) as url:
+        statuses = {
+            host: (await asyncio.to_thread(post, url, {"Host": host}))[0]
+            for host in ("papers.example.:8123", "[fe80::1]:443", "[2001:db8::7]", "papers.example:8123")
+        }
+    assert statuses == {
+        "papers.example.:8123": 200,
+        "[fe80::1]:443": 200,
+        "[2001:db8::7]": 200,
+        "papers.example:8123": 421,
+    }
+
+
 async def test_auth_token_as_an_option_on_loopback_is_required(sandbox: Sandbox, tmp_path: Path) -> None:
     async with serving(sandbox, tmp_path, "--auth-token", MCP_TOKEN) as url:
         refused = await asyncio.to_thread(post, url, {})

@@ -91,7 +91,8 @@ def read_bibtex(
     """The entries of a BibTeX text: (key, entry_type, fields, authors, et_al, editors,
     editors_et_al, line, raw) each; a file that cannot be read, or is over a budget (its
     bytes, the bytes its macro uses add, its brace depth), raises
-    ``ValueError(message, key, ordinal, line)``."""
+    ``ValueError(message, key, ordinal, line, rule)`` (``rule``: the budget's name,
+    ``"macro parts"`` or ``"BibTeX syntax"``)."""
 
 # -- client (src/client.rs) -----------------------------------------------------------------
 

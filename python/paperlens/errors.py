@@ -14,7 +14,7 @@ PaperlensError
 ├── APIConnectionError       the connection failed or broke
 │   └── APITimeoutError      no complete answer within the timeout
 ├── ValidationError          a bound of the API, checked before sending (also a ValueError)
-│   └── BibTeXSyntaxError    a BibTeX file that cannot be read, .key, .line
+│   └── BibTeXSyntaxError    a BibTeX file that cannot be read, .key, .line, .rule
 ├── ConfigurationError       a missing or invalid setting (also a ValueError)
 ├── ResponseDecodeError      a success answer that is not what the contract says
 │   ├── ResponseTooLargeError an answer past a read bound, .bound, .limit
@@ -137,8 +137,9 @@ class BibTeXSyntaxError(ValidationError):
         key: the entry's key, or None when it cannot be read.
         ordinal: the entry's 1-based position among the file's ``@`` items.
         line: the 1-based line of the entry's ``@``.
-        rule: what the file breaks: ``"BibTeX syntax"``, or the budget it is over
-            (``"max_bytes"``, ``"max_expanded_bytes"`` or ``"max_brace_depth"``).
+        rule: what the file breaks: ``"BibTeX syntax"``, the budget it is over (``"max_bytes"``,
+            ``"max_expanded_bytes"`` or ``"max_brace_depth"``), or ``"macro parts"`` (its macro
+            uses add more than 2,097,152 parts, a fixed cap).
 
     Attributes:
         key: the entry's key, or None when it cannot be read.

@@ -68,12 +68,16 @@ pub struct BibError {
     pub ordinal: usize,
     /// 1-based line of the entry's `@`.
     pub line: usize,
-    /// What the file breaks: [`SYNTAX`], or the name of the budget it is over (`max_bytes`...).
+    /// What the file breaks: [`SYNTAX`], the name of the budget it is over (`max_bytes`...), or
+    /// [`MACRO_PARTS`].
     pub rule: &'static str,
 }
 
 /// The [`BibError::rule`] of a file that does not read as BibTeX.
 pub const SYNTAX: &str = "BibTeX syntax";
+/// The [`BibError::rule`] of a file whose macro uses add more than [`MAX_EXPANDED_PARTS`] parts
+/// (a fixed cap, not a budget of [`Budgets`]).
+pub const MACRO_PARTS: &str = "macro parts";
 
 /// Fields whose parent value is not the child's own (biblatex's `crossref` rules).
 const NOT_INHERITED: &[&str] =
@@ -126,12 +130,14 @@ pub fn read_bibtex_within(src: &str, budgets: &Budgets) -> Result<Vec<BibEntry>,
         RawBibliography::parse(&masked).map_err(|error| locate_syntax_error(&masked, error.span.start, &error.kind))?;
     let lines = Lines::new(src);
     check_duplicate_keys(src, &masked, &raw, &lines)?;
-    expand_macros(&mut raw, budgets.max_expanded_bytes).map_err(|position| {
-        let rule = format!(
-            "its macros expand to more than max_expanded_bytes ({}) or {MAX_EXPANDED_PARTS} parts",
-            budgets.max_expanded_bytes
-        );
-        BibError { rule: "max_expanded_bytes", ..entry_error(src, &masked, entry_at(&masked, position), &rule) }
+    expand_macros(&mut raw, budgets.max_expanded_bytes).map_err(|(position, over)| {
+        let (rule, said) = match over {
+            Overspent::Bytes => ("max_expanded_bytes", format!("max_expanded_bytes ({})", budgets.max_expanded_bytes)),
+            Overspent::Parts => (MACRO_PARTS, format!("{MAX_EXPANDED_PARTS} parts (a fixed cap)")),
+        };
+        let error =
+            entry_error(src, &masked, entry_at(&masked, position), &format!("its macros expand to more than {said}"));
+        BibError { rule, ..error }
     })?;
     let mut layout = Vec::with_capacity(raw.entries.len());
     for entry in &mut raw.entries {
@@ -380,7 +386,7 @@ fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
 /// far more than real files need, few enough to refuse a chain of definitions that each
 /// double the previous one before it fills the memory (with [`Budgets::max_expanded_bytes`]
 /// for their text).
-const MAX_EXPANDED_PARTS: usize = 1 << 21;
+pub const MAX_EXPANDED_PARTS: usize = 1 << 21;
 
 /// Refuses braces nested deeper than `max_depth` (counted over the file; a stray `}` does not
 /// go below zero), naming the entry where it happens.
@@ -408,16 +414,17 @@ fn check_brace_depth(src: &str, max_depth: usize) -> Result<(), BibError> {
 /// themselves expanded when they are read, seeing only those before them, as BibTeX does.
 /// Names ignore case; an undefined name that is not a month is kept as its own text, a month
 /// is left to the crate. Err: the offset of the value whose expansion went over
-/// [`MAX_EXPANDED_PARTS`] or `max_bytes`.
-fn expand_macros(raw: &mut RawBibliography<'_>, max_bytes: usize) -> Result<(), usize> {
+/// [`MAX_EXPANDED_PARTS`] or `max_bytes`, and which of the two.
+fn expand_macros(raw: &mut RawBibliography<'_>, max_bytes: usize) -> Result<(), (usize, Overspent)> {
     let mut budget = Budget { parts: MAX_EXPANDED_PARTS, bytes: max_bytes };
     let mut defined = Definitions::new();
     for pair in std::mem::take(&mut raw.abbreviations) {
-        let value = expand(&pair.value.v, &defined, false, &mut budget).ok_or(pair.key.span.start)?;
+        let value = expand(&pair.value.v, &defined, false, &mut budget).map_err(|over| (pair.key.span.start, over))?;
         defined.entry(pair.key.v.to_lowercase()).or_default().push((pair.key.span.start, value));
     }
     for pair in raw.entries.iter_mut().flat_map(|entry| entry.v.fields.iter_mut()) {
-        pair.value.v = expand(&pair.value.v, &defined, true, &mut budget).ok_or(pair.value.span.start)?;
+        let at = pair.value.span.start;
+        pair.value.v = expand(&pair.value.v, &defined, true, &mut budget).map_err(|over| (at, over))?;
     }
     Ok(())
 }
@@ -432,13 +439,20 @@ struct Budget {
     bytes: usize,
 }
 
+/// The limit of [`Budget`] that macro uses went over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Overspent {
+    Parts,
+    Bytes,
+}
+
 impl Budget {
-    /// Takes what `definition` adds; None when it is more than is left.
-    fn take(&mut self, definition: &Field<'_>) -> Option<()> {
+    /// Takes what `definition` adds; Err when it is more than is left.
+    fn take(&mut self, definition: &Field<'_>) -> Result<(), Overspent> {
         let bytes = definition.iter().map(|chunk| chunk_text(&chunk.v).len()).sum();
-        self.parts = self.parts.checked_sub(definition.len())?;
-        self.bytes = self.bytes.checked_sub(bytes)?;
-        Some(())
+        self.parts = self.parts.checked_sub(definition.len()).ok_or(Overspent::Parts)?;
+        self.bytes = self.bytes.checked_sub(bytes).ok_or(Overspent::Bytes)?;
+        Ok(())
     }
 }
 
@@ -449,9 +463,14 @@ fn chunk_text<'s>(chunk: &RawChunk<'s>) -> &'s str {
 }
 
 /// `value` with its macro uses expanded from `defined` (see [`expand_macros`]); a use before
-/// every definition of its name takes the first one when `forward`. None when what is added
+/// every definition of its name takes the first one when `forward`. Err when what is added
 /// exceeds `budget`.
-fn expand<'s>(value: &Field<'s>, defined: &Definitions<'s>, forward: bool, budget: &mut Budget) -> Option<Field<'s>> {
+fn expand<'s>(
+    value: &Field<'s>,
+    defined: &Definitions<'s>,
+    forward: bool,
+    budget: &mut Budget,
+) -> Result<Field<'s>, Overspent> {
     let mut out = Vec::with_capacity(value.len());
     for chunk in value {
         let RawChunk::Abbreviation(name) = chunk.v else {
@@ -470,7 +489,7 @@ fn expand<'s>(value: &Field<'s>, defined: &Definitions<'s>, forward: bool, budge
             None => out.push(Spanned::new(RawChunk::Normal(name), chunk.span.clone())),
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 fn is_month(name: &str) -> bool {
@@ -940,8 +959,8 @@ mod tests {
         }
         text.push_str("@misc{k, title = m39}\n");
         let error = error_of(&text);
-        assert_eq!((error.key.as_deref(), error.line), (Some("@string"), 22));
-        assert!(error.message.contains("expand to more than"), "{}", error.message);
+        assert_eq!((error.key.as_deref(), error.line, error.rule), (Some("@string"), 22, MACRO_PARTS));
+        assert!(error.message.ends_with("expand to more than 2097152 parts (a fixed cap)"), "{}", error.message);
     }
 
     #[test]

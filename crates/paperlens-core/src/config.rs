@@ -52,6 +52,9 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// `rate_limits` entries: a quota resource's name and its requests per minute (0: not paced).
+pub type RateLimitEntries = Vec<(String, u32)>;
+
 /// Settings as the caller gave them; `None` means "take the environment or the default".
 #[derive(Debug, Clone, Default)]
 pub struct ConfigInput {
@@ -65,8 +68,9 @@ pub struct ConfigInput {
     pub retry_backoff: Option<f64>,
     pub max_rate_limit_wait: Option<f64>,
     pub service_source: Option<String>,
-    /// `None`: the documented defaults; `Some(None)`: pacing off; `Some(Some(map))`: overrides.
-    pub rate_limits: Option<Option<HashMap<String, u32>>>,
+    /// `None`: the documented defaults; `Some(None)`: pacing off; `Some(Some(entries))`:
+    /// overrides, in the caller's order (the first bad one is the one said).
+    pub rate_limits: Option<Option<RateLimitEntries>>,
     pub validate: Option<bool>,
     pub user_agent: Option<String>,
     /// Where to cache successful read answers; `None`: no cache.
@@ -300,6 +304,12 @@ pub fn rate_limit_error(resource: &str, message: &str) -> Error {
     Error::Configuration(format!("rate_limits[{resource:?}]: {message}"))
 }
 
+/// The quota of a `rate_limits` entry, or the error of a resource that is none.
+pub fn quota_named(resource: &str) -> Result<Quota, Error> {
+    Quota::from_name(resource)
+        .ok_or_else(|| rate_limit_error(resource, "an unknown quota resource; known: meta-search, paper-schema"))
+}
+
 impl Count {
     /// `value` as `T`, if it is within the range; else a configuration error.
     pub fn check<T: TryFrom<i128>>(self, value: impl Into<i128>) -> Result<T, Error> {
@@ -411,16 +421,14 @@ pub fn check_service_source(value: String) -> Result<String, Error> {
     }
 }
 
-fn rate_limits(input: Option<Option<HashMap<String, u32>>>) -> Result<HashMap<Quota, u32>, Error> {
+fn rate_limits(input: Option<Option<RateLimitEntries>>) -> Result<HashMap<Quota, u32>, Error> {
     let mut limits: HashMap<Quota, u32> = Quota::ALL.iter().map(|q| (*q, DEFAULT_PER_MINUTE)).collect();
     match input {
         None => Ok(limits),
         Some(None) => Ok(HashMap::new()),
         Some(Some(overrides)) => {
             for (name, per_minute) in overrides {
-                let quota = Quota::from_name(&name).ok_or_else(|| {
-                    rate_limit_error(&name, "an unknown quota resource; known: meta-search, paper-schema")
-                })?;
+                let quota = quota_named(&name)?;
                 if per_minute == 0 {
                     limits.remove(&quota);
                 } else {
@@ -477,11 +485,11 @@ mod tests {
     fn rate_limit_defaults_overrides_and_off() {
         assert_eq!(rate_limits(None).unwrap()[&Quota::MetaSearch], 30);
         assert!(rate_limits(Some(None)).unwrap().is_empty());
-        let map = HashMap::from([("meta-search".to_string(), 120)]);
-        let limits = rate_limits(Some(Some(map))).unwrap();
+        let limits = rate_limits(Some(Some(vec![("meta-search".to_string(), 120)]))).unwrap();
         assert_eq!((limits[&Quota::MetaSearch], limits[&Quota::PaperSchema]), (120, 30));
-        let bad = HashMap::from([("search".to_string(), 1)]);
-        assert!(rate_limits(Some(Some(bad))).is_err());
+        let bad = vec![("meta-search".to_string(), 1), ("search".to_string(), 1), ("other".to_string(), 1)];
+        let said = rate_limits(Some(Some(bad))).unwrap_err().to_string();
+        assert!(said.contains(r#"rate_limits["search"]: an unknown quota resource"#), "{said}");
     }
 
     #[test]

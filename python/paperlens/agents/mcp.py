@@ -199,12 +199,16 @@ _LOOPBACK_NAMES = ("localhost",)
 
 def is_loopback(host: str) -> bool:
     """Whether ``host`` (a name or an address) is a loopback one."""
-    if host in _LOOPBACK_NAMES:
-        return True
+    address = _address(host)
+    return host in _LOOPBACK_NAMES or (address is not None and address.is_loopback)
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``text`` as an IP address (an IPv6 one bracketed or not), or None when it is none."""
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(text[1:-1] if text.startswith("[") and text.endswith("]") else text)
     except ValueError:
-        return False
+        return None
 
 
 def http_app(
@@ -262,9 +266,9 @@ def checked_allowed_hosts(allowed_hosts: object) -> list[str]:
     """``allowed_hosts`` as :func:`http_app` takes it: host names or IP addresses, without a
     port (else a ``ValidationError`` naming the first other item, or the whole when it is one
     string or no list)."""
-    checks.not_one_string("allowed_hosts", allowed_hosts, "host names or addresses")
-    if not isinstance(allowed_hosts, Iterable):
-        raise checks.invalid("allowed_hosts", "must be a list of host names or addresses", type(allowed_hosts).__name__)
+    if isinstance(allowed_hosts, (str, bytes)) or not isinstance(allowed_hosts, Iterable):
+        rule = "must be a list of host names or addresses (not one string)"
+        raise checks.invalid("allowed_hosts", rule, type(allowed_hosts).__name__)
     names = list(allowed_hosts)
     for index, name in enumerate(names):
         if not _is_host(name):
@@ -278,21 +282,16 @@ _HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(\.(?!-)[A-Za-z0-9_-]{1,63})*\
 
 
 def _is_host(name: object) -> bool:
-    """``name`` is a host name or an IP address (an IPv6 one bracketed or not)."""
-    if not isinstance(name, str) or len(name) > 253:
+    """``name`` is a host name or an IP address without a zone (``%eth0``: a ``Host`` header
+    would carry it as ``%25eth0``, never matched)."""
+    if not isinstance(name, str) or len(name) > 253 or "%" in name:
         return False
-    try:
-        ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
-    except ValueError:
-        return _HOST_NAME.fullmatch(name) is not None
-    return True
+    return _address(name) is not None or _HOST_NAME.fullmatch(name) is not None
 
 
 def _is_wildcard(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_unspecified
-    except ValueError:
-        return False
+    address = _address(host)
+    return address is not None and address.is_unspecified
 
 
 class _Bearer:

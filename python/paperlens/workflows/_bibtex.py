@@ -126,7 +126,7 @@ def read_bibtex(
 
     Raises:
         BibTeXSyntaxError: the file cannot be read, or is over a budget; the message names the
-            entry and its line, or the budget (its ``rule``: the budget's name, or ``"BibTeX syntax"``).
+            entry and its line, or the budget (its ``rule``: see :class:`~paperlens.errors.BibTeXSyntaxError`).
         ValidationError: ``source`` is a ``str`` that is neither a file's name nor BibTeX text,
             or a budget is not an integer from 0 to ``sys.maxsize - 1`` (before the file is read).
         OSError: the file cannot be opened.
