@@ -267,8 +267,7 @@ def checked_allowed_hosts(allowed_hosts: object) -> list[str]:
     port (else a ``ValidationError`` naming the first other item, or the whole when it is one
     string or no list)."""
     if isinstance(allowed_hosts, (str, bytes)) or not isinstance(allowed_hosts, Iterable):
-        rule = "must be a list of host names or addresses (not one string)"
-        raise checks.invalid("allowed_hosts", rule, type(allowed_hosts).__name__)
+        raise checks.invalid("allowed_hosts", "must be a list of host names or addresses", type(allowed_hosts).__name__)
     names = list(allowed_hosts)
     for index, name in enumerate(names):
         if not _is_host(name):
