@@ -6,6 +6,7 @@ and nothing is sent."""
 from __future__ import annotations
 
 import datetime
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -81,7 +82,74 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ),
     ("meta_search", {"query": "x", "filters": [{"field": "doi", "value": None}]}, "filters[0].value", "is required"),
     ("agentic_search", {"query": "q", "top_k": 10**30}, "top_k", "fits in 64 bits"),
+    # JSON has no NaN or infinity: such a value was read as null, and the parameter dropped unsaid.
+    ("agentic_search", {"query": "q", "top_k": math.nan}, "top_k", "must be a finite number (got nan)"),
+    ("agentic_search", {"query": "q", "retrieval": math.inf}, "retrieval", "must be a finite number (got inf)"),
+    (
+        "schema.search_evidence",
+        {"groups": ["method"], "value_number_min": -math.inf},
+        "value_number_min",
+        "must be a finite number (got -inf)",
+    ),
+    (
+        "meta_search",
+        {"query": "x", "filters": [("fwci", ">=", math.nan)]},
+        "filters[0].value",
+        "must be a finite number (got nan)",
+    ),
+    ("schema.hydrate_items", {"items": [{**OK_ITEM, "window": math.nan}]}, "items[0].window", "(got nan)"),
 ]
+
+
+def test_a_paginator_of_a_query_of_another_type_says_so_before_any_request(
+    httpserver: HTTPServer, make_client: Callable[..., paperlens.Client]
+) -> None:
+    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
+        client.iter_meta_search(5, freshness_boost="MILD").to_list()  # not an AttributeError from .strip()
+    assert str(raised.value) == "query: must be a str (got 5)"
+    assert httpserver.log == []
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"limit": -1}, "limit: must be None or an integer >= 0 (got -1)"),
+        ({"limit": "3"}, "limit: must be None or an integer >= 0 (got '3')"),
+        ({"limit": math.nan}, "limit: must be None or an integer >= 0 (got nan)"),
+        ({"progress": "yes"}, "progress: must be True or False (got 'yes')"),
+        ({"progress": 1}, "progress: must be True or False (got 1)"),
+    ],
+)
+def test_a_paginators_own_options_are_checked_before_any_request(
+    httpserver: HTTPServer, make_client: Callable[..., paperlens.Client], options: dict[str, Any], said: str
+) -> None:
+    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
+        client.iter_meta_search("x", **options)
+    assert str(raised.value) == said
+    with make_client() as client, pytest.raises(paperlens.ValidationError):
+        client.schema.iter_citations("s1", **options)
+    assert httpserver.log == []
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"chunk_size": 0}, "chunk_size: must be an integer >= 1 (got 0)"),
+        ({"chunk_size": math.nan}, "chunk_size: must be an integer >= 1 (got nan)"),
+        ({"limit": "5"}, "limit: must be None or an integer >= 0 (got '5')"),
+    ],
+)
+def test_harvest_options_are_checked_before_any_request(
+    httpserver: HTTPServer,
+    make_client: Callable[..., paperlens.Client],
+    tmp_path: Any,
+    options: dict[str, Any],
+    said: str,
+) -> None:
+    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
+        paperlens.harvest.harvest(client, out=tmp_path / "h.jsonl", query="x", format="jsonl", **options)
+    assert str(raised.value) == said
+    assert httpserver.log == [] and list(tmp_path.iterdir()) == []
 
 
 def _call(client: paperlens.Client, operation: str, arguments: dict[str, Any]) -> None:

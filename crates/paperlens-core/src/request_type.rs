@@ -143,6 +143,9 @@ macro_rules! table {
 
 pub(crate) use table;
 
+/// The message of a float that is not finite, which JSON cannot carry.
+pub(crate) const NOT_FINITE: &str = "not a finite number";
+
 /// A parameter that does not fit its request type, in Python's words: the parameter and the
 /// rule, from the message of serde or of the Python converter (the caller, which holds the
 /// parameters, shows the value).
@@ -195,6 +198,7 @@ pub fn type_error(path: &str, message: &str) -> Error {
             "an int that fits in 64 bits"
         }
         _ if message.starts_with("unsupported type") => "a str, int, float, bool, None, list or dict",
+        _ if message == NOT_FINITE => "a finite number",
         _ => return Error::rule(param, format!("has the wrong type ({message})")),
     };
     Error::rule(param, format!("must be {kind}"))

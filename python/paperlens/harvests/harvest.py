@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens.base import _checks as checks
 from paperlens.base._checks import invalid
 from paperlens.base._progress import Progress
 from paperlens.base.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
@@ -127,10 +128,8 @@ def harvest(
     """
     if format not in ("parquet", "jsonl"):
         raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
-    if limit is not None and limit < 0:
-        raise ValueError(f"limit must be >= 0, got {limit}")
+    checks.count("chunk_size", chunk_size, 1)
+    checks.count("limit", limit, 0, optional=True)
     if executor is not None:
         check_executor(executor)
     search: dict[str, Any] = {

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from paperlens.base import _checks as checks
 from paperlens.base._contract import (
     BOOSTS,
     NO_BOOST,
@@ -244,12 +245,11 @@ class _Base(Paged, Generic[T]):
     ) -> None:
         """``fetch(params)`` answers one page (an awaitable of it for the async paginator);
         ``paging`` knows the first request, the next one and the items of a page."""
-        if limit is not None and limit < 0:
-            raise ValueError(f"limit must be >= 0, got {limit}")
+        checks.count("limit", limit, 0, optional=True)
         self._fetch = fetch
         self._paging = paging
         self._limit = limit
-        self._progress = progress
+        self._progress = checks.flag("progress", progress)
         self._unit = unit
         self._listen = listen
         self._next: Any = None
@@ -555,7 +555,9 @@ class AsyncPaginator(_Base[T]):
 
 def boost_active(params: dict[str, Any]) -> bool:
     """Boosts re-rank only a relevance ranking (a query and no sort); cursors are then refused."""
-    relevance = bool((params.get("query") or "").strip()) and not params.get("sort")
+    query = params.get("query")
+    # A query of another type is refused when the first page is prepared, naming it.
+    relevance = isinstance(query, str) and bool(query.strip()) and not params.get("sort")
     return relevance and any(params.get(b) not in (None, NO_BOOST) for b in BOOSTS)
 
 
