@@ -152,6 +152,46 @@ def test_harvest_options_are_checked_before_any_request(
     assert httpserver.log == [] and list(tmp_path.iterdir()) == []
 
 
+WORKFLOWS: dict[str, Callable[[paperlens.Client, Any, dict[str, Any]], Any]] = {
+    "lookup": lambda client, _, flags: client.lookup(["10.1/x"], **flags),
+    "match_references": lambda client, _, flags: client.match_references(["Smith J (2020) A title."], **flags),
+    "snowball": lambda client, _, flags: client.snowball(["u1"], **flags),
+    "verify_citations": lambda client, _, flags: client.verify_citations("@misc{k, title = {A title}}", **flags),
+    "harvest": lambda client, out, flags: paperlens.harvest.harvest(client, out=out / "h.jsonl", query="x", **flags),
+    "harvest_corpus": lambda client, out, flags: paperlens.harvest.harvest_corpus(
+        client, out / "c", query="x", **flags
+    ),
+    "estimate_harvest": lambda client, _, flags: client.estimate_harvest("x", **flags),
+}
+
+
+@pytest.mark.parametrize(
+    ("workflow", "flags", "said"),
+    [
+        *(
+            (name, {"progress": "no"}, "progress: must be True or False (got 'no')")
+            for name in WORKFLOWS
+            if name != "estimate_harvest"  # it shows no progress
+        ),
+        ("harvest_corpus", {"texts": 0}, "texts: must be True or False (got 0)"),
+        ("estimate_harvest", {"texts": "yes"}, "texts: must be True or False (got 'yes')"),
+        ("estimate_harvest", {"figures": 1}, "figures: must be True or False (got 1)"),
+    ],
+)
+def test_a_workflows_flags_are_true_or_false_before_any_request(
+    httpserver: HTTPServer,
+    make_client: Callable[..., paperlens.Client],
+    tmp_path: Any,
+    workflow: str,
+    flags: dict[str, Any],
+    said: str,
+) -> None:
+    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
+        WORKFLOWS[workflow](client, tmp_path, flags)
+    assert str(raised.value) == said
+    assert httpserver.log == [] and list(tmp_path.iterdir()) == []
+
+
 def _call(client: paperlens.Client, operation: str, arguments: dict[str, Any]) -> None:
     owner: Any = client
     for part in operation.split("."):

@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, TypedDict, overload
 from urllib.parse import quote
 
-from paperlens.base._checks import invalid
+from paperlens.base._checks import flag, invalid
 from paperlens.base._contract import PAGE_SIZE_MAX
 from paperlens.base._ids import normalize_id
 from paperlens.base._progress import Progress
@@ -167,6 +167,7 @@ def harvest_corpus(
         ['documents/66aa2aece45e6a7d.../text.md', 'documents/69d06a32ab9c.../text.md']
     """
     wanted = _checked(query, ids, by, texts, figures, limit)
+    flag("progress", progress)
     if executor is not None:
         if isinstance(client, AsyncCaller):
             raise invalid("executor", "needs a Client (an AsyncClient harvests in its event loop)")

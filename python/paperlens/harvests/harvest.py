@@ -130,6 +130,7 @@ def harvest(
         raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
     checks.count("chunk_size", chunk_size, 1)
     checks.count("limit", limit, 0, optional=True)
+    checks.flag("progress", progress)
     if executor is not None:
         check_executor(executor)
     search: dict[str, Any] = {

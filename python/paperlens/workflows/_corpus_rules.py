@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from paperlens.base._checks import choice, count, invalid, non_empty_text, not_one_string
+from paperlens.base._checks import choice, count, flag, invalid, non_empty_text, not_one_string
 from paperlens.base._ids import normalize_id
 
 __all__ = ["BY", "TEXT_NAME", "checked_arguments", "figure_links", "figure_names"]
@@ -27,7 +27,8 @@ def checked_arguments(
 ) -> list[str] | None:
     """The normalised, de-duplicated ids (in input order); raises ValidationError for bad input."""
     choice("by", by, BY)
-    if figures and not texts:
+    flag("texts", texts)
+    if flag("figures", figures) and not texts:
         raise invalid("figures", "needs texts=True (figures are found in the texts)")
     count("limit", limit, 0, optional=True)
     if ids is None:

@@ -139,6 +139,7 @@ def lookup_plan(
             not 13 digits; the message names its position (``ids[3]``). Nothing was sent.
     """
     by = _checked_by(by)
+    checks.flag("progress", progress)
     given = list(ids)
     projection = _checked_fields(fields, by)
     normal = [_checked_id(value, i, by) for i, value in enumerate(given)]

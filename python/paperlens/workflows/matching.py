@@ -406,6 +406,7 @@ def match_many_plan(
     checks.not_one_string("texts", texts, "citations")
     given = [checks.non_empty_text(f"texts[{i}]", t) for i, t in enumerate(texts)]
     checks.count("top", top, 1, maximum=PAGE_SIZE_MAX)
+    checks.flag("progress", progress)
     refs = {key: _Reference(parse_reference(t)) for key, t in ((" ".join(t.split()), t) for t in given)}
     known = yield from _dois(refs.values())
     bar = None

@@ -400,6 +400,7 @@ def snowball_plan(
     (500, True)
     """
     parameters = _checked(seeds, direction, depth, max_per_paper, limit)
+    checks.flag("progress", progress)
     journal = Journal(checkpoint, parameters, workflow="snowball") if checkpoint is not None else None
     growth = Growth(limit)
     for seed in parameters["seeds"]:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from paperlens.base import _checks as checks
 from paperlens.base import _citation as cite
 from paperlens.base._contract import PAGE_SIZE_MAX
 from paperlens.base._ids import normalize_doi
@@ -215,6 +216,7 @@ def verify_plan(
             holds no reference, malformed BibTeX (naming the entry and line, or the budget it
             is over), or an item with nothing to check.
     """
+    checks.flag("progress", progress)
     given = read_references(references)
     dois = list(dict.fromkeys(g.doi for g in given if g.doi and _DOI_SHAPE.match(g.doi)))
     estimate = math.ceil(len(dois) / PAGE_SIZE_MAX) + sum(g.doi is None and _searchable(g) for g in given)
