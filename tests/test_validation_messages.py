@@ -110,84 +110,51 @@ def test_a_paginator_of_a_query_of_another_type_says_so_before_any_request(
     assert httpserver.log == []
 
 
-@pytest.mark.parametrize(
-    ("options", "said"),
-    [
-        ({"limit": -1}, "limit: must be None or an integer >= 0 (got -1)"),
-        ({"limit": "3"}, "limit: must be None or an integer >= 0 (got '3')"),
-        ({"limit": math.nan}, "limit: must be None or an integer >= 0 (got nan)"),
-        ({"progress": "yes"}, "progress: must be True or False (got 'yes')"),
-        ({"progress": 1}, "progress: must be True or False (got 1)"),
-    ],
-)
-def test_a_paginators_own_options_are_checked_before_any_request(
-    httpserver: HTTPServer, make_client: Callable[..., paperlens.Client], options: dict[str, Any], said: str
-) -> None:
-    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
-        client.iter_meta_search("x", **options)
-    assert str(raised.value) == said
-    with make_client() as client, pytest.raises(paperlens.ValidationError):
-        client.schema.iter_citations("s1", **options)
-    assert httpserver.log == []
-
-
-@pytest.mark.parametrize(
-    ("options", "said"),
-    [
-        ({"chunk_size": 0}, "chunk_size: must be an integer >= 1 (got 0)"),
-        ({"chunk_size": math.nan}, "chunk_size: must be an integer >= 1 (got nan)"),
-        ({"limit": "5"}, "limit: must be None or an integer >= 0 (got '5')"),
-    ],
-)
-def test_harvest_options_are_checked_before_any_request(
-    httpserver: HTTPServer,
-    make_client: Callable[..., paperlens.Client],
-    tmp_path: Any,
-    options: dict[str, Any],
-    said: str,
-) -> None:
-    with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
-        paperlens.harvest.harvest(client, out=tmp_path / "h.jsonl", query="x", format="jsonl", **options)
-    assert str(raised.value) == said
-    assert httpserver.log == [] and list(tmp_path.iterdir()) == []
-
-
+#: Each workflow (and paginator) with the client, a folder for its output and its own options.
 WORKFLOWS: dict[str, Callable[[paperlens.Client, Any, dict[str, Any]], Any]] = {
-    "lookup": lambda client, _, flags: client.lookup(["10.1/x"], **flags),
-    "match_references": lambda client, _, flags: client.match_references(["Smith J (2020) A title."], **flags),
-    "snowball": lambda client, _, flags: client.snowball(["u1"], **flags),
-    "verify_citations": lambda client, _, flags: client.verify_citations("@misc{k, title = {A title}}", **flags),
-    "harvest": lambda client, out, flags: paperlens.harvest.harvest(client, out=out / "h.jsonl", query="x", **flags),
-    "harvest_corpus": lambda client, out, flags: paperlens.harvest.harvest_corpus(
-        client, out / "c", query="x", **flags
+    "iter_meta_search": lambda client, _, options: client.iter_meta_search("x", **options),
+    "iter_citations": lambda client, _, options: client.schema.iter_citations("s1", **options),
+    "lookup": lambda client, _, options: client.lookup(["10.1/x"], **options),
+    "match_references": lambda client, _, options: client.match_references(["Smith J (2020) A title."], **options),
+    "snowball": lambda client, _, options: client.snowball(["u1"], **options),
+    "verify_citations": lambda client, _, options: client.verify_citations("@misc{k, title = {A title}}", **options),
+    "harvest": lambda client, out, options: paperlens.harvest.harvest(
+        client, out=out / "h.jsonl", query="x", **options
     ),
-    "estimate_harvest": lambda client, _, flags: client.estimate_harvest("x", **flags),
+    "harvest_corpus": lambda client, out, options: paperlens.harvest.harvest_corpus(
+        client, out / "c", query="x", **options
+    ),
+    "estimate_harvest": lambda client, _, options: client.estimate_harvest("x", **options),
 }
+NOT_A_FLAG = "progress: must be True or False (got 'no')"
 
 
 @pytest.mark.parametrize(
-    ("workflow", "flags", "said"),
+    ("workflow", "options", "said"),
     [
-        *(
-            (name, {"progress": "no"}, "progress: must be True or False (got 'no')")
-            for name in WORKFLOWS
-            if name != "estimate_harvest"  # it shows no progress
-        ),
+        *((name, {"progress": "no"}, NOT_A_FLAG) for name in WORKFLOWS if name != "estimate_harvest"),
+        ("iter_meta_search", {"progress": 1}, "progress: must be True or False (got 1)"),
+        ("iter_meta_search", {"limit": -1}, "limit: must be None or an integer >= 0 (got -1)"),
+        ("iter_meta_search", {"limit": "3"}, "limit: must be None or an integer >= 0 (got '3')"),
+        ("iter_citations", {"limit": math.nan}, "limit: must be None or an integer >= 0 (got nan)"),
+        ("harvest", {"chunk_size": 0}, "chunk_size: must be an integer >= 1 (got 0)"),
+        ("harvest", {"chunk_size": math.nan}, "chunk_size: must be an integer >= 1 (got nan)"),
+        ("harvest", {"limit": "5"}, "limit: must be None or an integer >= 0 (got '5')"),
         ("harvest_corpus", {"texts": 0}, "texts: must be True or False (got 0)"),
         ("estimate_harvest", {"texts": "yes"}, "texts: must be True or False (got 'yes')"),
         ("estimate_harvest", {"figures": 1}, "figures: must be True or False (got 1)"),
     ],
 )
-def test_a_workflows_flags_are_true_or_false_before_any_request(
+def test_a_workflows_own_options_are_checked_before_any_request_or_file(
     httpserver: HTTPServer,
     make_client: Callable[..., paperlens.Client],
     tmp_path: Any,
     workflow: str,
-    flags: dict[str, Any],
+    options: dict[str, Any],
     said: str,
 ) -> None:
     with make_client() as client, pytest.raises(paperlens.ValidationError) as raised:
-        WORKFLOWS[workflow](client, tmp_path, flags)
+        WORKFLOWS[workflow](client, tmp_path, options)
     assert str(raised.value) == said
     assert httpserver.log == [] and list(tmp_path.iterdir()) == []
 
