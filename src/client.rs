@@ -10,7 +10,7 @@ use paperlens_core::config::{
     MAX_DOWNLOAD_BYTES, MAX_RESPONSE_BYTES, MAX_RETRIES, RATE_LIMIT,
 };
 use paperlens_core::operation::as_given;
-use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Transport};
+use paperlens_core::{prepare, ApiRequest, ClientConfig, ConfigInput, Error, Quota, Transport};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -30,8 +30,8 @@ pub struct NativeClient {
     events: Arc<PythonLog>,
 }
 
-/// `rate_limits` as Python gives it: `"default"`, `None` (off) or a dict of overrides, in its
-/// order.
+/// `rate_limits` as Python gives it: `"default"`, `None` (off) or a dict of overrides, read in
+/// its order (the first bad entry is the one said).
 fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<RateLimitEntries>>> {
     if value.is_none() {
         return Ok(Some(None));
@@ -48,25 +48,26 @@ fn rate_limits_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Option<RateLim
     };
     let entries = value.cast::<PyDict>().map_err(|_| not_a_dict())?.iter().map(|(resource, per_minute)| {
         let resource: String = resource.extract().map_err(|_| not_a_dict())?;
-        let per_minute = per_minute_of(&resource, &per_minute)?;
-        Ok((resource, per_minute))
+        Ok(rate_limit_of(&resource, &per_minute)?)
     });
     Ok(Some(Some(entries.collect::<PyResult<_>>()?)))
 }
 
-/// The requests per minute of the `rate_limits` entry of `resource`, the entry checked whole
-/// here (its quota first, as the core checks it, then its value: of another kind or past 32
-/// bits), so that the first bad entry in the caller's order is the one said.
-fn per_minute_of(resource: &str, value: &Bound<'_, PyAny>) -> Result<u32, PyPaperlensErr> {
-    config::quota_named(resource)?;
+/// The quota of the `rate_limits` entry of `resource` and its requests per minute, `value`;
+/// an unknown quota, then a value of another kind or past 32 bits, is an error naming it.
+fn rate_limit_of(resource: &str, value: &Bound<'_, PyAny>) -> Result<(Quota, u32), PyPaperlensErr> {
+    let quota = config::quota_named(resource)?;
     let refused = |rule: &str| PyPaperlensErr::from(config::rate_limit_error(resource, rule));
-    match value.extract::<Int<u32>>() {
-        Ok(per_minute) => per_minute.held_or(|negative, written| refused(&RATE_LIMIT.outside(negative, written))),
-        Err(_) => {
-            let shown = value.repr().map(|repr| paperlens_core::error::shortened(repr.to_string())).unwrap_or_default();
-            Err(refused(&format!("requests per minute must be a whole number, got {shown}")))
-        }
-    }
+    let per_minute = match value.extract::<Int<u32>>() {
+        Ok(per_minute) => per_minute.held_or(|negative, written| refused(&RATE_LIMIT.outside(negative, written)))?,
+        Err(_) => return Err(refused(&format!("requests per minute must be a whole number, got {}", shown(value)))),
+    };
+    Ok((quota, per_minute))
+}
+
+/// `value` as Python writes it (its `repr`), shortened; empty when it has none.
+fn shown(value: &Bound<'_, PyAny>) -> String {
+    value.repr().map(|repr| paperlens_core::error::shortened(repr.to_string())).unwrap_or_default()
 }
 
 /// The read bounds as Python gives them.
@@ -410,10 +411,7 @@ fn prepared(operation: &str, params: &Bound<'_, PyDict>, validate: bool) -> PyRe
 fn shown_as_given(error: Error, params: &Bound<'_, PyAny>) -> Error {
     match error {
         Error::Validation { param, rule, value } if value.is_empty() => {
-            let value = value_at(params, &param)
-                .and_then(|v| v.repr().ok())
-                .map(|repr| paperlens_core::error::shortened(repr.to_string()))
-                .unwrap_or_default();
+            let value = value_at(params, &param).map(|v| shown(&v)).unwrap_or_default();
             Error::Validation { param, rule, value }
         }
         other => other,

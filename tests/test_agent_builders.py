@@ -173,6 +173,20 @@ def test_http_app_refuses_bad_settings_when_built(sandbox: Sandbox, options: dic
     assert raised.value.param == param
 
 
+@pytest.mark.parametrize(
+    ("allowed_hosts", "said"),
+    [
+        ("example.org", "must be a list of host names or addresses, not one string (got 'example.org')"),
+        (42, "must be a list of host names or addresses (got 'int')"),
+    ],
+)
+def test_http_app_says_why_allowed_hosts_is_no_list(sandbox: Sandbox, allowed_hosts: Any, said: str) -> None:
+    server = paperlens.mcp.server(sandbox_client(sandbox))
+    with pytest.raises(paperlens.ValidationError) as raised:
+        paperlens.mcp.http_app(server, host="127.0.0.1", allowed_hosts=allowed_hosts)
+    assert str(raised.value) == f"allowed_hosts: {said}"
+
+
 @pytest.mark.parametrize("auth_token", ["Q", "fifteen-chars-x", "é" * 15])
 def test_http_app_refuses_a_token_shorter_than_16_characters_without_showing_it(
     sandbox: Sandbox, auth_token: str

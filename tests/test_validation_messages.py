@@ -83,21 +83,26 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("meta_search", {"query": "x", "filters": [{"field": "doi", "value": None}]}, "filters[0].value", "is required"),
     ("agentic_search", {"query": "q", "top_k": 10**30}, "top_k", "fits in 64 bits"),
     # JSON has no NaN or infinity: such a value was read as null, and the parameter dropped unsaid.
-    ("agentic_search", {"query": "q", "top_k": math.nan}, "top_k", "must be a finite number (got nan)"),
-    ("agentic_search", {"query": "q", "retrieval": math.inf}, "retrieval", "must be a finite number (got inf)"),
+    ("agentic_search", {"query": "q", "top_k": math.nan}, "top_k", "must not be NaN or an infinity (got nan)"),
+    ("agentic_search", {"query": "q", "retrieval": math.inf}, "retrieval", "must not be NaN or an infinity (got inf)"),
     (
         "schema.search_evidence",
         {"groups": ["method"], "value_number_min": -math.inf},
         "value_number_min",
-        "must be a finite number (got -inf)",
+        "must not be NaN or an infinity (got -inf)",
     ),
     (
         "meta_search",
         {"query": "x", "filters": [("fwci", ">=", math.nan)]},
         "filters[0].value",
-        "must be a finite number (got nan)",
+        "must not be NaN or an infinity (got nan)",
     ),
-    ("schema.hydrate_items", {"items": [{**OK_ITEM, "window": math.nan}]}, "items[0].window", "(got nan)"),
+    (
+        "schema.hydrate_items",
+        {"items": [{**OK_ITEM, "marker_nums": [math.nan]}]},
+        "items[0].marker_nums[0]",
+        "must not be NaN or an infinity (got nan)",
+    ),
 ]
 
 
@@ -119,12 +124,13 @@ WORKFLOWS: dict[str, Callable[[paperlens.Client, Any, dict[str, Any]], Any]] = {
     "snowball": lambda client, _, options: client.snowball(["u1"], **options),
     "verify_citations": lambda client, _, options: client.verify_citations("@misc{k, title = {A title}}", **options),
     "harvest": lambda client, out, options: paperlens.harvest.harvest(
-        client, out=out / "h.jsonl", query="x", **options
+        client, out=out / "h", **{"query": "x", **options}
     ),
     "harvest_corpus": lambda client, out, options: paperlens.harvest.harvest_corpus(
-        client, out / "c", query="x", **options
+        client, out / "c", **{"query": "x", **options}
     ),
     "estimate_harvest": lambda client, _, options: client.estimate_harvest("x", **options),
+    "download_resource": lambda client, out, options: client.download_resource("f.png", out / "f.png", **options),
 }
 NOT_A_FLAG = "progress: must be True or False (got 'no')"
 
@@ -140,6 +146,20 @@ NOT_A_FLAG = "progress: must be True or False (got 'no')"
         ("harvest", {"chunk_size": 0}, "chunk_size: must be an integer >= 1 (got 0)"),
         ("harvest", {"chunk_size": math.nan}, "chunk_size: must be an integer >= 1 (got nan)"),
         ("harvest", {"limit": "5"}, "limit: must be None or an integer >= 0 (got '5')"),
+        ("harvest", {"format": "csv"}, "format: must be one of parquet, jsonl (got 'csv')"),
+        ("harvest", {"update": "no"}, "update: must be True or False (got 'no')"),
+        ("harvest_corpus", {"update": 1}, "update: must be True or False (got 1)"),
+        ("harvest_corpus", {"figures": "no"}, "figures: must be True or False (got 'no')"),
+        ("download_resource", {"overwrite": "no"}, "overwrite: must be True or False (got 'no')"),
+        # The search too, as the first page would be refused: else the output, its checkpoint and
+        # its manifest were written first, and the corrected call refused as a changed one.
+        ("harvest", {"page_size": 0}, "page_size: must be between 1 and 200 (got 0)"),
+        (
+            "harvest",
+            {"filters": [("fwci", ">=", math.nan)]},
+            "filters[0].value: must not be NaN or an infinity (got nan)",
+        ),
+        ("harvest_corpus", {"query": 5}, "query: must be a str (got 5)"),
         ("harvest_corpus", {"texts": 0}, "texts: must be True or False (got 0)"),
         ("estimate_harvest", {"texts": "yes"}, "texts: must be True or False (got 'yes')"),
         ("estimate_harvest", {"figures": 1}, "figures: must be True or False (got 1)"),

@@ -145,6 +145,7 @@ class BibTeXSyntaxError(ValidationError):
         key: the entry's key, or None when it cannot be read.
         ordinal: the entry's 1-based position among the file's ``@`` items.
         line: the 1-based line of the entry's ``@``.
+        rule: what the file breaks (as above).
 
     Examples:
         >>> try:

@@ -52,8 +52,8 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// `rate_limits` entries: a quota resource's name and its requests per minute (0: not paced).
-pub type RateLimitEntries = Vec<(String, u32)>;
+/// `rate_limits` entries: a quota and its requests per minute (0: not paced).
+pub type RateLimitEntries = Vec<(Quota, u32)>;
 
 /// Settings as the caller gave them; `None` means "take the environment or the default".
 #[derive(Debug, Clone, Default)]
@@ -69,7 +69,7 @@ pub struct ConfigInput {
     pub max_rate_limit_wait: Option<f64>,
     pub service_source: Option<String>,
     /// `None`: the documented defaults; `Some(None)`: pacing off; `Some(Some(entries))`:
-    /// overrides, in the caller's order (the first bad one is the one said).
+    /// overrides (a quota given twice: the last one holds).
     pub rate_limits: Option<Option<RateLimitEntries>>,
     pub validate: Option<bool>,
     pub user_agent: Option<String>,
@@ -262,7 +262,7 @@ impl ClientConfig {
             retry_backoff: seconds("retry_backoff", input.retry_backoff.unwrap_or(1.0))?,
             max_rate_limit_wait: seconds("max_rate_limit_wait", input.max_rate_limit_wait.unwrap_or(60.0))?,
             service_source: input.service_source.map(check_service_source).transpose()?,
-            rate_limits: rate_limits(input.rate_limits)?,
+            rate_limits: rate_limits(input.rate_limits),
             validate: input.validate.unwrap_or(true),
             user_agent: input.user_agent.unwrap_or_else(|| format!("paperlens/{}", env!("CARGO_PKG_VERSION"))),
             cache: cache_config(input.cache_dir, input.cache_ttl)?,
@@ -421,21 +421,20 @@ pub fn check_service_source(value: String) -> Result<String, Error> {
     }
 }
 
-fn rate_limits(input: Option<Option<RateLimitEntries>>) -> Result<HashMap<Quota, u32>, Error> {
+fn rate_limits(input: Option<Option<RateLimitEntries>>) -> HashMap<Quota, u32> {
     let mut limits: HashMap<Quota, u32> = Quota::ALL.iter().map(|q| (*q, DEFAULT_PER_MINUTE)).collect();
     match input {
-        None => Ok(limits),
-        Some(None) => Ok(HashMap::new()),
+        None => limits,
+        Some(None) => HashMap::new(),
         Some(Some(overrides)) => {
-            for (name, per_minute) in overrides {
-                let quota = quota_named(&name)?;
+            for (quota, per_minute) in overrides {
                 if per_minute == 0 {
                     limits.remove(&quota);
                 } else {
                     limits.insert(quota, per_minute);
                 }
             }
-            Ok(limits)
+            limits
         }
     }
 }
@@ -483,13 +482,15 @@ mod tests {
 
     #[test]
     fn rate_limit_defaults_overrides_and_off() {
-        assert_eq!(rate_limits(None).unwrap()[&Quota::MetaSearch], 30);
-        assert!(rate_limits(Some(None)).unwrap().is_empty());
-        let limits = rate_limits(Some(Some(vec![("meta-search".to_string(), 120)]))).unwrap();
+        assert_eq!(rate_limits(None)[&Quota::MetaSearch], 30);
+        assert!(rate_limits(Some(None)).is_empty());
+        let limits = rate_limits(Some(Some(vec![(Quota::MetaSearch, 120)])));
         assert_eq!((limits[&Quota::MetaSearch], limits[&Quota::PaperSchema]), (120, 30));
-        let bad = vec![("meta-search".to_string(), 1), ("search".to_string(), 1), ("other".to_string(), 1)];
-        let said = rate_limits(Some(Some(bad))).unwrap_err().to_string();
-        assert!(said.contains(r#"rate_limits["search"]: an unknown quota resource"#), "{said}");
+        let off = rate_limits(Some(Some(vec![(Quota::PaperSchema, 0)])));
+        assert_eq!(off, HashMap::from([(Quota::MetaSearch, 30)]));
+        assert_eq!(quota_named("paper-schema").unwrap(), Quota::PaperSchema);
+        let said = quota_named("search").unwrap_err().to_string();
+        assert_eq!(said, r#"rate_limits["search"]: an unknown quota resource; known: meta-search, paper-schema"#);
     }
 
     #[test]

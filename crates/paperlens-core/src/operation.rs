@@ -130,10 +130,10 @@ mod tests {
     fn a_float_that_is_not_finite_is_refused_naming_its_parameter_not_dropped() {
         for not_finite in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             let top_k = MapDeserializer::<_, ValueError>::new([("top_k", not_finite)].into_iter());
-            assert_eq!(as_given(top_k).unwrap_err().to_string(), "top_k: must be a finite number");
+            assert_eq!(as_given(top_k).unwrap_err().to_string(), "top_k: must not be NaN or an infinity");
             let listed = SeqDeserializer::<_, ValueError>::new([1.0, not_finite].into_iter());
             let nested = MapDeserializer::<_, ValueError>::new([("values", listed)].into_iter());
-            assert_eq!(as_given(nested).unwrap_err().to_string(), "values[1]: must be a finite number");
+            assert_eq!(as_given(nested).unwrap_err().to_string(), "values[1]: must not be NaN or an infinity");
         }
     }
 }

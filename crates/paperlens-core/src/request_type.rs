@@ -165,6 +165,10 @@ pub fn type_error(path: &str, message: &str) -> Error {
         let param = if param.is_empty() { field } else { format!("{param}.{field}") };
         return Error::rule(param, "is required");
     }
+    if message == NOT_FINITE {
+        // Read before the parameter's type is known: a rule for a value of any type.
+        return Error::rule(param, "must not be NaN or an infinity");
+    }
     let expected = message.rsplit_once(", expected ").map(|(_, e)| e);
     // pyo3's "'int' object is not an instance of 'str'": the type that was needed.
     let needed = message.split_once("not an instance of '").and_then(|(_, t)| t.split_once('\'')).map(|(t, _)| t);
@@ -198,7 +202,6 @@ pub fn type_error(path: &str, message: &str) -> Error {
             "an int that fits in 64 bits"
         }
         _ if message.starts_with("unsupported type") => "a str, int, float, bool, None, list or dict",
-        _ if message == NOT_FINITE => "a finite number",
         _ => return Error::rule(param, format!("has the wrong type ({message})")),
     };
     Error::rule(param, format!("must be {kind}"))

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paperlens._paperlens import NativeClient, __version__
+from paperlens.base import _checks as checks
 from paperlens.base._contract import CONTENT_PAGE_MAX
 from paperlens.base._disposition import download_name
 from paperlens.base._lazy import LazyModule
@@ -295,8 +296,8 @@ class _ClientBase:
     ) -> Iterator[tuple[Params, str, Callable[[int, int | None], None] | None]]:
         """The arguments of the core's download, with a progress bar closed afterwards; the
         core's refusal to replace a file (``errno.EEXIST``) as a ``FileExistsError``."""
-        path = _destination(dest, overwrite)
-        bar = self._download_bar(progress, file_name)
+        path = _destination(dest, checks.flag("overwrite", overwrite))
+        bar = self._download_bar(checks.flag("progress", progress), file_name)
         try:
             yield {"file_name": file_name, "overwrite": overwrite}, path, _bytes_callback(bar) if bar else None
         except ResourceWriteError as error:

@@ -26,6 +26,7 @@ from paperlens.harvests._harvesting import (
     SkippedFigure,
     added_ids,
     begin_update,
+    checked_search,
     checkpoint_beside,
     load_checkpoint,
     new_run,
@@ -168,6 +169,9 @@ def harvest_corpus(
     """
     wanted = _checked(query, ids, by, texts, figures, limit)
     flag("progress", progress)
+    flag("update", update)
+    if wanted is None:
+        checked_search(client, {"query": query, "filters": filters_to_wire(filters)})
     if executor is not None:
         if isinstance(client, AsyncCaller):
             raise invalid("executor", "needs a Client (an AsyncClient harvests in its event loop)")

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from paperlens.base import _checks as checks
-from paperlens.base._checks import invalid
 from paperlens.base._progress import Progress
 from paperlens.base.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
 from paperlens.harvests._executor import Executor, Future, check_executor, submitted
@@ -25,6 +24,7 @@ from paperlens.harvests._harvesting import (
     Writer,
     added_ids,
     begin_update,
+    checked_search,
     checkpoint_beside,
     encode_chunk,
     load_checkpoint,
@@ -126,11 +126,11 @@ def harvest(
     is full or ``out`` cannot be written: a JSONL file is cut back to its last checkpoint, so
     it stays readable.
     """
-    if format not in ("parquet", "jsonl"):
-        raise ValueError(f"format must be 'parquet' or 'jsonl', got {format!r}")
+    checks.choice("format", format, ("parquet", "jsonl"))
     checks.count("chunk_size", chunk_size, 1)
     checks.count("limit", limit, 0, optional=True)
     checks.flag("progress", progress)
+    checks.flag("update", update)
     if executor is not None:
         check_executor(executor)
     search: dict[str, Any] = {
@@ -141,9 +141,10 @@ def harvest(
         "fields": fields,
         "page_size": page_size,
     }
+    checked_search(client, search)
     store, path = location(out)
     if format == "jsonl" and not store.local:
-        raise invalid("out", 'an fsspec URL takes format="parquet" (an object cannot be appended to)', str(out))
+        raise checks.invalid("out", 'an fsspec URL takes format="parquet" (an object cannot be appended to)', str(out))
     writer: Writer = JsonlWriter(Path(path))
     if format == "parquet":
         from paperlens.results._types_open_platform import MetadataRecord
@@ -340,7 +341,7 @@ def _run_span(out: str | os.PathLike[str], state: dict[str, Any], run: int) -> t
     entries = (manifest or {}).get("run_entries") or [{"chunks": [0, None], "bytes": [0, None]}]
     if isinstance(run, bool) or not isinstance(run, int) or not -len(entries) <= run < len(entries):
         shown = f"{len(entries)} run entr{'y' if len(entries) == 1 else 'ies'}"
-        raise invalid("run", f"must be an index of the output's run entries (it has {shown}) or None", run)
+        raise checks.invalid("run", f"must be an index of the output's run entries (it has {shown}) or None", run)
     index = run % len(entries)
     key = "bytes" if "bytes" in state else "chunks"
     start, end = entries[index].get(key, [0, None])
