@@ -360,7 +360,9 @@ def test_a_checkpoint_that_is_no_path_is_refused_before_anything_runs(sandbox, c
     sandbox.clear_requests()
     with pytest.raises(paperlens.ValidationError) as caught:
         co_citation(records, client=client, complete=True, checkpoint=checkpoint)
-    assert str(caught.value) == (f"checkpoint: must be a path (a non-empty str or os.PathLike) (got {checkpoint!r})")
+    assert str(caught.value) == (
+        f"checkpoint: must be a path (a non-empty str or os.PathLike, without NUL) (got {checkpoint!r})"
+    )
     assert sandbox.requests() == []
 
 

@@ -380,6 +380,6 @@ def test_an_output_that_is_no_path_is_refused_before_any_request(
     sandbox.clear_requests()
     with pytest.raises(paperlens.ValidationError) as caught:
         calls[workflow]()
-    assert str(caught.value) == f"{param}: must be a path (a non-empty str or os.PathLike) (got {given!r})"
+    assert str(caught.value) == f"{param}: must be a path (a non-empty str or os.PathLike, without NUL) (got {given!r})"
     assert caught.value.param == param
     assert sandbox.requests() == [] and list(tmp_path.iterdir()) == []

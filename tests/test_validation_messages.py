@@ -119,9 +119,11 @@ def test_a_paginator_of_a_query_of_another_type_says_so_before_any_request(
 WORKFLOWS: dict[str, Callable[[paperlens.Client, Any, dict[str, Any]], Any]] = {
     "iter_meta_search": lambda client, _, options: client.iter_meta_search("x", **options),
     "iter_citations": lambda client, _, options: client.schema.iter_citations("s1", **options),
-    "lookup": lambda client, _, options: client.lookup(["10.1/x"], **options),
-    "match_references": lambda client, _, options: client.match_references(["Smith J (2020) A title."], **options),
-    "snowball": lambda client, _, options: client.snowball(["u1"], **options),
+    "lookup": lambda client, _, options: client.lookup(**{"ids": ["10.1/x"], **options}),
+    "match_references": lambda client, _, options: client.match_references(
+        **{"texts": ["Smith J (2020) A title."], **options}
+    ),
+    "snowball": lambda client, _, options: client.snowball(**{"seeds": ["u1"], **options}),
     "verify_citations": lambda client, _, options: client.verify_citations("@misc{k, title = {A title}}", **options),
     "harvest": lambda client, out, options: paperlens.harvest.harvest(
         client, out=out / "h", **{"query": "x", **options}
@@ -151,6 +153,23 @@ NOT_A_FLAG = "progress: must be True or False (got 'no')"
         ("harvest_corpus", {"update": 1}, "update: must be True or False (got 1)"),
         ("harvest_corpus", {"figures": "no"}, "figures: must be True or False (got 'no')"),
         ("download_resource", {"overwrite": "no"}, "overwrite: must be True or False (got 'no')"),
+        # A list parameter of no list (a TypeError of Python's, naming nothing, when iterated).
+        ("lookup", {"ids": 42}, "ids: must be a list of identifiers (got 'int')"),
+        ("lookup", {"fields": 5}, "fields: must be a list of field names (got 'int')"),
+        ("match_references", {"texts": 42}, "texts: must be a list of citations (got 'int')"),
+        ("snowball", {"seeds": 42}, "seeds: must be a list of unique_ids (got 'int')"),
+        ("harvest_corpus", {"query": None, "ids": b"W1"}, "ids: must be a list of identifiers (got 'bytes')"),
+        # A path that names no file.
+        (
+            "estimate_harvest",
+            {"update": 42},
+            "update: must be a path (a non-empty str or os.PathLike, without NUL) (got 42)",
+        ),
+        (
+            "snowball",
+            {"checkpoint": "a\x00b"},
+            "checkpoint: must be a path (a non-empty str or os.PathLike, without NUL) (got 'a\\x00b')",
+        ),
         # The search too, as the first page would be refused: else the output, its checkpoint and
         # its manifest were written first, and the corrected call refused as a changed one.
         ("harvest", {"page_size": 0}, "page_size: must be between 1 and 200 (got 0)"),

@@ -266,10 +266,7 @@ def checked_allowed_hosts(allowed_hosts: object) -> list[str]:
     """``allowed_hosts`` as :func:`http_app` takes it: host names or IP addresses, without a
     port (else a ``ValidationError`` naming the first other item, or the whole when it is one
     string or no list)."""
-    checks.not_one_string("allowed_hosts", allowed_hosts, "host names or addresses")
-    if isinstance(allowed_hosts, bytes) or not isinstance(allowed_hosts, Iterable):
-        raise checks.invalid("allowed_hosts", "must be a list of host names or addresses", type(allowed_hosts).__name__)
-    names = list(allowed_hosts)
+    names = checks.listed("allowed_hosts", allowed_hosts, "host names or addresses")
     for index, name in enumerate(names):
         if not _is_host(name):
             rule = "must be a host name or an IP address, without a port"

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from paperlens.errors import ValidationError
 
-__all__ = ["choice", "count", "flag", "invalid", "non_empty_text", "not_one_string", "path", "positive"]
+__all__ = ["choice", "count", "flag", "invalid", "listed", "non_empty_text", "not_one_string", "path", "positive"]
 
 _NO_VALUE = object()
 
@@ -68,10 +69,19 @@ def not_one_string(param: str, value: Any, what: str) -> None:
         raise invalid(param, f"must be a list of {what}, not one string", value[:80])
 
 
+def listed(param: str, value: Any, what: str) -> list[Any]:
+    """A list parameter's items, read once: refused when it is one string or no iterable at all
+    (bytes, which iterate as numbers, included)."""
+    not_one_string(param, value, what)
+    if isinstance(value, bytes) or not isinstance(value, Iterable):
+        raise invalid(param, f"must be a list of {what}", type(value).__name__)
+    return list(value)
+
+
 def path(param: str, value: Any) -> str:
     """``value`` as a path or URL: a non-empty ``str`` or ``os.PathLike`` of one (not bytes,
     which no output of paperlens is named by)."""
     text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
-    if not isinstance(text, str) or not text:
-        raise invalid(param, "must be a path (a non-empty str or os.PathLike)", value)
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise invalid(param, "must be a path (a non-empty str or os.PathLike, without NUL)", value)
     return text

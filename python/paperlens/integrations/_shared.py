@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from paperlens._paperlens import check_params
-from paperlens.base._checks import invalid, non_empty_text, not_one_string
+from paperlens.base._checks import invalid, listed, non_empty_text
 from paperlens.clients._default_client import default_client
 from paperlens.clients.client import AsyncClient, Client
 
@@ -58,9 +58,8 @@ def checked_search(client: Any, given: Mapping[str, Any]) -> dict[str, Any]:
 
 def checked_doc_ids(doc_ids: Iterable[str]) -> list[str]:
     """The ``doc_id`` s to read, in order, each once."""
-    not_one_string("doc_ids", doc_ids, "doc_id strings")
     seen: dict[str, None] = {}
-    for index, doc_id in enumerate(doc_ids):
+    for index, doc_id in enumerate(listed("doc_ids", doc_ids, "doc_id strings")):
         seen.setdefault(non_empty_text(f"doc_ids[{index}]", doc_id), None)
     return list(seen)
 

@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from paperlens.base._checks import choice, count, flag, invalid, non_empty_text, not_one_string
+from paperlens.base._checks import choice, count, flag, invalid, listed, non_empty_text
 from paperlens.base._ids import normalize_id
 
 __all__ = ["BY", "TEXT_NAME", "checked_arguments", "figure_links", "figure_names"]
@@ -33,11 +33,11 @@ def checked_arguments(
     count("limit", limit, 0, optional=True)
     if ids is None:
         return None
-    not_one_string("ids", ids, "identifiers")
+    given = listed("ids", ids, "identifiers")
     if query is not None:
         raise invalid("ids", "give query or ids, not both")
     seen: dict[str, None] = {}
-    for index, value in enumerate(ids):
+    for index, value in enumerate(given):
         seen.setdefault(normalize_id(non_empty_text(f"ids[{index}]", value), by), None)
     return list(seen)
 

@@ -11,6 +11,7 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from paperlens.base import _checks as checks
 from paperlens.base._checks import count, invalid
 from paperlens.base._contract import CONTENT_PAGE_MAX, PAGE_DEPTH_CAP, PAGE_SIZE_MAX
 from paperlens.base.filters import Filter, FilterSpec, filters_to_wire
@@ -295,7 +296,7 @@ def recorded_call(out: str | os.PathLike[str], given: dict[str, Any]) -> tuple[d
     """The arguments of the harvest whose output is ``out`` (as ``estimate_plan`` takes
     them), from its manifest, and the keys of the records it holds. ``given``: the arguments of the
     estimate, each left at its default or equal to the recorded one."""
-    manifest = output_manifest(out, request_ids=False)
+    manifest = output_manifest(checks.path("update", out), request_ids=False)
     if manifest is None or manifest.get("call") not in ("harvest", "harvest_corpus"):
         raise invalid("update", "names no harvest output (no manifest of a harvest there or beside it)", str(out))
     recorded = dict(manifest.get("parameters", {}))

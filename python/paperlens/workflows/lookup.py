@@ -49,9 +49,9 @@ def _checked_fields(fields: Any, by: str) -> list[str] | None:
     """The projection asked for, with the ``by`` field added so answers can be matched back."""
     if fields is None:
         return None  # the default field set holds every LOOKUP_FIELDS field
-    if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+    fields = checks.listed("fields", fields, "field names")
+    if not all(isinstance(f, str) for f in fields):
         raise checks.invalid("fields", "must be a list of field names", fields)
-    fields = list(fields)
     return fields if by in fields else [*fields, by]
 
 
@@ -140,7 +140,7 @@ def lookup_plan(
     """
     by = _checked_by(by)
     checks.flag("progress", progress)
-    given = list(ids)
+    given = checks.listed("ids", ids, "identifiers")
     projection = _checked_fields(fields, by)
     normal = [_checked_id(value, i, by) for i, value in enumerate(given)]
     wanted = list(dict.fromkeys(normal))

@@ -403,8 +403,7 @@ def match_many_plan(
         ValidationError: ``texts`` is a string, or one of them is empty or not a string
             (named by position: ``texts[3]``), or ``top`` is not 1..200; before any request.
     """
-    checks.not_one_string("texts", texts, "citations")
-    given = [checks.non_empty_text(f"texts[{i}]", t) for i, t in enumerate(texts)]
+    given = [checks.non_empty_text(f"texts[{i}]", t) for i, t in enumerate(checks.listed("texts", texts, "citations"))]
     checks.count("top", top, 1, maximum=PAGE_SIZE_MAX)
     checks.flag("progress", progress)
     refs = {key: _Reference(parse_reference(t)) for key, t in ((" ".join(t.split()), t) for t in given)}

@@ -277,7 +277,7 @@ def _graphml_ready(graph: Any) -> Any:
 
 
 def _checked_seeds(seeds: Iterable[str] | str) -> list[str]:
-    given = [seeds] if isinstance(seeds, str) else list(seeds)
+    given = [seeds] if isinstance(seeds, str) else checks.listed("seeds", seeds, "unique_ids")
     if not given:
         raise checks.invalid("seeds", "must name at least one unique_id", given)
     return list(dict.fromkeys(checks.non_empty_text(f"seeds[{i}]", seed).strip() for i, seed in enumerate(given)))
