@@ -1,8 +1,8 @@
 //! Prints a fingerprint of a generated corpus: an FNV-1a hash of the `Debug` rendering of
 //! every item whole (the corpus's seed and "today", every paper, author and source record,
 //! and each paper's full text, structured view, external references, figures and supplement,
-//! whose bytes are hashed as they are), so a field added to any of them is in the hash. Compare two runs to prove a change leaves
-//! the corpus byte-for-byte the same.
+//! whose bytes are hashed as they are), so a field added to any of them is in the hash.
+//! Compare two runs to prove a change leaves the corpus byte-for-byte the same.
 //!
 //! `cargo run --release -p paperlens-sandbox --example corpus_fingerprint -- [PAPERS [SEED]]`
 //! (2,000 papers and seed 0 by default: the sandbox's defaults).

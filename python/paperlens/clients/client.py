@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from paperlens._paperlens import NativeClient, __version__
+from paperlens._paperlens import NativeClient, __version__, check_params
 from paperlens.base import _checks as checks
 from paperlens.base._contract import CONTENT_PAGE_MAX
 from paperlens.base._disposition import download_name
@@ -98,6 +98,14 @@ def _resource_model(
 ) -> t.Resource:
     raw = {"data": data, "content_type": content_type, "filename": filename, "content_disposition": disposition}
     return t.Resource._from_wire(raw, request_id)
+
+
+def check_as_sent(client: object, operation: str, params: Params) -> None:
+    """``params`` of ``operation`` refused as ``client`` refuses them before it sends (the
+    core's rules; nothing is sent), unless it is a client made with ``validate=False``, which
+    sends them as given. Anything but a client (None: the default one) is checked."""
+    if not isinstance(client, _ClientBase) or client._core.validate:
+        check_params(operation, params)
 
 
 def _destination(dest: str | os.PathLike[str], overwrite: bool) -> str:

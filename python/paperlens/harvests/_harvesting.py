@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
-from paperlens._paperlens import check_params
 from paperlens.storage._manifest import ManifestError, ManifestRecorder, now
 from paperlens.storage._output_guard import HarvestError
 from paperlens.storage._records import to_json
@@ -28,7 +27,6 @@ __all__ = [  # the helpers of paperlens.storage._stored are used through this mo
     "Writer",
     "added_ids",
     "begin_update",
-    "checked_search",
     "checkpoint_beside",
     "encode_chunk",
     "load_checkpoint",
@@ -126,15 +124,6 @@ class ChangedParametersError(HarvestError, ValueError):
     def __init__(self, message: str, *, changed: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.changed = changed
-
-
-def checked_search(client: Any, search: dict[str, Any]) -> None:
-    """A harvest's ``/meta-search`` parameters, refused as the client would refuse its first
-    page (nothing is sent), before the output, its checkpoint or its manifest is written: a bad
-    one found later would leave them, and the corrected call would be a changed one. A client
-    made with ``validate=False`` sends them as given."""
-    if client._core.validate:
-        check_params("meta_search", search)
 
 
 def unheld(records: list[dict[str, Any]], held: set[str]) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from paperlens.base._contract import PAGE_SIZE_MAX
 from paperlens.base._ids import normalize_id
 from paperlens.base._progress import Progress
 from paperlens.base.filters import Filter, FilterSpec, filters_to_wire
+from paperlens.clients.client import check_as_sent
 from paperlens.errors import NotFoundError, PermissionDeniedError, ValidationError
 from paperlens.harvests._executor import Executor, check_executor, client_bytes, in_order, run_plan
 from paperlens.harvests._harvesting import (
@@ -26,7 +27,6 @@ from paperlens.harvests._harvesting import (
     SkippedFigure,
     added_ids,
     begin_update,
-    checked_search,
     checkpoint_beside,
     load_checkpoint,
     new_run,
@@ -171,7 +171,7 @@ def harvest_corpus(
     flag("progress", progress)
     flag("update", update)
     if wanted is None:
-        checked_search(client, {"query": query, "filters": filters_to_wire(filters)})
+        check_as_sent(client, "meta_search", {"query": query, "filters": filters_to_wire(filters)})  # as harvest
     if executor is not None:
         if isinstance(client, AsyncCaller):
             raise invalid("executor", "needs a Client (an AsyncClient harvests in its event loop)")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from paperlens.base import _checks as checks
 from paperlens.base._progress import Progress
 from paperlens.base.filters import FilterSpec, SortSpec, filters_to_wire, sort_to_wire
+from paperlens.clients.client import check_as_sent
 from paperlens.harvests._executor import Executor, Future, check_executor, submitted
 from paperlens.harvests._harvesting import (
     ChangedParametersError,
@@ -24,7 +25,6 @@ from paperlens.harvests._harvesting import (
     Writer,
     added_ids,
     begin_update,
-    checked_search,
     checkpoint_beside,
     encode_chunk,
     load_checkpoint,
@@ -141,7 +141,9 @@ def harvest(
         "fields": fields,
         "page_size": page_size,
     }
-    checked_search(client, search)
+    # As the first page would be refused, before the output, its checkpoint or its manifest
+    # is written: found later, it would leave them, and the corrected call would be a changed one.
+    check_as_sent(client, "meta_search", search)
     store, path = location(out)
     if format == "jsonl" and not store.local:
         raise checks.invalid("out", 'an fsspec URL takes format="parquet" (an object cannot be appended to)', str(out))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from paperlens._paperlens import check_params
 from paperlens.base._checks import invalid, listed, non_empty_text
 from paperlens.clients._default_client import default_client
-from paperlens.clients.client import AsyncClient, Client
+from paperlens.clients.client import AsyncClient, Client, check_as_sent
 
 if TYPE_CHECKING:
     from paperlens.results.types import Hit, MetadataRecord
@@ -51,8 +50,7 @@ def checked_search(client: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     client refuses them before it sends (the core's rules, with a stand-in query; nothing is
     sent), unless ``client`` is one made with ``validate=False``, which sends them as given."""
     search = {name: given[name] for name in SEARCH_SETTINGS}
-    if not isinstance(client, (Client, AsyncClient)) or client._core.validate:
-        check_params("agentic_search", {"query": "?", **search})
+    check_as_sent(client, "agentic_search", {"query": "?", **search})
     return search
 
 
